@@ -1,0 +1,89 @@
+"""What the compiler hands to the runtime: a device-independent description of one kernel.
+
+This module is the contract between ``cthreads.codegen`` (which knows Python ASTs and WGSL but
+nothing of wgpu) and ``cthreads.launch`` / ``cthreads.backend`` (which know wgpu but nothing of
+ASTs). Everything here is plain data.
+
+Binding layout of every generated shader (group 0):
+
+* binding 0: ``var<uniform>`` struct of 4-byte fields. The first field is the hidden
+  ``u32`` count of workgroups in the flat 1-D grid (``GridDim.x``); then one field per scalar
+  parameter in declaration order (``int`` -> i32, ``float`` -> f32, ``bool`` -> u32 0/1).
+  ``ProgramParam.offset`` gives each scalar's byte offset; ``KernelProgram.uniform_size`` the
+  struct size rounded up to 16 bytes.
+* binding 1 ..: one storage buffer per list parameter, in declaration order
+  (``ProgramParam.binding``); ``array<f32>``, ``array<i32>``, or ``array<u32>`` for bools
+  (0/1, 4 bytes per element). Read-only lists are ``var<storage, read>``.
+* after the lists, optionally, a ``read_write`` status buffer of ``STATUS_WORDS`` u32
+  (``KernelProgram.status_binding``; ``None`` when the kernel has no checks). Word 0 is 0 while
+  nothing went wrong; a failing bounds check stores, with atomics, the check id + 1 in word 0
+  and the offending index in word 1 (first failure wins). ``KernelProgram.checks[id]`` tells
+  the Python line, list name and length the check guards.
+
+Dispatch: the runtime dispatches ``(gx, gy, 1)`` workgroups with ``gx = min(groups, 65535)``,
+``gy = ceil(groups / gx)`` and ``groups`` written into the uniform's first field. The shader
+computes the flat workgroup index ``wid.y * nwg.x + wid.x`` and returns at once (workgroup-
+uniformly) when it is ``>= groups``; every index builtin reads as the flat 1-D value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+STATUS_WORDS = 4
+
+# Element kinds of parameters, as spelled in annotations.
+SCALAR_KINDS = ("int", "float", "bool")
+LIST_KINDS = ("list[int]", "list[float]", "list[bool]")
+
+
+@dataclass(frozen=True)
+class ProgramParam:
+    name: str            # the Python parameter name
+    kind: str            # one of SCALAR_KINDS or LIST_KINDS
+    is_list: bool
+    elem: str            # 'int' | 'float' | 'bool' (element type for lists, type for scalars)
+    binding: int | None  # storage binding for lists, None for scalars
+    offset: int | None   # byte offset in the uniform struct for scalars, None for lists
+    written: bool = False   # list may be written by the kernel (drives read_write + download)
+    atomic: bool = False    # list is used with atomic_* builtins (issue 6)
+
+
+@dataclass(frozen=True)
+class BoundsCheck:
+    id: int
+    lineno: int          # Python line number in the user's file
+    source: str          # the source text of that line, stripped
+    list_name: str       # the Python name of the list (or shared array)
+
+
+@dataclass(frozen=True)
+class KernelProgram:
+    name: str                         # fn.__name__
+    qualname: str                     # module:qualname, unique per kernel
+    params: tuple[ProgramParam, ...]
+    uniform_size: int                 # bytes, multiple of 16, >= 16
+    entry_point: str                  # WGSL entry point name
+    fixed_workgroup_size: bool        # True when the kernel observes workgroup structure
+                                      # (ThreadIdx, BlockIdx, BlockDim, barriers, shared):
+                                      # then only 64 is allowed.
+    status_binding: int | None = None
+    checks: tuple[BoundsCheck, ...] = ()
+    line_map: dict[int, int] = field(default_factory=dict)   # WGSL line (1-based) -> Python line
+    filename: str = "<unknown>"
+    firstlineno: int = 1
+    _template: str = ""               # WGSL text with '{WORKGROUP_SIZE}' placeholders
+
+    def wgsl(self, workgroup_size: int = 64) -> str:
+        """The WGSL source for a given workgroup size (64 unless the runtime picks another)."""
+        if self.fixed_workgroup_size and workgroup_size != 64:
+            raise ValueError(f"kernel {self.name} needs workgroup size 64")
+        return self._template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
+
+    @property
+    def lists(self) -> tuple[ProgramParam, ...]:
+        return tuple(p for p in self.params if p.is_list)
+
+    @property
+    def scalars(self) -> tuple[ProgramParam, ...]:
+        return tuple(p for p in self.params if not p.is_list)

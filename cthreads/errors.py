@@ -1,0 +1,80 @@
+"""The CThreadsGPUError family: every error the library raises on purpose.
+
+Classes that mirror a builtin also subclass it (``GpuInvalidArgument`` is a
+``ValueError``, ``GpuIndexError`` an ``IndexError``) so that ordinary ``except``
+clauses keep working.
+"""
+
+from __future__ import annotations
+
+
+class CThreadsGPUError(Exception):
+    """Base of every error raised by cthreads.gpu."""
+
+
+class GPUNotAvailable(CThreadsGPUError):
+    """The GPU path cannot be used (generic)."""
+
+
+class VulkanNotBuiltError(GPUNotAvailable):
+    """The GPU dependency (wgpu) is missing or cannot be imported."""
+
+
+class VulkanLoaderNotFound(GPUNotAvailable):
+    """No Vulkan loader library (libvulkan) could be loaded."""
+
+
+class VulkanNoDevice(GPUNotAvailable):
+    """A Vulkan loader exists but no Vulkan adapter was found."""
+
+
+class VulkanInitFailed(GPUNotAvailable):
+    """The Vulkan device could not be created or was lost."""
+
+
+class VulkanOutOfMemory(CThreadsGPUError, MemoryError):
+    """The device ran out of memory."""
+
+
+class GpuInvalidArgument(CThreadsGPUError, ValueError):
+    """Bad sizes, arena misuse, dtype mismatch, bad join flags."""
+
+
+class GpuUseAfterDestroy(CThreadsGPUError, RuntimeError):
+    """An arena or device object was used after it was released."""
+
+
+class GpuKernelError(CThreadsGPUError, SyntaxError):
+    """A kernel uses something outside the kernel language (raised at decoration)."""
+
+    def __init__(self, message: str, filename: str | None = None, lineno: int | None = None,
+                 offset: int | None = None, text: str | None = None):
+        super().__init__(message)
+        self.msg = message
+        self.filename = filename
+        self.lineno = lineno
+        self.offset = offset
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.msg
+
+
+class GpuKernelTypeError(CThreadsGPUError, TypeError):
+    """A kernel's annotations or types are wrong (raised at decoration)."""
+
+
+class GpuIndexError(CThreadsGPUError, IndexError):
+    """A kernel indexed a list out of range (raised at join)."""
+
+
+class GpuDeviceError(CThreadsGPUError, RuntimeError):
+    """The device reported an error while running submitted work."""
+
+
+__all__ = [
+    "CThreadsGPUError", "GPUNotAvailable", "VulkanNotBuiltError", "VulkanLoaderNotFound",
+    "VulkanNoDevice", "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument",
+    "GpuUseAfterDestroy", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError",
+    "GpuDeviceError",
+]
