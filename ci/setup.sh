@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Install what `make demo` / `make test` need, and nothing that is already there:
+#   1. a Vulkan loader and driver (Debian's libvulkan1 + mesa-vulkan-drivers = lavapipe) when the
+#      machine has no Vulkan driver at all;
+#   2. a virtual environment .venv with cthreads (editable) and its test extra.
+# Idempotent; the second run takes well under a second. Where it cannot install (not root, no
+# apt-get), it says what to install and stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extra="test"
+[ "${1:-}" = "bench" ] && extra="test,bench"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@";
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo "$@";
+  else return 1; fi
+}
+
+apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "cannot install $* (no apt-get here). Install them with your package manager, then re-run."
+    exit 1
+  fi
+  say "installing $* with apt-get"
+  if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null \
+     || ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null; then
+    say "could not install $* (need root or passwordless sudo). Run as root:"
+    say "  apt-get update && apt-get install -y $*"
+    exit 1
+  fi
+}
+
+# --- Python ---------------------------------------------------------------------------------
+PYTHON="${PYTHON:-python3}"
+if ! command -v "$PYTHON" >/dev/null 2>&1; then
+  say "python3 is missing: install Python 3.10 or newer (apt-get install python3) and re-run"; exit 1
+fi
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+  say "cthreads needs Python 3.10 or newer; $("$PYTHON" --version) found"; exit 1
+fi
+
+# --- Vulkan loader + driver -------------------------------------------------------------------
+have_loader() { ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || [ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/libvulkan.so.1 ]; }
+have_icd() { ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json >/dev/null 2>&1; }
+if [ "$(uname -s)" = Linux ]; then
+  pkgs=()
+  have_loader || pkgs+=(libvulkan1)
+  have_icd || pkgs+=(mesa-vulkan-drivers)
+  if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
+fi
+
+# --- virtual environment ----------------------------------------------------------------------
+stamp_want="$("$PYTHON" -c 'import hashlib,sys; print(hashlib.sha256(open("pyproject.toml","rb").read()).hexdigest()[:16])')-$extra"
+if [ -x .venv/bin/python ] && [ "$(cat .setup-stamp 2>/dev/null)" = "$stamp_want" ]; then
+  exit 0
+fi
+if [ ! -x .venv/bin/python ]; then
+  if ! "$PYTHON" -m venv .venv >/dev/null 2>&1; then
+    rm -rf .venv
+    pyver="$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+    apt_install "python${pyver}-venv"
+    "$PYTHON" -m venv .venv
+  fi
+fi
+say "installing cthreads[$extra] into .venv"
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extra]"
+echo "$stamp_want" > .setup-stamp

@@ -1,0 +1,197 @@
+"""``GpuArena``: lists that stay on the device across launches.
+
+Residency is by identity plus length: a launch whose argument *is* a bound list (the same object,
+same length) uses that list's device buffer instead of uploading it. Buffers come from the
+device's pool, so re-binding or re-creating arenas in a loop allocates nothing new. Every misuse
+raises ``GpuInvalidArgument`` before anything changes.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from . import convert
+from .backend import device as _device
+from .errors import GpuInvalidArgument, GpuUseAfterDestroy
+
+_lock = threading.RLock()
+#: id(list) -> _Slot for every bound list of every live arena
+_resident: dict[int, "_Slot"] = {}
+
+
+class _Slot:
+    __slots__ = ("name", "target", "elem", "length", "pooled", "arena_ref", "written",
+                 "used", "__weakref__")
+
+    def __init__(self, name, target, elem, pooled, arena):
+        self.name = name
+        self.target = target
+        self.elem = elem
+        self.length = len(target)
+        self.pooled = pooled
+        self.arena_ref = weakref.ref(arena)
+        self.written = False      # a kernel may have changed the device copy since last sync
+        self.used = False         # some launch has used the device copy
+
+    @property
+    def nbytes(self) -> int:
+        return 4 * self.length
+
+    def describe(self) -> str:
+        return f"arena slot {self.name!r}"
+
+
+def lookup(value) -> "_Slot | None":
+    """The resident slot of ``value`` (by identity), or None."""
+    slot = _resident.get(id(value))
+    if slot is not None and slot.target is value:
+        return slot
+    return None
+
+
+class GpuArena:
+    """A set of named lists kept on the device: ``with GpuArena() as a: a.bind(x=x)``."""
+
+    def __init__(self):
+        self._slots: dict[str, _Slot] = {}
+        self._released = False
+        self._generation: int | None = None
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _check_usable(self, action: str) -> None:
+        if self._released:
+            raise GpuInvalidArgument(f"GpuArena.{action}() after release(); create a new "
+                                     "GpuArena to keep lists on the device again")
+        if self._generation is not None and self._generation != _device.generation():
+            raise GpuUseAfterDestroy(
+                f"GpuArena.{action}(): cthreads.gpu.shutdown() released the device this arena "
+                "lived on; create a new GpuArena and bind the lists again")
+
+    # -- public API --------------------------------------------------------------------------
+
+    def bind(self, **lists) -> "GpuArena":
+        """Upload lists under the given slot names (re-binding a slot re-uploads it)."""
+        from .backend import get_queue  # noqa: PLC0415
+        with _lock:
+            self._check_usable("bind")
+            if not lists:
+                raise GpuInvalidArgument("GpuArena.bind() needs at least one name=list argument")
+            plans = []
+            for name, value in lists.items():
+                where = f"GpuArena.bind({name}=...)"
+                other = lookup(value)
+                if other is not None and not (other.arena_ref() is self and other.name == name):
+                    owner = "this arena" if other.arena_ref() is self else "another arena"
+                    raise GpuInvalidArgument(
+                        f"{where}: this list is already bound as {other.name!r} in {owner}; a "
+                        "list can live in one slot only (release it there, or bind a copy)")
+                elem, data = convert.pack_any(value, where)
+                plans.append((name, value, elem, data))
+            queue = get_queue()
+            for _, value, _, data in plans:
+                queue.pool.check_size(data.nbytes, "GpuArena.bind: a list of "
+                                      f"{len(value):,} elements")
+            self._generation = _device.generation()
+            for name, value, elem, data in plans:
+                old = self._slots.get(name)
+                if old is not None and (old.target is not value or old.length != len(value)
+                                        or old.elem != elem):
+                    self._drop(old)
+                    old = None
+                if old is None:
+                    pooled = queue.pool.acquire(data.nbytes)
+                    slot = _Slot(name, value, elem, pooled, self)
+                    self._slots[name] = slot
+                    _resident[id(value)] = slot
+                else:
+                    slot = old
+                slot.written = False
+                slot.used = False
+                queue.upload(slot.pooled, data)
+            return self
+
+    def sync(self, *names: str) -> "GpuArena":
+        """Download device copies into the bound lists (all slots, or the named ones)."""
+        from . import launch  # noqa: PLC0415
+        with _lock:
+            self._check_usable("sync")
+            for name in names:
+                if not isinstance(name, str) or name not in self._slots:
+                    raise GpuInvalidArgument(
+                        f"GpuArena.sync({name!r}): no such slot; bound slots: "
+                        f"{sorted(self._slots)}")
+            slots = [self._slots[n] for n in (names or list(self._slots))]
+            for slot in slots:
+                if len(slot.target) != slot.length:
+                    raise GpuInvalidArgument(
+                        f"GpuArena.sync: the list bound as {slot.name!r} changed length from "
+                        f"{slot.length} to {len(slot.target)}; re-bind it after resizing")
+            launch.download_slots([s for s in slots if s.written])
+            return self
+
+    def release(self) -> None:
+        """Free the device buffers (idempotent); the lists keep their last synced values."""
+        with _lock:
+            if self._released:
+                return
+            self._released = True
+            for slot in list(self._slots.values()):
+                self._drop(slot)
+            self._slots.clear()
+
+    def _drop(self, slot: _Slot) -> None:
+        if _resident.get(id(slot.target)) is slot:
+            del _resident[id(slot.target)]
+        pooled, slot.pooled = slot.pooled, None
+        if pooled is not None and self._generation == _device.generation():
+            from .backend import get_queue  # noqa: PLC0415
+            try:
+                get_queue().pool.release(pooled)
+            except Exception:  # the device is gone: the buffer is simply dropped
+                pass
+
+    def names(self) -> list[str]:
+        return list(self._slots)
+
+    def __contains__(self, name) -> bool:
+        return name in self._slots
+
+    def __iter__(self):
+        return iter(list(self._slots))
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __enter__(self) -> "GpuArena":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def __del__(self):
+        try:
+            if not self._released:
+                self.release()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        state = "released" if self._released else f"slots={self.names()}"
+        return f"<GpuArena {state}>"
+
+
+def _invalidate_all(ctx) -> None:
+    """shutdown(): forget every resident buffer (arenas then raise GpuUseAfterDestroy)."""
+    with _lock:
+        for slot in list(_resident.values()):
+            slot.pooled = None
+        _resident.clear()
+
+
+_device.on_shutdown(_invalidate_all)
+
+__all__ = ["GpuArena"]

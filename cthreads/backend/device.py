@@ -1,0 +1,304 @@
+"""The one Vulkan device of the process: adapter choice, limits, features, lifecycle.
+
+Nothing here runs at import: ``wgpu`` itself is imported on first use, so ``import cthreads``
+stays light. The device is created once, lazily, under a lock, and ``shutdown()`` drops it so the
+next use starts afresh.
+
+Vulkan is pinned: the wgpu instance is created with the Vulkan backend only (which also skips the
+slow probing of wgpu's OpenGL/EGL backend), and any adapter whose ``backend_type`` is not Vulkan
+is ignored. A real GPU is preferred over a CPU driver; ``CTHREADS_ADAPTER=<substring>`` picks an
+adapter by name.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..errors import (
+    GpuDeviceError, VulkanInitFailed, VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError,
+    VulkanOutOfMemory,
+)
+
+#: Features requested when the adapter has them (later parts of the library use them).
+WANTED_FEATURES = ("shader-f64", "shader-int64", "shader-float32-atomic", "timestamp-query",
+                   "subgroup", "pipeline-cache")
+
+#: Limits raised to the adapter's own values (WebGPU defaults are far below what devices allow).
+WANTED_LIMITS = ("max-storage-buffer-binding-size", "max-buffer-size",
+                 "max-compute-workgroup-storage-size", "max-storage-buffers-per-shader-stage",
+                 "max-compute-workgroups-per-dimension", "max-compute-invocations-per-workgroup",
+                 "max-compute-workgroup-size-x", "max-uniform-buffer-binding-size",
+                 "max-bind-groups", "max-bindings-per-bind-group",
+                 "max-dynamic-uniform-buffers-per-pipeline-layout")
+
+_ADAPTER_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
+
+INSTALL_HINT = (
+    "On Debian/Ubuntu install a Vulkan driver with: apt-get install libvulkan1 mesa-vulkan-drivers "
+    "(lavapipe, a CPU driver, works without a GPU); on other systems install your GPU vendor's "
+    "Vulkan driver. `python -m cthreads.gpu info` shows what cthreads can see.")
+
+_lock = threading.RLock()
+_context: "DeviceContext | None" = None
+_generation = 0           # bumped by shutdown(); lets caches and arenas notice a new device
+_wgpu = None              # the imported wgpu module
+_instance_configured = False
+_timings: dict[str, float] = {}
+
+
+@dataclass
+class AdapterInfo:
+    name: str
+    backend: str
+    adapter_type: str
+    vendor: str
+    driver: str
+
+    @classmethod
+    def of(cls, adapter) -> "AdapterInfo":
+        info = adapter.info
+        return cls(name=str(info.get("device", "?")), backend=str(info.get("backend_type", "?")),
+                   adapter_type=str(info.get("adapter_type", "?")),
+                   vendor=str(info.get("vendor", "")),
+                   driver=str(info.get("driver", "") or info.get("description", "")))
+
+
+@dataclass
+class DeviceContext:
+    """Everything the rest of the backend needs from the device."""
+
+    adapter: object
+    device: object
+    queue: object
+    info: AdapterInfo
+    limits: dict
+    features: frozenset
+    generation: int
+    lost: str | None = None                    # reason, once the device is lost
+    errors: list = field(default_factory=list)  # uncaptured errors not yet reported
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.info.adapter_type == "CPU"
+
+    def limit(self, key: str) -> int:
+        return int(self.limits[key])
+
+    def check_alive(self) -> None:
+        """Raise the pending device-level error (loss or an uncaptured error), if any."""
+        if self.lost is not None:
+            raise VulkanInitFailed(
+                f"the Vulkan device {self.name!r} was lost ({self.lost}); call "
+                "cthreads.gpu.shutdown() and launch again to start a new device")
+        if self.errors:
+            msg = self.errors.pop(0)
+            self.errors.clear()
+            if "out of memory" in msg.lower() or "outofmemory" in msg.lower():
+                raise VulkanOutOfMemory(f"the device ran out of memory: {msg}")
+            raise GpuDeviceError(f"the device reported an error: {msg}")
+
+
+class _WgpuLogWatcher(logging.Handler):
+    """wgpu-py only logs device loss and errors it cannot attach to a call; record them."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        ctx = _context
+        if ctx is None:
+            return
+        try:
+            msg = record.getMessage()
+        except Exception:  # pragma: no cover - a broken log record must not break us
+            return
+        if "device was lost" in msg or "DEVICE LOST" in msg:
+            ctx.lost = msg.strip().splitlines()[0]
+        elif record.levelno >= logging.ERROR:
+            ctx.errors.append(msg.strip())
+
+
+_watcher = _WgpuLogWatcher(level=logging.ERROR)
+
+
+def import_wgpu():
+    """Import wgpu (once), mapping a missing or broken install to ``VulkanNotBuiltError``."""
+    global _wgpu
+    if _wgpu is not None:
+        return _wgpu
+    t0 = time.perf_counter()
+    try:
+        import wgpu  # noqa: PLC0415 - deliberately lazy
+    except Exception as exc:  # ImportError, or a broken native library
+        raise VulkanNotBuiltError(
+            f"the GPU dependency wgpu cannot be imported ({exc}); install it with "
+            "`pip install 'cthreads[gpu]'` or `pip install wgpu`") from None
+    _timings["import_wgpu_s"] = time.perf_counter() - t0
+    _wgpu = wgpu
+    return wgpu
+
+
+def _loader_names() -> list[str]:
+    if sys.platform.startswith("win"):
+        return ["vulkan-1.dll"]
+    if sys.platform == "darwin":
+        return ["libvulkan.1.dylib", "libvulkan.dylib", "libMoltenVK.dylib"]
+    return ["libvulkan.so.1", "libvulkan.so"]
+
+
+def find_vulkan_loader() -> str | None:
+    """Path or name of a loadable Vulkan loader library, or None."""
+    names = _loader_names()
+    found = ctypes.util.find_library("vulkan")
+    if found:
+        names.insert(0, found)
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+        except OSError:
+            continue
+        return name
+    return None
+
+
+def _configure_instance(wgpu) -> None:
+    """Create the wgpu instance with the Vulkan backend only (once per process)."""
+    global _instance_configured
+    if _instance_configured:
+        return
+    t0 = time.perf_counter()
+    try:
+        from wgpu.backends.wgpu_native import extras  # noqa: PLC0415
+        extras.set_instance_extras(backends=["Vulkan"])
+    except Exception:
+        # The instance already exists (another library used wgpu first) or the API moved:
+        # adapters of other backends are then filtered out below instead.
+        pass
+    _instance_configured = True
+    logging.getLogger("wgpu").addHandler(_watcher)
+    _timings["native_backend_s"] = time.perf_counter() - t0
+
+
+def enumerate_vulkan_adapters() -> tuple[list, list]:
+    """(Vulkan adapters, all adapters) visible to wgpu, after the loader checks."""
+    wgpu = import_wgpu()
+    if find_vulkan_loader() is None:
+        raise VulkanLoaderNotFound(
+            "no Vulkan loader library (libvulkan) could be loaded. " + INSTALL_HINT)
+    _configure_instance(wgpu)
+    t0 = time.perf_counter()
+    try:
+        adapters = list(wgpu.gpu.enumerate_adapters_sync())
+    except Exception as exc:
+        raise VulkanNoDevice(f"listing Vulkan adapters failed ({exc}). " + INSTALL_HINT) from None
+    _timings["enumerate_s"] = time.perf_counter() - t0
+    vulkan = [a for a in adapters if str(a.info.get("backend_type", "")) == "Vulkan"]
+    return vulkan, adapters
+
+
+def choose_adapter(adapters: list):
+    """Pick the adapter: ``CTHREADS_ADAPTER`` substring, else the best-ranked type."""
+    if not adapters:
+        raise VulkanNoDevice("no Vulkan adapter found. " + INSTALL_HINT)
+    wanted = os.environ.get("CTHREADS_ADAPTER", "").strip()
+    if wanted:
+        matches = [a for a in adapters if wanted.lower() in AdapterInfo.of(a).name.lower()]
+        if not matches:
+            names = ", ".join(repr(AdapterInfo.of(a).name) for a in adapters)
+            raise VulkanNoDevice(
+                f"CTHREADS_ADAPTER={wanted!r} matches no Vulkan adapter; available: {names}. "
+                "Set it to a part of one of these names, or unset it")
+        adapters = matches
+    return min(adapters, key=lambda a: _ADAPTER_RANK.get(AdapterInfo.of(a).adapter_type, 9))
+
+
+def _create_context() -> DeviceContext:
+    vulkan, _ = enumerate_vulkan_adapters()
+    adapter = choose_adapter(vulkan)
+    features = [f for f in WANTED_FEATURES if f in adapter.features]
+    limits = {k: adapter.limits[k] for k in WANTED_LIMITS if k in adapter.limits}
+    t0 = time.perf_counter()
+    try:
+        device = adapter.request_device_sync(required_features=features, required_limits=limits,
+                                             label="cthreads")
+    except Exception as exc:
+        raise VulkanInitFailed(
+            f"creating the Vulkan device on {AdapterInfo.of(adapter).name!r} failed ({exc}). "
+            "Update the Vulkan driver, or pick another adapter with CTHREADS_ADAPTER") from None
+    _timings["request_device_s"] = time.perf_counter() - t0
+    return DeviceContext(adapter=adapter, device=device, queue=device.queue,
+                         info=AdapterInfo.of(adapter), limits=dict(device.limits),
+                         features=frozenset(str(f) for f in device.features),
+                         generation=_generation)
+
+
+def get_context() -> DeviceContext:
+    """The process's device, created on first call (raises the mapped error on failure)."""
+    ctx = _context
+    if ctx is not None:
+        return ctx
+    return _get_context_locked()
+
+
+def _get_context_locked() -> DeviceContext:
+    global _context
+    with _lock:
+        if _context is None:
+            t0 = time.perf_counter()
+            _context = _create_context()
+            _timings["device_total_s"] = time.perf_counter() - t0
+        return _context
+
+
+def current_name() -> str | None:
+    """The device's name if a device is up, else None. Never creates a device."""
+    ctx = _context
+    return None if ctx is None else ctx.name
+
+
+def generation() -> int:
+    return _generation
+
+
+def timings() -> dict:
+    """Seconds spent importing wgpu, listing adapters and creating the device (diagnostics)."""
+    return dict(_timings)
+
+
+_shutdown_hooks: list = []
+
+
+def on_shutdown(hook) -> None:
+    """Register a callable run (device still alive) before the device is dropped."""
+    _shutdown_hooks.append(hook)
+
+
+def shutdown() -> None:
+    """Release the device and every cache; the next use creates a new device."""
+    global _context, _generation
+    with _lock:
+        ctx = _context
+        for hook in list(_shutdown_hooks):
+            try:
+                hook(ctx)
+            except Exception:  # pragma: no cover - shutdown must always finish
+                pass
+        _generation += 1
+        _context = None
+        if ctx is not None:
+            try:
+                ctx.device._poll_wait()  # let submitted work finish before anything is released
+            except Exception:
+                pass
+            try:
+                ctx.device.destroy()
+            except Exception:
+                pass

@@ -1,0 +1,160 @@
+"""Uploads, dispatches, readbacks and completion tracking on the device queue.
+
+Every launch is one command buffer submitted at once (so ``gpu()`` really returns submitted
+work): a compute pass, then, for lists that will be read back, copies into staging buffers.
+Submissions are numbered; the queue runs them in order, so one finished submission means every
+earlier one finished too. Completion is learned by polling the device (non-blocking for
+``done()``, blocking for ``wait()``) or by mapping a job's staging buffers.
+
+Dispatches larger than ``max-compute-workgroups-per-dimension`` workgroups are folded into two
+dimensions; the shader recovers the flat workgroup index (see ``codegen/program.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..errors import GpuInvalidArgument, VulkanOutOfMemory
+from .buffers import BufferPool, PooledBuffer
+from .device import DeviceContext
+
+
+def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
+    """(x, y, 1) workgroup counts covering ``groups`` flat workgroups."""
+    if groups <= max_per_dim:
+        return (max(groups, 1), 1, 1)
+    gy = -(-groups // max_per_dim)
+    gx = -(-groups // gy)
+    if gy > max_per_dim:
+        raise GpuInvalidArgument(
+            f"a dispatch of {groups:,} workgroups exceeds the device's "
+            f"{max_per_dim:,} x {max_per_dim:,} grid; use a smaller n")
+    return (gx, gy, 1)
+
+
+class DeviceQueue:
+    """Submission, completion tracking and buffer transfers for one device."""
+
+    def __init__(self, ctx: DeviceContext):
+        self.ctx = ctx
+        self.pool = BufferPool(ctx)
+        self._device = ctx.device
+        self._queue = ctx.queue
+        self._lock = threading.RLock()
+        self.submitted = 0
+        self.completed = 0
+        self._max_groups = ctx.limit("max-compute-workgroups-per-dimension")
+        self._poll = self._native_poll()
+
+    def _native_poll(self):
+        """A function poll(wait) -> bool(queue empty), using wgpu-native's device poll."""
+        try:
+            from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: PLC0415
+            internal = self._device._internal
+            return lambda wait: bool(libf.wgpuDevicePoll(internal, bool(wait), ffi.NULL))
+        except Exception:  # pragma: no cover - other wgpu builds: wait for everything
+            device = self._device
+
+            def poll(wait):
+                device._poll_wait()
+                return True
+            return poll
+
+    # -- bind groups -------------------------------------------------------------------------
+
+    def bind_group(self, layout, entries) -> object:
+        """A bind group from ``[(binding, wgpu buffer, size in bytes), ...]``."""
+        return self._device.create_bind_group(layout=layout, entries=[
+            {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
+            for b, buf, size in entries])
+
+    # -- transfers ---------------------------------------------------------------------------
+
+    def upload(self, pooled: PooledBuffer, data: np.ndarray) -> None:
+        """Queue a copy of ``data`` into ``pooled`` (ordered before the next submission)."""
+        if data.nbytes:
+            self._queue.write_buffer(pooled.buffer, 0, data)
+
+    def write(self, buffer, data: bytes) -> None:
+        self._queue.write_buffer(buffer, 0, data)
+
+    def submit_copies(self, copies) -> int:
+        """Submit copies ``[(src buffer, dst buffer, nbytes), ...]``; returns the submission number."""
+        encoder = self._device.create_command_encoder()
+        for src, dst, nbytes in copies:
+            encoder.copy_buffer_to_buffer(src, 0, dst, 0, nbytes)
+        return self._submit(encoder)
+
+    def dispatch(self, pipeline, bind_group, groups: int, uniform=None, copies=()) -> int:
+        """Encode and submit one compute dispatch (plus readback copies); returns its number.
+
+        ``uniform`` is ``(buffer, bytes)``: written just before the submission, so each launch
+        sees its own scalars even when the previous launch has not run yet.
+        """
+        gx, gy, gz = fold_groups(groups, self._max_groups)
+        encoder = self._device.create_command_encoder()
+        cpass = encoder.begin_compute_pass()
+        cpass.set_pipeline(pipeline)
+        cpass.set_bind_group(0, bind_group)
+        cpass.dispatch_workgroups(gx, gy, gz)
+        cpass.end()
+        for src, dst, nbytes in copies:
+            encoder.copy_buffer_to_buffer(src, 0, dst, 0, nbytes)
+        with self._lock:
+            if uniform is not None:
+                self._queue.write_buffer(uniform[0], 0, uniform[1])
+            return self._submit(encoder)
+
+    def _submit(self, encoder) -> int:
+        with self._lock:
+            self.ctx.check_alive()
+            try:
+                self._queue.submit([encoder.finish()])
+            except MemoryError as exc:
+                raise VulkanOutOfMemory(f"the device ran out of memory submitting work ({exc})") \
+                    from None
+            self.submitted += 1
+            return self.submitted
+
+    # -- completion --------------------------------------------------------------------------
+
+    def is_done(self, seq: int) -> bool:
+        if seq <= self.completed:
+            return True
+        snapshot = self.submitted
+        if self._poll(False):
+            self._mark(snapshot)
+        return seq <= self.completed
+
+    def wait(self, seq: int) -> None:
+        """Block until submission ``seq`` (and all before it) finished."""
+        if seq <= self.completed:
+            return
+        snapshot = self.submitted
+        self._poll(True)
+        self._mark(snapshot)
+        self.ctx.check_alive()
+
+    def _mark(self, seq: int) -> None:
+        with self._lock:
+            if seq > self.completed:
+                self.completed = seq
+
+    def read_into(self, staging: PooledBuffer, nbytes: int, seq: int, convert) -> object:
+        """Map a staging buffer and hand a read-only view of its bytes to ``convert``."""
+        buf = staging.buffer
+        buf.map_sync("READ", 0, nbytes)
+        try:
+            view = buf.read_mapped(0, nbytes, copy=False)
+            result = convert(view)
+            del view
+        finally:
+            buf.unmap()
+        self._mark(seq)
+        return result
+
+    def idle(self) -> None:
+        """Wait for every submission (used before freeing resources)."""
+        self.wait(self.submitted)

@@ -1,0 +1,94 @@
+"""Shader modules and compute pipelines, cached by WGSL text and binding layout.
+
+The bind-group layout is explicit (not ``layout="auto"``): binding 0 is the uniform block, then
+storage buffers, read-only or read-write as the compiler decided. An explicit layout lets one
+bind group serve every launch with the same buffers, and keeps unused bindings valid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from .device import DeviceContext, import_wgpu
+
+#: Binding kinds understood by ``make_pipeline``.
+UNIFORM, READ, READ_WRITE = "uniform", "read", "read_write"
+
+
+class ShaderCompileError(Exception):
+    """WGSL rejected by the driver's compiler; ``wgsl_line`` is the first line it blamed."""
+
+    def __init__(self, message: str, wgsl_line: int | None):
+        super().__init__(message)
+        self.wgsl_line = wgsl_line
+
+
+@dataclass
+class Pipeline:
+    pipeline: object
+    layout: object            # the bind-group layout
+    bindings: tuple           # ((binding, kind), ...)
+    entry_point: str
+    compile_seconds: float
+
+
+_cache: dict[tuple, Pipeline] = {}
+_cache_lock = threading.Lock()
+_cache_generation = -1
+
+
+def _layout_entries(wgpu, bindings) -> list[dict]:
+    entries = []
+    for binding, kind in bindings:
+        btype = {UNIFORM: wgpu.BufferBindingType.uniform,
+                 READ: wgpu.BufferBindingType.read_only_storage,
+                 READ_WRITE: wgpu.BufferBindingType.storage}[kind]
+        entries.append({"binding": binding, "visibility": wgpu.ShaderStage.COMPUTE,
+                        "buffer": {"type": btype}})
+    return entries
+
+
+_LINE_RE = re.compile(r":(\d+):\d+")
+
+
+def _first_wgsl_line(message: str) -> int | None:
+    m = _LINE_RE.search(message)
+    return int(m.group(1)) if m else None
+
+
+def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple) -> Pipeline:
+    """The compute pipeline for ``wgsl`` (cached per device); ShaderCompileError if invalid."""
+    global _cache_generation
+    key = (hashlib.sha256(wgsl.encode()).hexdigest(), entry_point, bindings)
+    with _cache_lock:
+        if _cache_generation != ctx.generation:
+            _cache.clear()
+            _cache_generation = ctx.generation
+        hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    wgpu = import_wgpu()
+    device = ctx.device
+    t0 = time.perf_counter()
+    try:
+        module = device.create_shader_module(code=wgsl, label=entry_point)
+        bgl = device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
+        layout = device.create_pipeline_layout(bind_group_layouts=[bgl])
+        pipeline = device.create_compute_pipeline(
+            layout=layout, compute={"module": module, "entry_point": entry_point})
+    except Exception as exc:
+        msg = str(exc)
+        raise ShaderCompileError(msg, _first_wgsl_line(msg)) from None
+    result = Pipeline(pipeline, bgl, bindings, entry_point, time.perf_counter() - t0)
+    with _cache_lock:
+        _cache[key] = result
+    return result
+
+
+def clear_cache() -> None:
+    with _cache_lock:
+        _cache.clear()

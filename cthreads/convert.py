@@ -1,0 +1,198 @@
+"""Checking and packing launch arguments: Python values <-> device bytes, with numpy.
+
+Everything is validated before anything reaches the device, and errors name the parameter, the
+element index and the fix. Lists become float32 / int32 / uint32 (bool) arrays without a Python
+loop per element (numpy does the conversion); the per-element loop below runs only on the error
+path, to name the first offending element.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import GpuInvalidArgument
+
+F32_MAX = float(np.finfo(np.float32).max)
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+
+#: device dtype of each element kind
+DTYPES = {"float": np.dtype(np.float32), "int": np.dtype(np.int32), "bool": np.dtype(np.uint32)}
+#: numpy dtypes accepted for arrays of each element kind (no silent conversion)
+ARRAY_DTYPES = {"float": np.dtype(np.float32), "int": np.dtype(np.int32),
+                "bool": np.dtype(np.bool_)}
+_PY_NAMES = {"float": "float", "int": "int", "bool": "bool"}
+
+
+def _type_name(v) -> str:
+    return type(v).__name__
+
+
+def check_scalar(value, kind: str, where: str):
+    """The device value of a scalar argument (int, float or bool), checked."""
+    if kind == "float":
+        if isinstance(value, (float, int)) and not isinstance(value, bool):
+            f = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
+            if math.isfinite(f) and abs(f) > F32_MAX:
+                raise GpuInvalidArgument(
+                    f"{where}: {value!r} is beyond float32's range (±{F32_MAX:.4g}); the device "
+                    "computes in 32-bit floats, pass a smaller value")
+            return f
+        raise TypeError(f"{where} expects a float, got {_type_name(value)} {value!r}")
+    if kind == "int":
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not I32_MIN <= value <= I32_MAX:
+                raise GpuInvalidArgument(
+                    f"{where}: {value} does not fit in a 32-bit int ({I32_MIN}..{I32_MAX}); "
+                    "the device computes in 32-bit ints")
+            return value
+        raise TypeError(f"{where} expects an int, got {_type_name(value)} {value!r}")
+    if kind == "bool":
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise TypeError(f"{where} expects a bool, got {_type_name(value)} {value!r}")
+    raise AssertionError(kind)
+
+
+def _first_bad(values, ok) -> tuple[int, object]:
+    for i, v in enumerate(values):
+        if not ok(v):
+            return i, v
+    return -1, None
+
+
+def _is_float_elem(v) -> bool:
+    return isinstance(v, (float, int)) and not isinstance(v, bool)
+
+
+def _is_int_elem(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_bool_elem(v) -> bool:
+    return isinstance(v, bool)
+
+
+_CHECKERS = {"float": _is_float_elem, "int": _is_int_elem, "bool": _is_bool_elem}
+
+
+def _bad_element(values, elem: str, where: str) -> GpuInvalidArgument | TypeError:
+    i, v = _first_bad(values, _CHECKERS[elem])
+    if i >= 0:
+        return TypeError(f"{where}[{i}] is {_type_name(v)} {v!r}, but the kernel declares "
+                         f"list[{elem}]; every element must be a {_PY_NAMES[elem]}")
+    if elem == "int":
+        i, v = _first_bad(values, lambda x: I32_MIN <= x <= I32_MAX)
+        return GpuInvalidArgument(f"{where}[{i}] = {v} does not fit in a 32-bit int "
+                                  f"({I32_MIN}..{I32_MAX})")
+    i, v = _first_bad(values, lambda x: not (math.isfinite(x) and abs(x) > F32_MAX))
+    return GpuInvalidArgument(f"{where}[{i}] = {v!r} is beyond float32's range (±{F32_MAX:.4g})")
+
+
+def check_container(value, elem: str, where: str) -> None:
+    """Raise unless ``value`` is a non-empty list or a matching 1-D numpy array."""
+    if isinstance(value, np.ndarray):
+        want = ARRAY_DTYPES[elem]
+        if value.dtype != want:
+            raise GpuInvalidArgument(
+                f"{where} is a numpy array of dtype {value.dtype}, but the kernel declares "
+                f"list[{elem}]: pass an array of dtype {want} (e.g. arr.astype(np.{want.name})); "
+                "it is not converted silently because results are written back in place")
+        if value.ndim != 1:
+            raise GpuInvalidArgument(f"{where} is a {value.ndim}-D numpy array; pass a 1-D array "
+                                     "(e.g. arr.ravel() of a C-contiguous array, then reshape)")
+        if not value.flags.c_contiguous or not value.flags.writeable:
+            raise GpuInvalidArgument(
+                f"{where} is a non-contiguous or read-only numpy view; pass a writable "
+                "C-contiguous array (np.ascontiguousarray(arr)) and read results from it")
+        if value.size == 0:
+            raise GpuInvalidArgument(f"{where} is an empty array; the device needs at least one "
+                                     "element per list")
+        return
+    if not isinstance(value, list):
+        raise TypeError(f"{where} expects a list[{elem}] (or a 1-D numpy array), got "
+                        f"{_type_name(value)}; pass a list (e.g. list(values))")
+    if not value:
+        raise GpuInvalidArgument(f"{where} is an empty list; the device needs at least one "
+                                 "element per list")
+
+
+def pack(value, elem: str, where: str) -> np.ndarray:
+    """The device array of a list argument (or the array itself for a matching ndarray)."""
+    check_container(value, elem, where)
+    if isinstance(value, np.ndarray):
+        return value.astype(np.uint32) if elem == "bool" else value
+    return _pack_raw(_as_array(value, elem, where), value, elem, where)
+
+
+def pack_any(value, where: str) -> tuple[str, np.ndarray]:
+    """(element kind, device array) of a list or array whose kind is not declared (arenas).
+
+    Lists of bools are 'bool', lists of ints 'int' (usable as floats until a kernel first uses
+    them), anything with a float 'float'.
+    """
+    if isinstance(value, np.ndarray):
+        for elem, dt in ARRAY_DTYPES.items():
+            if value.dtype == dt:
+                return elem, pack(value, elem, where)
+        raise GpuInvalidArgument(
+            f"{where} is a numpy array of dtype {value.dtype}; pass float32, int32 or bool "
+            "(e.g. arr.astype(np.float32)); it is not converted silently because results are "
+            "written back in place")
+    check_container(value, "float", where)
+    raw = _as_array(value, "float", where)
+    elem = {"b": "bool", "i": "int"}.get(raw.dtype.kind, "float")
+    return elem, _pack_raw(raw, value, elem, where)
+
+
+def _as_array(value, elem, where) -> np.ndarray:
+    try:
+        return np.array(value)
+    except (ValueError, TypeError, OverflowError):
+        raise _bad_element(value, elem, where) from None
+
+
+def _pack_raw(raw: np.ndarray, value, elem: str, where: str) -> np.ndarray:
+    kind = raw.dtype.kind
+    if elem == "float":
+        if kind == "f" and raw.dtype in (np.float64, np.float32):
+            big = np.abs(raw) > F32_MAX
+            if big.any() and np.isfinite(raw[big]).any():
+                raise _bad_element(value, elem, where)
+            return raw.astype(np.float32)
+        if kind in "ib":
+            if kind == "i" and (raw.min() < -F32_MAX or raw.max() > F32_MAX):  # pragma: no cover
+                raise _bad_element(value, elem, where)
+            return raw.astype(np.float32)
+        raise _bad_element(value, elem, where)
+    if elem == "int":
+        if kind == "i" and raw.min() >= I32_MIN and raw.max() <= I32_MAX:
+            return raw.astype(np.int32)
+        raise _bad_element(value, elem, where)
+    if elem == "bool":
+        if kind == "b":
+            return raw.astype(np.uint32)
+        raise _bad_element(value, elem, where)
+    raise AssertionError(elem)
+
+
+def device_nbytes(value) -> int:
+    """Bytes a list or array argument occupies on the device (4 per element)."""
+    return 4 * len(value)
+
+
+def writeback(target, view, elem: str) -> None:
+    """Write device bytes back into the caller's list or array, in place."""
+    if isinstance(target, np.ndarray):
+        src = np.frombuffer(view, dtype=DTYPES[elem], count=target.size)
+        if elem == "bool":
+            np.not_equal(src, 0, out=target)
+        else:
+            np.copyto(target, src)
+        return
+    arr = np.frombuffer(view, dtype=DTYPES[elem], count=len(target))
+    if elem == "bool":
+        target[:] = (arr != 0).tolist()
+    else:
+        target[:] = arr.tolist()

@@ -1,0 +1,39 @@
+"""The public GPU API of cthreads (re-exports only; see docs/ and the README).
+
+``python -m cthreads.gpu info`` prints what cthreads can see: versions, adapters, the chosen
+device, its limits and features.
+"""
+
+from __future__ import annotations
+
+from .arena import GpuArena
+from .errors import (
+    CThreadsGPUError, GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError,
+    GpuKernelTypeError, GPUNotAvailable, GpuUseAfterDestroy, VulkanInitFailed,
+    VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError, VulkanOutOfMemory,
+)
+from .gpu_job import GpuJob
+from .indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
+from .intrinsics import (
+    atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max, atomic_min, atomic_sub,
+    shared,
+)
+from .kernel import Gpu, GpuKernel
+from .launch import compile, gpu, prepare  # noqa: A004
+from .probes import available, device_name, init, shutdown
+
+__all__ = [
+    "Gpu", "GpuKernel", "gpu", "prepare", "compile", "GpuJob", "GpuArena",
+    "GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim",
+    "available", "device_name", "init", "shutdown",
+    "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",
+    "atomic_compare_exchange",
+    "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
+    "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
+    "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",
+]
+
+if __name__ == "__main__":
+    from .diagnostics import main
+
+    raise SystemExit(main())

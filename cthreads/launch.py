@@ -1,0 +1,182 @@
+"""``gpu()``, ``prepare()``, ``compile()``: from a kernel call to submitted device work.
+
+A launch checks every argument before the device sees it (nothing is allocated or uploaded for
+a call that raises), takes resident buffers for arena-bound lists and pooled buffers for the
+rest, and submits one command buffer: the dispatch plus readback copies for the lists the kernel
+may write. The returned ``GpuJob`` owns the pooled buffers until it is joined.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from . import arena as _arena
+from . import convert
+from .backend import device as _device
+from .backend import get_queue
+from .errors import GpuInvalidArgument
+from .gpu_job import Download, GpuJob
+from .kernel import GpuKernel, all_kernels
+from .runtime import runtime_for
+
+#: serialises launches, joins and arena transfers across Python threads
+launch_lock = threading.RLock()
+
+
+def _check_kernel(fn, caller: str) -> GpuKernel:
+    if not isinstance(fn, GpuKernel):
+        what = getattr(fn, "__name__", type(fn).__name__)
+        raise TypeError(f"{caller}: {what} is not a @Gpu kernel; decorate the function with "
+                        "@Gpu (from cthreads.gpu import Gpu)")
+    return fn
+
+
+def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
+    """Launch kernel ``fn`` with ``args`` on the device; returns the submitted ``GpuJob``."""
+    if kwargs:
+        raise TypeError(f"gpu() takes the kernel's arguments positionally only; unexpected "
+                        f"keyword argument(s) {', '.join(sorted(kwargs))} (only force= is a "
+                        "keyword)")
+    kernel = _check_kernel(fn, "gpu()")
+    program = kernel.program
+    params = program.params
+    if len(args) != len(params):
+        names = ", ".join(p.name for p in params)
+        raise TypeError(f"gpu({program.name}, ...) takes {len(params)} kernel argument(s) "
+                        f"({names}), got {len(args)}")
+    if force:
+        prepare(force=True)
+    # -- check everything on the host first (no device work for a call that raises) --------
+    scalars = []
+    lists = []          # (param, value, resident slot or None, packed array or None)
+    n_value = None
+    for p, value in zip(params, args):
+        where = f"{program.name}() parameter {p.name!r}"
+        if not p.is_list:
+            v = convert.check_scalar(value, p.elem, where)
+            scalars.append(v)
+            if p.name == "n" and p.kind == "int":
+                n_value = v
+            continue
+        slot = _arena.lookup(value)
+        if slot is not None:
+            if len(value) != slot.length:
+                raise GpuInvalidArgument(
+                    f"{where}: the list bound as arena slot {slot.name!r} changed length from "
+                    f"{slot.length} to {len(value)}; re-bind it after resizing")
+            if slot.pooled is None:
+                raise GpuInvalidArgument(f"{where}: the arena holding this list was released "
+                                         "or the device was shut down; bind it again")
+            if slot.elem != p.elem and not (slot.elem == "int" and p.elem == "float"
+                                            and not slot.used):
+                raise GpuInvalidArgument(
+                    f"{where}: the list bound as arena slot {slot.name!r} holds {slot.elem} "
+                    f"elements but the kernel declares list[{p.elem}]; bind a list of "
+                    f"{p.elem} values")
+            lists.append((p, value, slot, None))
+        else:
+            lists.append((p, value, None, convert.pack(value, p.elem, where)))
+    n = n_value if n_value is not None else max((len(v) for _, v, _, _ in lists), default=1)
+    with launch_lock:
+        rt = runtime_for(kernel)
+        pool = rt.queue.pool
+        for p, value, slot, data in lists:
+            if data is not None:
+                pool.check_size(data.nbytes, f"{program.name}() parameter {p.name!r} "
+                                f"({len(value):,} elements)")
+        return _submit(rt, scalars, lists, n)
+
+
+def _submit(rt, scalars, lists, n) -> GpuJob:
+    queue = rt.queue
+    pool = queue.pool
+    owned = []            # pooled buffers the job returns to the pool at join
+    entries = []
+    downloads = []
+    copies = []
+    resident_written = []
+    try:
+        for p, value, slot, data in lists:
+            nbytes = 4 * len(value)
+            if slot is not None:
+                if slot.elem != p.elem:            # an int list first used as float: re-upload
+                    slot.elem = p.elem
+                    queue.upload(slot.pooled, convert.pack(value, p.elem, "arena list"))
+                slot.used = True
+                if p.written or p.atomic:
+                    slot.written = True
+                    resident_written.append(slot)
+                entries.append((p.binding, slot.pooled, nbytes))
+                continue
+            buf = pool.acquire(nbytes)
+            owned.append(buf)
+            queue.upload(buf, data)
+            entries.append((p.binding, buf, nbytes))
+            if p.written or p.atomic:
+                staging = pool.acquire(nbytes, "staging")
+                owned.append(staging)
+                copies.append((buf.buffer, staging.buffer, nbytes))
+                downloads.append(Download(value, staging, nbytes, p.elem))
+        status = None
+        if rt.program.status_binding is not None:
+            status = pool.acquire(rt.status_nbytes)
+            owned.append(status)
+            queue.write(status.buffer, bytes(rt.status_nbytes))
+            entries.append((rt.program.status_binding, status, rt.status_nbytes))
+            status_staging = pool.acquire(rt.status_nbytes, "staging")
+            owned.append(status_staging)
+            copies.append((status.buffer, status_staging.buffer, rt.status_nbytes))
+            status = status_staging
+        groups = rt.groups_for(n)
+        bind_group = rt.bind_group(tuple(entries))
+        uniform = rt.uniform_struct.pack(groups, *scalars)
+        seq = queue.dispatch(rt.pipeline.pipeline, bind_group, groups,
+                             (rt.uniform.buffer, uniform), copies)
+    except BaseException:
+        for buf in owned:
+            pool.release(buf)
+        raise
+    return GpuJob(rt, seq, downloads, resident_written, owned, status)
+
+
+def download_slots(slots) -> None:
+    """Copy resident device buffers back into their lists (arena.sync, join of resident lists)."""
+    if not slots:
+        return
+    with launch_lock:
+        queue = get_queue()
+        pool = queue.pool
+        stagings = [pool.acquire(s.nbytes, "staging") for s in slots]
+        try:
+            seq = queue.submit_copies([(s.pooled.buffer, st.buffer, s.nbytes)
+                                       for s, st in zip(slots, stagings)])
+            for s, st in zip(slots, stagings):
+                queue.read_into(st, s.nbytes, seq,
+                                lambda view, s=s: convert.writeback(s.target, view, s.elem))
+                s.written = False
+        finally:
+            for st in stagings:
+                pool.release(st)
+
+
+def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name
+    """Compile every kernel defined so far for the current device; returns a summary."""
+    if force:
+        for k in all_kernels():
+            k._runtime = None
+    compiled = []
+    with launch_lock:
+        for k in all_kernels():
+            runtime_for(k)
+            compiled.append(k.program.name)
+    ctx = _device.get_context()
+    return {"device": ctx.name, "backend": ctx.info.backend, "kernels": compiled}
+
+
+def prepare(force: bool = False) -> dict:
+    """Make sure a Vulkan device is usable and compile the kernels defined so far."""
+    if force:
+        from .probes import shutdown  # noqa: PLC0415
+        shutdown()
+    _device.get_context()
+    return compile(force=False)

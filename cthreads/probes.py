@@ -1,0 +1,60 @@
+"""Probes and lifecycle: ``available``, ``device_name``, ``init``, ``shutdown``."""
+
+from __future__ import annotations
+
+import threading
+
+from .backend import device as _device
+
+#: ``available()`` gives up (and answers False) if creating the device takes longer than this.
+AVAILABLE_TIMEOUT_S = 60.0
+
+_available: bool | None = None
+_available_lock = threading.Lock()
+
+
+def init() -> None:
+    """Create the Vulkan device now (raises the mapped CThreadsGPUError on failure)."""
+    _device.get_context()
+
+
+def device_name() -> str:
+    """The name of the Vulkan adapter in use (creates the device if needed)."""
+    return _device.get_context().name
+
+
+def available() -> bool:
+    """True when a Vulkan device is usable. Never raises, never hangs; the answer is cached."""
+    global _available
+    if _available is not None:
+        return _available
+    with _available_lock:
+        if _available is None:
+            outcome = []
+
+            def probe():
+                try:
+                    _device.get_context()
+                    outcome.append(True)
+                except BaseException:
+                    outcome.append(False)
+
+            t = threading.Thread(target=probe, daemon=True, name="cthreads-available")
+            t.start()
+            t.join(AVAILABLE_TIMEOUT_S)
+            _available = bool(outcome and outcome[0])
+    return _available
+
+
+def shutdown() -> None:
+    """Release the device, every cache and every arena; the next use starts afresh."""
+    global _available
+    from .launch import launch_lock  # noqa: PLC0415
+    with launch_lock:
+        _device.shutdown()
+        from .backend import pipeline  # noqa: PLC0415
+        pipeline.clear_cache()
+    _available = None
+
+
+__all__ = ["available", "device_name", "init", "shutdown"]

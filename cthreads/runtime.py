@@ -1,0 +1,147 @@
+"""Per-kernel device state: the compiled pipeline, uniform buffer and cached bind groups.
+
+A ``KernelRuntime`` is made on a kernel's first launch on a device (and again after
+``shutdown()``); everything a launch can reuse lives here so that the per-launch path only packs
+scalars, looks up buffers and submits.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+from collections import OrderedDict
+
+from .backend import device as _device
+from .backend import get_queue
+from .backend.pipeline import READ, READ_WRITE, UNIFORM, ShaderCompileError, make_pipeline
+from .codegen.program import STATUS_WORDS, KernelProgram
+from .errors import GpuInvalidArgument, GpuKernelError
+
+_SCALAR_CODES = {"int": "i", "float": "f", "bool": "I"}
+BIND_GROUP_CACHE = 64
+
+
+def _uniform_struct(program: KernelProgram) -> struct.Struct:
+    """struct.Struct packing (groups, *scalars) at the program's offsets."""
+    fmt, pos = "<I", 4
+    for p in program.scalars:
+        if p.offset > pos:
+            fmt += f"{p.offset - pos}x"
+            pos = p.offset
+        fmt += _SCALAR_CODES[p.elem]
+        pos += 4
+    if program.uniform_size > pos:
+        fmt += f"{program.uniform_size - pos}x"
+    return struct.Struct(fmt)
+
+
+def choose_workgroup_size(program: KernelProgram, ctx) -> int:
+    """64 where the kernel observes workgroups; else ``CTHREADS_WORKGROUP_SIZE`` or a device pick."""
+    if program.fixed_workgroup_size:
+        return 64
+    env = os.environ.get("CTHREADS_WORKGROUP_SIZE", "").strip()
+    if env:
+        try:
+            size = int(env)
+        except ValueError:
+            size = 0
+        if size not in (32, 64, 128, 256, 512, 1024):
+            raise GpuInvalidArgument(f"CTHREADS_WORKGROUP_SIZE={env!r}: use 32, 64, 128, 256, "
+                                     "512 or 1024")
+        return size
+    return 64 if ctx.is_cpu else 256
+
+
+class KernelRuntime:
+    """What one kernel needs on one device."""
+
+    def __init__(self, kernel, program: KernelProgram):
+        self.kernel = kernel
+        self.program = program
+        self.ctx = _device.get_context()
+        self.queue = get_queue()
+        self.generation = self.ctx.generation
+        self._check_device_support()
+        self.workgroup_size = choose_workgroup_size(program, self.ctx)
+        self.wgsl = program.wgsl(self.workgroup_size)
+        bindings = [(0, UNIFORM)]
+        bindings += [(p.binding, READ_WRITE if (p.written or p.atomic) else READ)
+                     for p in program.lists]
+        if program.status_binding is not None:
+            bindings.append((program.status_binding, READ_WRITE))
+        self.bindings = tuple(bindings)
+        try:
+            self.pipeline = make_pipeline(self.ctx, self.wgsl, program.entry_point, self.bindings)
+        except ShaderCompileError as exc:
+            raise self._internal_error(exc) from None
+        self.uniform_struct = _uniform_struct(program)
+        self.uniform = self.queue.pool.acquire(program.uniform_size, "uniform")
+        self.bind_groups: OrderedDict = OrderedDict()
+        self.list_params = program.lists
+        self.scalar_params = program.scalars
+        self.n_index = next((i for i, p in enumerate(program.params)
+                             if p.name == "n" and p.kind == "int"), None)
+        self.status_nbytes = 4 * STATUS_WORDS
+        if kernel.log:
+            print(f"cthreads: kernel {program.name} assigned to GPU device {self.ctx.name}",
+                  file=sys.stderr, flush=True)
+
+    def _check_device_support(self) -> None:
+        prog = self.program
+        missing = [f for f in getattr(prog, "needs_features", ()) if f not in self.ctx.features]
+        if missing:
+            raise GpuInvalidArgument(
+                f"kernel {prog.name} needs the device feature(s) {', '.join(missing)}, which "
+                f"{self.ctx.name!r} lacks (for float atomics: use list[int] with scaled "
+                "values, or another device via CTHREADS_ADAPTER)")
+        wg_bytes = getattr(prog, "workgroup_bytes", 0)
+        limit = self.ctx.limit("max-compute-workgroup-storage-size")
+        if wg_bytes > limit:
+            raise GpuInvalidArgument(
+                f"kernel {prog.name} declares {wg_bytes:,} bytes of shared() memory, more than "
+                f"the {limit:,} bytes per workgroup of {self.ctx.name!r}; use smaller shared "
+                "arrays")
+
+    def _internal_error(self, exc: ShaderCompileError) -> GpuKernelError:
+        prog = self.program
+        pyline = prog.line_map.get(exc.wgsl_line) if exc.wgsl_line else None
+        numbered = "\n".join(f"{i + 1:4d} | {line}" for i, line in enumerate(self.wgsl.splitlines()))
+        where = f"{prog.filename}, line {pyline}" if pyline else prog.filename
+        return GpuKernelError(
+            f"internal compiler error: the device compiler rejected the WGSL generated for "
+            f"kernel {prog.name} ({where}). This is a cthreads bug; please report it with the "
+            f"kernel's source.\n{exc}\n\nGenerated WGSL:\n{numbered}",
+            prog.filename, pyline)
+
+    def bind_group(self, entries: tuple) -> object:
+        """The bind group for ``entries`` ((binding, PooledBuffer, nbytes), ...), cached."""
+        key = tuple((b, id(pb), n) for b, pb, n in entries)
+        bg = self.bind_groups.get(key)
+        if bg is not None:
+            self.bind_groups.move_to_end(key)
+            return bg[0]
+        bg = self.queue.bind_group(
+            self.pipeline.layout,
+            [(0, self.uniform.buffer, self.program.uniform_size)]
+            + [(b, pb.buffer, n) for b, pb, n in entries])
+        # keep the PooledBuffers alive with the bind group so that ids stay unique
+        self.bind_groups[key] = (bg, [pb for _, pb, _ in entries])
+        if len(self.bind_groups) > BIND_GROUP_CACHE:
+            self.bind_groups.popitem(last=False)
+        return bg
+
+    def groups_for(self, n: int) -> int:
+        wg = self.workgroup_size
+        return max(1, -(-n // wg))
+
+
+def runtime_for(kernel) -> KernelRuntime:
+    """The kernel's runtime on the current device (created on first need)."""
+    rt = kernel._runtime
+    if rt is not None and rt.generation == _device.generation() and \
+            _device._context is not None:
+        return rt
+    rt = KernelRuntime(kernel, kernel.program)
+    kernel._runtime = rt
+    return rt
