@@ -30,7 +30,8 @@ class GpuJob(Job):
     """A launch submitted to the device; ``join()`` waits and writes results back."""
 
     def __init__(self, rt, seq, downloads, resident_written, owned, status):
-        super().__init__()
+        # Job.__init__ is not called: a device job needs no thread or event (launch-path cost).
+        self._fn = rt.kernel
         self._rt = rt
         self._seq = seq
         self._downloads = downloads

@@ -7,7 +7,6 @@ loop, ``done()`` never blocks.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 
 
@@ -82,6 +81,8 @@ class Job:
         return self._join_async().__await__()
 
     async def _join_async(self):
+        import asyncio  # noqa: PLC0415 - keeps `import cthreads` light
+
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, self.join)
 

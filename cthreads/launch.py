@@ -75,15 +75,20 @@ def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
                     f"{p.elem} values")
             lists.append((p, value, slot, None))
         else:
-            lists.append((p, value, None, convert.pack(value, p.elem, where)))
+            convert.check_container(value, p.elem, where)
+            lists.append((p, value, None, None))
     n = n_value if n_value is not None else max((len(v) for _, v, _, _ in lists), default=1)
     with launch_lock:
         rt = runtime_for(kernel)
-        pool = rt.queue.pool
-        for p, value, slot, data in lists:
-            if data is not None:
-                pool.check_size(data.nbytes, f"{program.name}() parameter {p.name!r} "
-                                f"({len(value):,} elements)")
+    pool = rt.queue.pool
+    for p, value, slot, _ in lists:
+        if slot is None:
+            pool.check_size(4 * len(value),
+                            f"{program.name}() parameter {p.name!r} ({len(value):,} elements)")
+    lists = [(p, value, slot, None if slot is not None else
+              convert.pack(value, p.elem, f"{program.name}() parameter {p.name!r}"))
+             for p, value, slot, _ in lists]
+    with launch_lock:
         return _submit(rt, scalars, lists, n)
 
 

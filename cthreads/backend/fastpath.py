@@ -1,0 +1,68 @@
+"""A lean encoder for the per-launch path, calling wgpu-native's C functions directly.
+
+wgpu-py wraps every native call in error-capturing proxies and builds descriptor structs in
+Python; for one small dispatch that machinery costs more than the driver (about 35 us of the
+~95 us a launch took on lavapipe). The launch path needs only nine calls with null descriptors,
+so this module makes them through wgpu-py's own cffi handle. Errors wgpu-native reports for
+these calls reach the device's uncaptured-error callback, which wgpu-py logs and
+``DeviceContext.check_alive`` turns into our exceptions.
+
+``make_encoder`` self-tests the path once per device and returns None when this wgpu build does
+not offer it, and the caller then uses wgpu-py's public API. Pinned to wgpu 0.32 (pyproject).
+"""
+
+from __future__ import annotations
+
+
+class NativeEncoder:
+    """Encode-and-submit of one compute dispatch plus buffer copies, through raw C calls."""
+
+    def __init__(self, ffi, lib, device, queue):
+        self._ffi = ffi
+        self._lib = lib
+        self._device = device._internal
+        self._queue = queue._internal
+        self._null = ffi.NULL
+        self._cb_array = ffi.new("WGPUCommandBuffer[1]")
+        self._keep = (device, queue)     # the handles must outlive us
+
+    def submit(self, pipeline, bind_group, groups, copies) -> None:
+        """Encode a dispatch of ``groups`` (x, y, z) then ``copies``; submit it."""
+        lib, null = self._lib, self._null
+        enc = lib.wgpuDeviceCreateCommandEncoder(self._device, null)
+        cpass = lib.wgpuCommandEncoderBeginComputePass(enc, null)
+        lib.wgpuComputePassEncoderSetPipeline(cpass, pipeline._internal)
+        lib.wgpuComputePassEncoderSetBindGroup(cpass, 0, bind_group._internal, 0, null)
+        lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, groups[0], groups[1], groups[2])
+        lib.wgpuComputePassEncoderEnd(cpass)
+        lib.wgpuComputePassEncoderRelease(cpass)
+        for src, dst, nbytes in copies:
+            lib.wgpuCommandEncoderCopyBufferToBuffer(enc, src._internal, 0, dst._internal, 0,
+                                                     nbytes)
+        cb = lib.wgpuCommandEncoderFinish(enc, null)
+        lib.wgpuCommandEncoderRelease(enc)
+        arr = self._cb_array
+        arr[0] = cb
+        lib.wgpuQueueSubmit(self._queue, 1, arr)
+        lib.wgpuCommandBufferRelease(cb)
+
+    def write(self, buffer, data: bytes) -> None:
+        self._lib.wgpuQueueWriteBuffer(self._queue, buffer._internal, 0,
+                                       self._ffi.from_buffer(data), len(data))
+
+
+def make_encoder(device, queue) -> NativeEncoder | None:
+    """The native encoder for ``device``, or None where this wgpu build lacks what it needs."""
+    try:
+        from wgpu.backends.wgpu_native._ffi import ffi, lib  # noqa: PLC0415
+        needed = ("wgpuDeviceCreateCommandEncoder", "wgpuCommandEncoderBeginComputePass",
+                  "wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
+                  "wgpuComputePassEncoderDispatchWorkgroups", "wgpuComputePassEncoderEnd",
+                  "wgpuComputePassEncoderRelease", "wgpuCommandEncoderCopyBufferToBuffer",
+                  "wgpuCommandEncoderFinish", "wgpuCommandEncoderRelease", "wgpuQueueSubmit",
+                  "wgpuCommandBufferRelease", "wgpuQueueWriteBuffer")
+        for name in needed:
+            getattr(lib, name)
+        return NativeEncoder(ffi, lib, device, queue)
+    except Exception:
+        return None

@@ -1,0 +1,257 @@
+"""Tables: which Python objects a kernel may call, their type rules, their WGSL spelling.
+
+Functions are recognised by object identity (``math.sqrt`` however it was imported or
+aliased), never by name. WGSL helper functions that give Python's meaning (floor division,
+``%``, ``**``, NaN tests ...) live in ``HELPERS``; the emitter includes only those used.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+from .. import indexes, intrinsics, sync
+
+
+@dataclass(frozen=True)
+class MathFn:
+    nargs: tuple          # accepted argument counts
+    result: str           # 'float' | 'int' | 'bool'
+    template: str         # WGSL format string over float arguments {0}, {1}
+    int_identity: bool = False   # with an int argument the result is the argument (floor ...)
+
+
+MATH = {
+    "sqrt": MathFn((1,), "float", "sqrt({0})"),
+    "sin": MathFn((1,), "float", "sin({0})"),
+    "cos": MathFn((1,), "float", "cos({0})"),
+    "tan": MathFn((1,), "float", "tan({0})"),
+    "asin": MathFn((1,), "float", "asin({0})"),
+    "acos": MathFn((1,), "float", "acos({0})"),
+    "atan": MathFn((1,), "float", "atan({0})"),
+    "atan2": MathFn((2,), "float", "atan2({0}, {1})"),
+    "sinh": MathFn((1,), "float", "sinh({0})"),
+    "cosh": MathFn((1,), "float", "cosh({0})"),
+    "tanh": MathFn((1,), "float", "tanh({0})"),
+    "asinh": MathFn((1,), "float", "asinh({0})"),
+    "acosh": MathFn((1,), "float", "acosh({0})"),
+    "atanh": MathFn((1,), "float", "atanh({0})"),
+    "exp": MathFn((1,), "float", "exp({0})"),
+    "exp2": MathFn((1,), "float", "exp2({0})"),
+    "log": MathFn((1, 2), "float", "log({0})"),
+    "log2": MathFn((1,), "float", "log2({0})"),
+    "log10": MathFn((1,), "float", "(log2({0}) * 0.30102999566398120f)"),
+    "pow": MathFn((2,), "float", "ct_pow_f({0}, {1})"),
+    "fabs": MathFn((1,), "float", "abs({0})"),
+    "hypot": MathFn((2,), "float", "ct_hypot({0}, {1})"),
+    "copysign": MathFn((2,), "float", "ct_copysign({0}, {1})"),
+    "fmod": MathFn((2,), "float", "({0} % {1})"),
+    "degrees": MathFn((1,), "float", "degrees({0})"),
+    "radians": MathFn((1,), "float", "radians({0})"),
+    "floor": MathFn((1,), "int", "i32(floor({0}))", int_identity=True),
+    "ceil": MathFn((1,), "int", "i32(ceil({0}))", int_identity=True),
+    "trunc": MathFn((1,), "int", "i32(trunc({0}))", int_identity=True),
+    "isnan": MathFn((1,), "bool", "ct_isnan({0})"),
+    "isinf": MathFn((1,), "bool", "ct_isinf({0})"),
+    "isfinite": MathFn((1,), "bool", "ct_isfinite({0})"),
+}
+LOG_BASE = "(log({0}) / log({1}))"
+
+PY_BUILTINS = {"int", "float", "bool", "abs", "min", "max", "len", "round", "range"}
+
+ATOMIC_OPS = {
+    intrinsics.atomic_add: "add", intrinsics.atomic_sub: "sub",
+    intrinsics.atomic_min: "min", intrinsics.atomic_max: "max",
+    intrinsics.atomic_exchange: "exchange",
+    intrinsics.atomic_compare_exchange: "compare_exchange",
+}
+ATOMIC_WGSL = {"add": "atomicAdd", "sub": "atomicSub", "min": "atomicMin", "max": "atomicMax",
+               "exchange": "atomicExchange"}
+
+BARRIER_OBJECTS = (sync.__sync_threads, sync.Barrier.arrive_and_wait)
+
+
+def function_table() -> dict:
+    """Object id -> ('math', name) | ('py', name) | ('atomic', op) | ('barrier',) | ('shared',)."""
+    import builtins as py
+    table = {}
+    for name in MATH:
+        if hasattr(math, name):
+            table[id(getattr(math, name))] = ("math", name)
+    for name in PY_BUILTINS:
+        table[id(getattr(py, name))] = ("py", name)
+    for obj, op in ATOMIC_OPS.items():
+        table[id(obj)] = ("atomic", op)
+    for obj in BARRIER_OBJECTS:
+        table[id(obj)] = ("barrier",)
+    table[id(intrinsics.shared)] = ("shared",)
+    # Our own re-exports (cthreads.gpu.sqrt, ...) if they are distinct objects.
+    for modname in ("cthreads.gpu", "cthreads.intrinsics"):
+        mod = sys.modules.get(modname)
+        for name in MATH:
+            obj = getattr(mod, name, None) if mod is not None else None
+            if callable(obj) and id(obj) not in table:
+                table[id(obj)] = ("math", name)
+    return table
+
+
+def index_builtin_name(obj) -> str | None:
+    for name, b in indexes.INDEX_BUILTINS.items():
+        if obj is b:
+            return name
+    return None
+
+
+# WGSL reserved words, keywords, and predeclared names we call; user names matching are renamed.
+WGSL_RESERVED = frozenset("""
+alias break case const const_assert continue continuing default diagnostic discard else enable
+false fn for if let loop override requires return struct switch true var while NULL Self abstract
+active alignas alignof as asm asm_fragment async attribute auto await become binding_array cast
+catch class co_await co_return co_yield coherent column_major common compile compile_fragment
+concept const_cast consteval constexpr constinit crate debugger decltype delete demote
+demote_to_helper do dynamic_cast enum explicit export extends extern external fallthrough filter
+final finally friend from fxgroup get goto groupshared highp impl implements import inline
+instanceof interface layout lowp macro macro_rules match mediump meta mod module move mut mutable
+namespace new nil noexcept noinline nointerpolation non_coherent noncoherent noperspective null
+nullptr of operator package packoffset partition pass patch pixelfragment precise precision
+premerge priv protected pub public readonly ref regardless register reinterpret_cast require
+resource restrict self set shared sizeof smooth snorm static static_assert static_cast std
+subroutine super target template this thread_local throw trait try type typedef typeid typename
+typeof union unless unorm unsafe unsized use using varying virtual volatile wgsl where with
+writeonly yield out in inout main array atomic ptr bool f16 f32 i32 u32 vec2 vec3 vec4 mat2x2
+mat2x3 mat2x4 mat3x2 mat3x3 mat3x4 mat4x2 mat4x3 mat4x4 sampler sampler_comparison function
+private workgroup uniform storage read write read_write vec2i vec3i vec4i vec2u vec3u vec4u vec2f
+vec3f vec4f abs acos acosh all any arrayLength asin asinh atan atanh atan2 atomicAdd atomicSub
+atomicMin atomicMax atomicAnd atomicOr atomicXor atomicExchange atomicCompareExchangeWeak
+atomicLoad atomicStore bitcast ceil clamp cos cosh countLeadingZeros countOneBits
+countTrailingZeros cross degrees determinant distance dot exp exp2 extractBits faceForward
+firstLeadingBit firstTrailingBit floor fma fract frexp insertBits inverseSqrt ldexp length log
+log2 max min mix modf normalize pow quantizeToF16 radians reflect refract reverseBits round
+saturate select sign sin sinh smoothstep sqrt step storageBarrier tan tanh transpose trunc
+workgroupBarrier workgroupUniformLoad textureBarrier
+""".split())
+
+HIDDEN_PREFIX = "ct_"
+RENAMED_PREFIX = "ct_v_"
+
+
+def wgsl_ident(name: str) -> str:
+    """A WGSL-safe identifier for a Python name, distinct from every hidden name we use."""
+    plain = name.isascii() and (name.replace("_", "a").isalnum()) and not name[0].isdigit()
+    if (plain and name not in WGSL_RESERVED and not name.startswith(HIDDEN_PREFIX)
+            and not name.startswith("__") and name != "_"):
+        return name
+    out = []
+    for ch in name:
+        if ch.isascii() and (ch.isalnum() or ch == "_"):
+            out.append(ch)
+        else:
+            out.append(f"_u{ord(ch):x}_")
+    return RENAMED_PREFIX + "".join(out)
+
+
+# ---------------------------------------------------------------------- WGSL helper code
+HELPERS = {
+    "ct_floordiv_i": ((), """fn ct_floordiv_i(a: i32, b: i32) -> i32 {
+    if (b == 0i) { return 0i; }
+    if (b == -1i) { return 0i - a; }
+    let q = a / b;
+    if ((a % b != 0i) && ((a < 0i) != (b < 0i))) { return q - 1i; }
+    return q;
+}"""),
+    "ct_mod_i": ((), """fn ct_mod_i(a: i32, b: i32) -> i32 {
+    if (b == 0i || b == -1i) { return 0i; }
+    let r = a % b;
+    if ((r != 0i) && ((r < 0i) != (b < 0i))) { return r + b; }
+    return r;
+}"""),
+    "ct_mod_f": (("ct_copysign",), """fn ct_mod_f(a: f32, b: f32) -> f32 {
+    var r = a % b;
+    if (r == 0.0f) { return ct_copysign(0.0f, b); }
+    if ((r < 0.0f) != (b < 0.0f)) { r = r + b; }
+    return r;
+}"""),
+    "ct_floordiv_f": (("ct_copysign",), """fn ct_floordiv_f(a: f32, b: f32) -> f32 {
+    if (b == 0.0f) { return floor(a / b); }
+    var m = a % b;
+    var d = (a - m) / b;
+    if (!(m == 0.0f) && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
+    if (d == 0.0f) { return ct_copysign(0.0f, a / b); }
+    var q = floor(d);
+    if (d - q > 0.5f) { q = q + 1.0f; }
+    return q;
+}"""),
+    "ct_pow_i": ((), """fn ct_pow_i(base: i32, e: i32) -> i32 {
+    if (e < 0i) {
+        if (base == 1i) { return 1i; }
+        if (base == -1i) { return select(1i, -1i, (e & 1i) == 1i); }
+        return 0i;
+    }
+    var r = 1i;
+    var b = base;
+    var k = e;
+    loop {
+        if (k == 0i) { break; }
+        if ((k & 1i) == 1i) { r = r * b; }
+        b = b * b;
+        k = k >> 1u;
+    }
+    return r;
+}"""),
+    "ct_pow_f": ((), """fn ct_pow_f(a: f32, b: f32) -> f32 {
+    if (b == 0.0f || a == 1.0f) { return 1.0f; }
+    if (a == 0.0f) {
+        if (b < 0.0f) { return bitcast<f32>(0x7f800000u); }
+        return 0.0f;
+    }
+    if (a < 0.0f && b == trunc(b)) {
+        let m = pow(-a, b);
+        let half = b * 0.5f;
+        if (half == trunc(half)) { return m; }
+        return -m;
+    }
+    return pow(a, b);
+}"""),
+    "ct_copysign": ((), """fn ct_copysign(a: f32, b: f32) -> f32 {
+    return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));
+}"""),
+    "ct_hypot": (("ct_isinf",), """fn ct_hypot(a: f32, b: f32) -> f32 {
+    if (ct_isinf(a) || ct_isinf(b)) { return bitcast<f32>(0x7f800000u); }
+    let x = abs(a);
+    let y = abs(b);
+    let m = max(x, y);
+    if (m == 0.0f) { return 0.0f; }
+    let p = x / m;
+    let q = y / m;
+    return m * sqrt(p * p + q * q);
+}"""),
+    "ct_isnan": ((), """fn ct_isnan(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}"""),
+    "ct_isinf": ((), """fn ct_isinf(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) == 0x7f800000u;
+}"""),
+    "ct_isfinite": ((), """fn ct_isfinite(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7f800000u) != 0x7f800000u;
+}"""),
+    "ct_min_f": ((), """fn ct_min_f(a: f32, b: f32) -> f32 {
+    return select(a, b, b < a);
+}"""),
+    "ct_max_f": ((), """fn ct_max_f(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}"""),
+    "ct_range_count": ((), """fn ct_range_count(start: i32, stop: i32, step: i32) -> u32 {
+    if (step > 0i && start < stop) {
+        return (bitcast<u32>(stop) - bitcast<u32>(start) - 1u) / bitcast<u32>(step) + 1u;
+    }
+    if (step < 0i && start > stop) {
+        return (bitcast<u32>(start) - bitcast<u32>(stop) - 1u) / (0u - bitcast<u32>(step)) + 1u;
+    }
+    return 0u;
+}"""),
+    "ct_fid": ((), "fn ct_fid(v: f32) -> f32 { return v; }"),
+    "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
+}
+
+HELPER_CALLS = {name for name in HELPERS}

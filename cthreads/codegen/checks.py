@@ -1,0 +1,170 @@
+"""Pre-pass checks: the signature, and what the body declares, before any translation.
+
+The signature rules come from the API contract: positional parameters annotated with one of
+the six kernel types, ``-> None``, nothing else. The body scan collects the names Python would
+treat as locals (anything assigned anywhere in the function), their annotations, and rejects
+``global``/``nonlocal`` and bad ``for`` targets early, at the offending node.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import GpuKernelTypeError
+from .source import KernelSource
+from .types import AnnotationError, ListType, resolve_annotation
+
+_TYPES_HINT = "kernel parameters are int, float, bool, list[int], list[float] or list[bool]"
+
+
+def check_signature(src: KernelSource, lookup) -> list:
+    """Return ``[(name, type, node)]`` for the parameters; raise located TypeErrors."""
+    fn = src.tree
+    args = fn.args
+    name = src.name
+    if args.vararg is not None:
+        src.error(args.vararg, f"kernel {name} takes *{args.vararg.arg}; kernels take a fixed "
+                  f"list of positional parameters", _TYPES_HINT, cls=GpuKernelTypeError)
+    if args.kwarg is not None:
+        src.error(args.kwarg, f"kernel {name} takes **{args.kwarg.arg}; kernels take a fixed "
+                  f"list of positional parameters", _TYPES_HINT, cls=GpuKernelTypeError)
+    if args.kwonlyargs:
+        bad = args.kwonlyargs[0]
+        src.error(bad, f"kernel {name} has keyword-only parameter '{bad.arg}'; gpu() passes "
+                  f"arguments by position only", "remove the '*' so every parameter is positional",
+                  cls=GpuKernelTypeError)
+    if args.defaults:
+        bad = args.defaults[0]
+        src.error(bad, f"kernel {name} has a default parameter value; gpu() passes every "
+                  f"argument by position and checks the count, so defaults are not supported",
+                  "remove the default and pass the value in gpu(...)", cls=GpuKernelTypeError)
+    params = []
+    seen_types = {}
+    for a in list(args.posonlyargs) + list(args.args):
+        if a.annotation is None:
+            src.error(a, f"parameter '{a.arg}' of kernel {name} has no type annotation",
+                      f"write '{a.arg}: int' (or float, bool, list[int], list[float], "
+                      f"list[bool])", cls=GpuKernelTypeError)
+        try:
+            ty = resolve_annotation(a.annotation, lookup)
+        except AnnotationError as exc:
+            src.error(exc.node, f"parameter '{a.arg}' of kernel {name}: {exc.message}",
+                      exc.hint, cls=GpuKernelTypeError)
+        params.append((a.arg, ty, a))
+        seen_types[a.arg] = ty
+    ret = fn.returns
+    ok_none = ret is not None and (
+        (isinstance(ret, ast.Constant) and ret.value in (None, "None")))
+    if not ok_none:
+        where = ret if ret is not None else fn
+        what = "has no return annotation" if ret is None else \
+            f"is annotated '-> {ast.unparse(ret)}'"
+        src.error(where, f"kernel {name} {what}; kernels return nothing",
+                  "write '-> None' and store results into a list parameter",
+                  cls=GpuKernelTypeError)
+    return params
+
+
+class Declarations(ast.NodeVisitor):
+    """Names assigned in the body, with their annotation nodes and for-target uses."""
+
+    def __init__(self, src: KernelSource, params: set):
+        self.src = src
+        self.params = params
+        self.assigned: dict[str, ast.AST] = {}        # name -> first assigning node
+        self.annotations: dict[str, list] = {}        # name -> [AnnAssign nodes]
+        self.for_targets: dict[str, ast.AST] = {}
+        self.imported: dict[str, ast.AST] = {}
+
+    def visit_FunctionDef(self, node):    # nested defs are rejected by the frontend
+        pass
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_ClassDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+
+    def _target(self, t, node):
+        if isinstance(t, ast.Name):
+            self.assigned.setdefault(t.id, node)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                self._target(e, node)
+
+    def visit_Assign(self, node):
+        for t in node.targets:
+            self._target(t, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self._target(node.target, node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        if isinstance(node.target, ast.Name):
+            self.assigned.setdefault(node.target.id, node)
+            self.annotations.setdefault(node.target.id, []).append(node)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node):
+        self._target(node.target, node)
+        self.generic_visit(node)
+
+    def visit_For(self, node):
+        if isinstance(node.target, ast.Name):
+            self.for_targets.setdefault(node.target.id, node.target)
+        self.generic_visit(node)
+
+    def _imports(self, node):
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            self.imported[bound] = node
+
+    visit_Import = _imports
+    visit_ImportFrom = _imports
+
+    def visit_Global(self, node):
+        self.src.error(node, "'global' is not supported in kernels",
+                       "kernels read module-level int/float/bool constants directly and write "
+                       "results into list parameters")
+
+    def visit_Nonlocal(self, node):
+        self.src.error(node, "'nonlocal' is not supported in kernels",
+                       "write results into a list parameter")
+
+
+def collect_declarations(src: KernelSource, params: set) -> Declarations:
+    decl = Declarations(src, params)
+    for stmt in src.tree.body:
+        decl.visit(stmt)
+    for name, target in decl.for_targets.items():
+        if name in params:
+            src.error(target, f"for-loop target '{name}' is a parameter of the kernel",
+                      "use a new name for the loop variable, e.g. 'for k in range(...)'")
+        if name in decl.annotations:
+            src.error(target, f"for-loop target '{name}' is also declared as a local "
+                      f"(line {src.abs_line(decl.annotations[name][0].lineno)})",
+                      "use a new name for the loop variable, e.g. 'for k in range(...)'")
+    return decl
+
+
+def declared_type(src: KernelSource, name: str, nodes: list, lookup):
+    """The single type of an annotated local; differing annotations are an error."""
+    first_ty = None
+    first = None
+    for node in nodes:
+        try:
+            ty = resolve_annotation(node.annotation, lookup)
+        except AnnotationError as exc:
+            src.error(exc.node, f"local '{name}': {exc.message}", exc.hint,
+                      cls=GpuKernelTypeError)
+        if first_ty is None:
+            first_ty, first = ty, node
+        elif ty != first_ty:
+            src.error(node.annotation, f"local '{name}' is declared '{ty}' here but "
+                      f"'{first_ty}' on line {src.abs_line(first.lineno)}",
+                      "a local keeps one type for the whole kernel; use another name",
+                      cls=GpuKernelTypeError)
+    return first_ty
+
+
+__all__ = ["check_signature", "collect_declarations", "declared_type", "ListType"]

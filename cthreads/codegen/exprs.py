@@ -1,0 +1,382 @@
+"""Expressions: Python AST expression nodes -> typed IR, one ``ex_<Node>`` method per node.
+
+A mixin of ``frontend.Frontend``; it relies on ``self.src`` (errors), ``self.resolve`` (names
+to objects by identity), ``self.scalar``/``self.lists`` (the kernel's names).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import struct
+
+from ..errors import GpuKernelTypeError
+from .. import indexes, sync
+from . import ir
+from .builtins import MATH, index_builtin_name
+from .types import MISSING, arith, join
+
+BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+          ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bitand",
+          ast.BitOr: "bitor", ast.BitXor: "bitxor", ast.LShift: "lshift", ast.RShift: "rshift"}
+BINOP_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+                "mod": "%", "pow": "**", "bitand": "&", "bitor": "|", "bitxor": "^",
+                "lshift": "<<", "rshift": ">>"}
+CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+INT_MIN, INT_MAX = -2**31, 2**31 - 1
+F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
+
+_UNSUPPORTED_EXPR = {
+    "ListComp": ("list comprehensions", "write a for loop over range(...) that stores into a "
+                 "list parameter"),
+    "SetComp": ("set comprehensions", "write a for loop over range(...)"),
+    "DictComp": ("dict comprehensions", "write a for loop over range(...)"),
+    "GeneratorExp": ("generator expressions", "write a for loop over range(...)"),
+    "Lambda": ("lambda", "write the expression inline"),
+    "Tuple": ("tuples", "use separate scalar locals"),
+    "List": ("list literals", "pass a list parameter, or declare shared(size) memory"),
+    "Dict": ("dicts", "use list parameters indexed by int"),
+    "Set": ("sets", "use list parameters indexed by int"),
+    "JoinedStr": ("f-strings", "kernels cannot build strings; write values into a list"),
+    "Await": ("await", "kernels are not coroutines"),
+    "Yield": ("yield", "kernels are not generators; write results into a list parameter"),
+    "YieldFrom": ("yield from", "write results into a list parameter"),
+    "Starred": ("*unpacking", "pass arguments one by one"),
+    "NamedExpr": ("the walrus operator ':='", "assign in a separate statement"),
+    "Slice": ("slices", "index one element at a time: x[i]"),
+}
+
+
+def f32_round(v: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+class ExprMixin:
+    # -- dispatch --------------------------------------------------------------------------
+    def expr(self, node: ast.AST) -> ir.Expr:
+        method = getattr(self, "ex_" + type(node).__name__, None)
+        if method is None:
+            what, hint = _UNSUPPORTED_EXPR.get(
+                type(node).__name__, (f"construct '{type(node).__name__}'", None))
+            self.src.error(node, f"{what} are not supported in kernels"
+                           if what.endswith("s") else f"{what} is not supported in kernels",
+                           hint)
+        return method(node)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def conv(self, e: ir.Expr, ty: str) -> ir.Expr:
+        """Convert ``e`` to ``ty`` (promotion, truthiness for 'bool', truncation for 'int')."""
+        if e.ty == ty:
+            return e
+        if isinstance(e, ir.Const):
+            if ty == "float":
+                return ir.Const("float", e.loc, float(e.value))
+            if ty == "int" and e.ty == "bool":
+                return ir.Const("int", e.loc, int(e.value))
+            if ty == "bool":
+                v = e.value
+                return ir.Const("bool", e.loc, bool(v) if v == v else True)
+        return ir.Cast(ty, e.loc, e)
+
+    def truthy(self, e: ir.Expr) -> ir.Expr:
+        return self.conv(e, "bool")
+
+    def const(self, value, node) -> ir.Const:
+        loc = self.src.loc(node)
+        if isinstance(value, bool):
+            return ir.Const("bool", loc, value)
+        if isinstance(value, int):
+            if not INT_MIN <= value <= INT_MAX:
+                self.src.error(node, f"the integer {value} does not fit in 32 bits",
+                               "kernel ints are 32-bit: use a value in -2**31 .. 2**31-1, or a "
+                               "float")
+            return ir.Const("int", loc, value)
+        if isinstance(value, float):
+            if math.isfinite(value) and abs(value) > F32_MAX:
+                self.src.error(node, f"the float {value!r} is beyond float32's range",
+                               "kernel floats are 32-bit (largest about 3.4e38)")
+            return ir.Const("float", loc, value)
+        self.src.error(node, f"{type(value).__name__} values are not supported in kernels",
+                       "kernels compute with int, float and bool values")
+
+    def object_value(self, obj, node, text: str) -> ir.Expr:
+        """A global object used as a value: only int/float/bool constants qualify."""
+        if type(obj) in (int, float, bool):
+            return self.const(obj, node)
+        if isinstance(obj, MISSING):
+            self.src.error(node, f"name '{text}' is not defined",
+                           "define it as a local (v: int = ...), a parameter, or a module-level "
+                           "int/float/bool constant")
+        if isinstance(obj, indexes.IndexBuiltin):
+            self.src.error(node, f"'{text}' needs a component", f"write {text}.x")
+        self.src.error(node, f"'{text}' is a {type(obj).__name__} object, which kernels cannot "
+                       f"use as a value",
+                       "kernels read module-level int, float and bool constants; pass other "
+                       "data as parameters")
+
+    def list_of(self, node, what="indexed") -> ir.ListRef:
+        if isinstance(node, ast.Name) and node.id in self.lists:
+            return self.lists[node.id]
+        text = ast.unparse(node)
+        self.src.error(node, f"'{text}' is not a list parameter or shared array, so it cannot be "
+                       f"{what}", "index list parameters (x[i]) or arrays declared with "
+                       "shared(size)", cls=GpuKernelTypeError)
+
+    # -- leaves ----------------------------------------------------------------------------
+    def ex_Constant(self, node):
+        if node.value is None or isinstance(node.value, (str, bytes, complex)) \
+                or node.value is Ellipsis:
+            self.src.error(node, f"the constant {node.value!r} is not supported in kernels",
+                           "kernels compute with int, float and bool values")
+        return self.const(node.value, node)
+
+    def ex_Name(self, node):
+        name = node.id
+        if name in self.lists:
+            self.src.error(node, f"list '{name}' cannot be used as a value",
+                           f"index it ({name}[i]) or take len({name})", cls=GpuKernelTypeError)
+        if name in self.scalar:
+            local = self.scalar[name]
+            return ir.Var(self.local_type(name), self.src.loc(node), local.ident)
+        return self.object_value(self.resolve(node), node, name)
+
+    def ex_Attribute(self, node):
+        base = self.resolve(node.value)
+        if base is None:
+            self.src.error(node, f"attribute access '{ast.unparse(node)}' is not supported on "
+                           f"kernel values", "kernels have no attributes except "
+                           "GlobalIdx.x-style index builtins and module constants")
+        bname = index_builtin_name(base)
+        if bname is not None:
+            if node.attr not in ("x", "y", "z"):
+                self.src.error(node, f"{bname} has no component '{node.attr}'",
+                               f"use {bname}.x, {bname}.y or {bname}.z")
+            self.uses.add(bname)
+            loc = self.src.loc(node)
+            if node.attr == "x":
+                return ir.Special("int", loc, bname, "x")
+            return ir.Const("int", loc, 1 if bname in ("BlockDim", "GridDim") else 0)
+        obj = self.resolve(node)
+        return self.object_value(obj, node, ast.unparse(node))
+
+    def ex_Subscript(self, node):
+        lst = self.list_of(node.value)
+        index = self.index_expr(node.slice, lst)
+        return ir.Load(lst.elem, self.src.loc(node), lst, index, self.new_check(node, lst))
+
+    def index_expr(self, node, lst: ir.ListRef) -> ir.Expr:
+        if isinstance(node, ast.Slice):
+            self.src.error(node, "slices are not supported in kernels",
+                           "index one element at a time: x[i]")
+        e = self.expr(node)
+        if e.ty == "float":
+            self.src.error(node, f"list index must be an int, got a float expression",
+                           "convert with int(...)", cls=GpuKernelTypeError)
+        e = self.conv(e, "int")
+        if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
+            if lst.shared_size is not None:
+                return ir.Const("int", e.loc, lst.shared_size + e.value)
+            return ir.Binary("int", e.loc, "add", ir.Len("int", e.loc, lst), e)
+        return e
+
+    # -- operators -------------------------------------------------------------------------
+    def ex_BinOp(self, node):
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            self.src.error(node, "the '@' operator is not supported in kernels",
+                           "write the sum of products with a loop")
+        left, right = self.expr(node.left), self.expr(node.right)
+        return self.binary(op, left, right, node)
+
+    def binary(self, op, left, right, node) -> ir.Expr:
+        loc = self.src.loc(node)
+        lt, rt = left.ty, right.ty
+        if op in ("add", "sub", "mul", "floordiv", "mod"):
+            ty = arith(lt, rt)
+            return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
+        if op == "truediv":
+            return ir.Binary("float", loc, op, self.conv(left, "float"),
+                             self.conv(right, "float"))
+        if op == "pow":
+            ty = arith(lt, rt)
+            if ty == "int" and isinstance(right, ir.Const) and right.value < 0:
+                ty = "float"
+            return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
+        if "float" in (lt, rt):
+            self.src.error(node, f"unsupported operand type for '{BINOP_SYMBOL[op]}': float",
+                           "bitwise operators work on int and bool values; convert with int()",
+                           cls=GpuKernelTypeError)
+        if op in ("bitand", "bitor", "bitxor") and lt == rt == "bool":
+            return ir.Binary("bool", loc, op, left, right)
+        return ir.Binary("int", loc, op, self.conv(left, "int"), self.conv(right, "int"))
+
+    def ex_UnaryOp(self, node):
+        e = self.expr(node.operand)
+        loc = self.src.loc(node)
+        if isinstance(node.op, ast.Not):
+            return ir.Unary("bool", loc, "not", self.truthy(e))
+        if isinstance(node.op, ast.UAdd):
+            return self.conv(e, "float" if e.ty == "float" else "int")
+        if isinstance(node.op, ast.Invert):
+            if e.ty == "float":
+                self.src.error(node, "unsupported operand type for '~': float",
+                               "'~' works on int values", cls=GpuKernelTypeError)
+            e = self.conv(e, "int")
+            if isinstance(e, ir.Const):
+                return ir.Const("int", loc, ~e.value)
+            return ir.Unary("int", loc, "invert", e)
+        ty = "float" if e.ty == "float" else "int"
+        e = self.conv(e, ty)
+        if isinstance(e, ir.Const):
+            value = -e.value
+            if ty == "int" and value > INT_MAX:
+                value = INT_MIN
+            return ir.Const(ty, loc, value)
+        return ir.Unary(ty, loc, "neg", e)
+
+    def ex_Compare(self, node):
+        operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        ops, types = [], []
+        for k, op in enumerate(node.ops):
+            sym = CMPOPS.get(type(op))
+            if sym is None:
+                self.src.error(node, f"the '{type(op).__name__}' comparison "
+                               f"('is', 'in', ...) is not supported in kernels",
+                               "compare numbers with == != < <= > >=")
+            a, b = operands[k].ty, operands[k + 1].ty
+            if "float" in (a, b):
+                ty = "float"
+            elif a == b == "bool" and sym in ("==", "!="):
+                ty = "bool"
+            else:
+                ty = "int"
+            ops.append(sym)
+            types.append(ty)
+        return ir.Compare("bool", self.src.loc(node), tuple(ops), tuple(operands), tuple(types))
+
+    def ex_BoolOp(self, node):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        values = [self.expr(v) for v in node.values]
+        ty = values[0].ty
+        for v in values[1:]:
+            ty = join(ty, v.ty)
+        result = self.conv(values[0], ty)
+        for v in values[1:]:
+            result = ir.BoolOp(ty, self.src.loc(node), op, result, self.conv(v, ty))
+        return result
+
+    def ex_IfExp(self, node):
+        test = self.truthy(self.expr(node.test))
+        body, orelse = self.expr(node.body), self.expr(node.orelse)
+        ty = join(body.ty, orelse.ty)
+        return ir.IfExp(ty, self.src.loc(node), test, self.conv(body, ty), self.conv(orelse, ty))
+
+    # -- calls -----------------------------------------------------------------------------
+    def ex_Call(self, node):
+        if node.keywords:
+            self.src.error(node.keywords[0], "keyword arguments are not supported in kernel "
+                           "calls", "pass the arguments by position")
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                self.src.error(a, "*unpacking is not supported in kernels",
+                               "pass arguments one by one")
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id in self.lists:
+            self.src.error(node.func, f"list methods such as '.{node.func.attr}()' are not "
+                           f"supported in kernels", "lists have a fixed length on the device; "
+                           "write elements by index")
+        obj = self.resolve(node.func)
+        text = ast.unparse(node.func)
+        if obj is sync.Barrier:
+            self.src.error(node, "Barrier(...) cannot be created inside a kernel",
+                           "use Barrier.arrive_and_wait() (or __sync_threads()) for a workgroup "
+                           "barrier", cls=GpuKernelTypeError)
+        kind = self.ftable.get(id(obj)) if obj is not None else None
+        if kind is None:
+            self.unknown_call(node, obj, text)
+        if kind[0] == "py":
+            return self.py_call(kind[1], node)
+        if kind[0] == "math":
+            return self.math_call(kind[1], node, text)
+        if kind[0] == "atomic":
+            return self.atomic_call(kind[1], node, text)
+        if kind[0] == "barrier":
+            self.src.error(node, f"{text}() is a statement, not a value",
+                           f"write '{text}()' on its own line")
+        self.src.error(node, "shared(size) declares workgroup memory and must be the value of "
+                       "an annotated declaration at the top of the kernel body",
+                       "write 'tile: list[float] = shared(64)' before any other statement "
+                       "that uses it, outside loops and branches")
+
+    def unknown_call(self, node, obj, text):
+        if obj is None:
+            self.src.error(node.func, f"'{text}' is not a function kernels can call",
+                           "call int float bool abs min max len round, math functions, "
+                           "atomic_* or the barrier forms")
+        if isinstance(obj, MISSING):
+            self.src.error(node.func, f"name '{text}' is not defined",
+                           "kernels can call int float bool abs min max len round, math "
+                           "functions, atomic_* and the barrier forms")
+        self.src.error(node.func, f"call to unsupported function '{text}' in a kernel",
+                       "kernels can call int float bool abs min max len round, math functions "
+                       "(sqrt, floor, sin, ...), atomic_* and the barrier forms; inline other "
+                       "helpers' code into the kernel")
+
+    def nargs(self, node, text, allowed):
+        n = len(node.args)
+        if n not in allowed:
+            want = " or ".join(str(a) for a in allowed)
+            self.src.error(node, f"{text}() takes {want} argument(s) in a kernel, got {n}",
+                           None, cls=GpuKernelTypeError)
+
+    def py_call(self, name, node):
+        loc = self.src.loc(node)
+        if name == "range":
+            self.src.error(node, "range(...) can only be used as 'for k in range(...)'",
+                           "write a for loop")
+        if name == "len":
+            self.nargs(node, name, (1,))
+            lst = self.list_of(node.args[0], "measured with len()")
+            if lst.shared_size is not None:
+                return ir.Const("int", loc, lst.shared_size)
+            return ir.Len("int", loc, lst)
+        if name in ("min", "max"):
+            if len(node.args) < 2:
+                self.src.error(node, f"{name}() needs at least 2 arguments in a kernel",
+                               f"write {name}(a, b, ...); iterate over lists with a loop",
+                               cls=GpuKernelTypeError)
+            args = [self.expr(a) for a in node.args]
+            ty = "int"
+            for a in args:
+                ty = arith(ty, a.ty)
+            result = self.conv(args[0], ty)
+            for a in args[1:]:
+                result = ir.Call(ty, loc, f"{name}_{ty[0]}", (result, self.conv(a, ty)))
+            return result
+        self.nargs(node, name, (1,))
+        arg = self.expr(node.args[0])
+        if name == "int":
+            return self.conv(arg, "int")
+        if name == "float":
+            return self.conv(arg, "float")
+        if name == "bool":
+            return self.truthy(arg)
+        if name == "abs":
+            ty = "float" if arg.ty == "float" else "int"
+            arg = self.conv(arg, ty)
+            return ir.Call(ty, loc, "abs", (arg,))
+        # round(x): Python rounds half to even and returns an int
+        if arg.ty != "float":
+            return self.conv(arg, "int")
+        return ir.Call("int", loc, "round", (arg,))
+
+    def math_call(self, name, node, text):
+        spec = MATH[name]
+        self.nargs(node, text, spec.nargs)
+        args = [self.expr(a) for a in node.args]
+        loc = self.src.loc(node)
+        if spec.int_identity and args[0].ty != "float":
+            return self.conv(args[0], "int")
+        args = tuple(self.conv(a, "float") for a in args)
+        key = "log_base" if name == "log" and len(args) == 2 else name
+        return ir.Call(spec.result, loc, key, args)

@@ -1,0 +1,417 @@
+"""IR -> WGSL text, with a ``// line N: <python source>`` comment before each statement.
+
+Expressions that Python evaluates lazily (``and``/``or`` with a list read on the right, the
+conditional expression, comparison chains) are lowered to statements with temporaries, so
+that nothing is evaluated that Python would not evaluate. Kernels with barriers run their
+returns through a ``ct_live`` flag (see ``uniform.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from . import ir
+from .builtins import ATOMIC_WGSL, HELPERS, LOG_BASE, MATH
+from .lists import ListAccess
+from .uniform import Uniformity
+
+WG = "{WORKGROUP_SIZE}"
+T = {"int": "i32", "float": "f32", "bool": "bool"}
+NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
+          "bitxor": "^"}
+HELPER_OP = {("floordiv", "int"): "ct_floordiv_i", ("floordiv", "float"): "ct_floordiv_f",
+             ("mod", "int"): "ct_mod_i", ("mod", "float"): "ct_mod_f",
+             ("pow", "int"): "ct_pow_i", ("pow", "float"): "ct_pow_f"}
+
+
+def literal(value, ty: str) -> str:
+    if ty == "bool":
+        return "true" if value else "false"
+    if ty == "int":
+        v = int(value)
+        if v == -2**31:
+            return "i32(-2147483648)"
+        return f"{v}i" if v >= 0 else f"({v}i)"
+    v = float(value)
+    if math.isnan(v) or math.isinf(v):
+        bits = struct.unpack("<I", struct.pack("<f", v))[0]
+        return f"bitcast<f32>(0x{bits:08x}u)"
+    text = repr(v)
+    return f"{text}f" if not text.startswith("-") else f"({text}f)"
+
+
+def _const_tree(e: ir.Expr) -> bool:
+    """True when WGSL would const-evaluate ``e`` (and could reject an overflow)."""
+    return not any(isinstance(x, (ir.Var, ir.Load, ir.Special, ir.Len, ir.Atomic))
+                   for x in ir.walk_expr(e))
+
+
+class Emitter:
+    def __init__(self, kernel: ir.Kernel, src, lists: ListAccess):
+        self.k = kernel
+        self.src = src
+        self.lists = lists
+        self.uni = Uniformity(kernel, src)
+        self.flag_mode = self.uni.has_barrier
+        self.helpers: set[str] = set()
+        self.lines: list[str] = []
+        self.pylines: list[int] = []
+        self.indent = 1
+        self.cur_line = 0
+        self.ntemp = 0
+
+    # -- output ----------------------------------------------------------------------------
+    def line(self, text: str):
+        self.lines.append("    " * self.indent + text)
+        self.pylines.append(self.cur_line)
+
+    def comment(self, s: ir.Stmt):
+        self.cur_line = s.loc.lineno
+        self.line(f"// line {s.loc.lineno}: {self.src.source_of(s.loc.lineno)}")
+
+    def temp(self, prefix="ct_t") -> str:
+        self.ntemp += 1
+        return f"{prefix}{self.ntemp}"
+
+    def helper(self, name: str):
+        if name not in self.helpers:
+            self.helpers.add(name)
+            for dep in HELPERS[name][0]:
+                self.helper(dep)
+
+    # -- expressions -----------------------------------------------------------------------
+    def expr(self, e: ir.Expr) -> str:
+        return getattr(self, "e_" + type(e).__name__)(e)
+
+    def operands(self, e, subs) -> list:
+        out = [self.expr(s) for s in subs]
+        if out and _const_tree(e) and subs[0].ty in ("int", "float"):
+            ident = "ct_fid" if subs[0].ty == "float" else "ct_iid"
+            self.helper(ident)
+            out[0] = f"{ident}({out[0]})"
+        return out
+
+    def e_Const(self, e):
+        return literal(e.value, e.ty)
+
+    def e_Var(self, e):
+        return e.ident
+
+    def e_Special(self, e):
+        return {"GlobalIdx": "ct_gidx", "ThreadIdx": "i32(ct_lid.x)", "BlockIdx": "i32(ct_flat)",
+                "BlockDim": f"i32({WG})", "GridDim": "i32(ct_u.ct_groups)"}[e.name]
+
+    def e_Len(self, e):
+        return self.lists.length(e.lst)
+
+    def e_Load(self, e):
+        return self.lists.load(e.lst, self.expr(e.index), e.check)
+
+    def e_Atomic(self, e):
+        idx = self.expr(e.index)
+        args = [self.expr(a) for a in e.args]
+        return self.lists.atomic(e.lst, e.op, idx, args, e.check)
+
+    def e_Unary(self, e):
+        (a,) = self.operands(e, [e.operand])
+        if e.op == "not":
+            return f"!({a})"
+        if e.op == "invert":
+            return f"(~{a})"
+        return f"(-{a})"
+
+    def e_Binary(self, e):
+        a, b = self.operands(e, [e.left, e.right])
+        return self.binop(e.op, e.left.ty, a, b)
+
+    def binop(self, op, ty, a, b) -> str:
+        if (op, ty) in HELPER_OP:
+            name = HELPER_OP[(op, ty)]
+            self.helper(name)
+            return f"{name}({a}, {b})"
+        if op == "bitxor" and ty == "bool":
+            return f"({a} != {b})"
+        if op in ("lshift", "rshift"):
+            return f"({a} {'<<' if op == 'lshift' else '>>'} bitcast<u32>({b}))"
+        return f"({a} {NATIVE[op]} {b})"
+
+    def cast(self, text: str, src: str, dst: str) -> str:
+        if src == dst:
+            return text
+        if dst == "bool":
+            return f"({text} != 0i)" if src == "int" else f"!({text} == 0.0f)"
+        return f"{T[dst]}({text})"
+
+    def e_Cast(self, e):
+        (a,) = self.operands(e, [e.operand])
+        return self.cast(a, e.operand.ty, e.ty)
+
+    def e_Call(self, e):
+        args = self.operands(e, list(e.args))
+        fn = e.fn
+        if fn == "abs":
+            return f"abs({args[0]})"
+        if fn in ("min_i", "max_i"):
+            return f"{fn[:3]}({args[0]}, {args[1]})"
+        if fn in ("min_f", "max_f"):
+            self.helper("ct_" + fn)
+            return f"ct_{fn}({args[0]}, {args[1]})"
+        if fn == "round":
+            return f"i32(round({args[0]}))"
+        template = LOG_BASE if fn == "log_base" else MATH[fn].template
+        for name in HELPERS:
+            if name + "(" in template:
+                self.helper(name)
+        return template.format(*args)
+
+    def compare(self, op, ty, a, b) -> str:
+        if op == "!=" and ty == "float":
+            return f"!({a} == {b})"        # NaN != x is True in Python; keep it unordered
+        return f"({a} {op} {b})"
+
+    def e_Compare(self, e):
+        if len(e.ops) == 1:
+            a, b = self.operands(e, list(e.operands))
+            ty = e.cmp_types[0]
+            return self.compare(e.ops[0], ty, self.cast(a, e.operands[0].ty, ty),
+                                self.cast(b, e.operands[1].ty, ty))
+        if all(_pure(x) for x in e.operands):
+            parts = []
+            strs = [self.expr(x) for x in e.operands]
+            for k, op in enumerate(e.ops):
+                ty = e.cmp_types[k]
+                parts.append(self.compare(op, ty, self.cast(strs[k], e.operands[k].ty, ty),
+                                          self.cast(strs[k + 1], e.operands[k + 1].ty, ty)))
+            return "(" + " && ".join(parts) + ")"
+        result = self.temp()
+        self.line(f"var {result}: bool = false;")
+        prev = self.bind(e.operands[0])
+        depth = 0
+        for k, op in enumerate(e.ops):
+            cur = self.bind(e.operands[k + 1])
+            ty = e.cmp_types[k]
+            test = self.compare(op, ty, self.cast(prev, e.operands[k].ty, ty),
+                                self.cast(cur, e.operands[k + 1].ty, ty))
+            if k == len(e.ops) - 1:
+                self.line(f"{result} = {test};")
+            else:
+                self.line(f"if {test} {{")
+                self.indent += 1
+                depth += 1
+            prev = cur
+        for _ in range(depth):
+            self.indent -= 1
+            self.line("}")
+        return result
+
+    def bind(self, e: ir.Expr) -> str:
+        text = self.expr(e)
+        if isinstance(e, (ir.Const, ir.Var)):
+            return text
+        name = self.temp()
+        self.line(f"let {name} = {text};")
+        return name
+
+    def sub_expr(self, e):
+        """Emit ``e`` into a separate buffer; return (its text, its prelude lines)."""
+        saved_lines, saved_py = self.lines, self.pylines
+        self.lines, self.pylines = [], []
+        text = self.expr(e)
+        pre, pre_py = self.lines, self.pylines
+        self.lines, self.pylines = saved_lines, saved_py
+        return text, pre, pre_py
+
+    def splice(self, pre, pre_py, extra_indent=1):
+        for text, py in zip(pre, pre_py):
+            self.lines.append("    " * extra_indent + text)
+            self.pylines.append(py)
+
+    def e_BoolOp(self, e):
+        left = self.expr(e.left)
+        right, pre, pre_py = self.sub_expr(e.right)
+        if e.ty == "bool" and not pre:
+            return f"({left} {'&&' if e.op == 'and' else '||'} {right})"
+        t = self.temp()
+        self.line(f"var {t}: {T[e.ty]} = {left};")
+        truth = self.cast(t, e.ty, "bool")
+        self.line(f"if {truth} {{" if e.op == "and" else f"if !{truth} {{")
+        self.splice(pre, pre_py)
+        self.line(f"    {t} = {right};")
+        self.line("}")
+        return t
+
+    def e_IfExp(self, e):
+        test = self.expr(e.test)
+        body, pre_b, py_b = self.sub_expr(e.body)
+        orelse, pre_o, py_o = self.sub_expr(e.orelse)
+        if not pre_b and not pre_o and _pure(e.body) and _pure(e.orelse):
+            return f"select({orelse}, {body}, {test})"
+        t = self.temp()
+        self.line(f"var {t}: {T[e.ty]};")
+        self.line(f"if {_paren(test)} {{")
+        self.splice(pre_b, py_b)
+        self.line(f"    {t} = {body};")
+        self.line("} else {")
+        self.splice(pre_o, py_o)
+        self.line(f"    {t} = {orelse};")
+        self.line("}")
+        return t
+
+    # -- statements ------------------------------------------------------------------------
+    def block(self, stmts, mode: str, loops: int = 0):
+        """Emit statements. mode: 'plain' (real returns), 'region' (every invocation runs
+        this block; non-region statements are guarded by ct_live), 'inner' (guarded code:
+        returns clear ct_live); ``loops`` counts loops entered inside the guard."""
+        if mode == "region":
+            self.region_block(stmts)
+            return
+        for k, s in enumerate(stmts):
+            self.stmt(s, mode, loops)
+            if mode == "inner" and _may_return(s) and k + 1 < len(stmts):
+                if loops:
+                    self.line("if (!ct_live) { break; }")
+                else:
+                    self.line("if (ct_live) {")
+                    self.indent += 1
+                    self.block(stmts[k + 1:], mode, loops)
+                    self.indent -= 1
+                    self.line("}")
+                    return
+
+    def region_block(self, stmts):
+        guarded = []
+        for s in stmts:
+            if self.uni.is_region(s):
+                self.flush_guarded(guarded)
+                guarded = []
+                self.stmt(s, "region", 0)
+            elif isinstance(s, ir.Return):
+                self.flush_guarded(guarded)
+                guarded = []
+                self.comment(s)
+                self.line("ct_live = false;")
+            else:
+                guarded.append(s)
+        self.flush_guarded(guarded)
+
+    def flush_guarded(self, stmts):
+        if not stmts:
+            return
+        self.line("if (ct_live) {")
+        self.indent += 1
+        self.block(stmts, "inner", 0)
+        self.indent -= 1
+        self.line("}")
+
+    def stmt(self, s, mode, loops):
+        self.comment(s)
+        getattr(self, "s_" + type(s).__name__)(s, mode, loops)
+
+    def s_Assign(self, s, mode, loops):
+        self.line(f"{s.ident} = {self.expr(s.value)};")
+
+    def s_ExprStmt(self, s, mode, loops):
+        text = self.expr(s.value)
+        if isinstance(s.value, ir.Atomic) or text.startswith("ct_"):
+            self.line(f"_ = {text};")
+        elif not isinstance(s.value, ir.Var):
+            self.line(f"_ = {text};")
+
+    def s_Store(self, s, mode, loops):
+        lst = s.lst
+        if s.aug_op is None:
+            idx = self.expr(s.index)
+            value = self.expr(s.value)
+            self.line(self.lists.store(lst, idx, value, s.check) + ";")
+            return
+        idx = self.bind(s.index)
+        old = self.cast(self.lists.load(lst, idx, s.check), lst.elem, s.aug_ty)
+        rhs = self.expr(s.value)
+        new = self.cast(self.binop(s.aug_op, s.aug_ty, old, rhs), s.aug_ty, lst.elem)
+        self.line(self.lists.store(lst, idx, new, s.check) + ";")
+
+    def s_If(self, s, mode, loops):
+        self.line(f"if {_paren(self.expr(s.test))} {{")
+        self.indent += 1
+        self.block(s.body, mode, loops)
+        self.indent -= 1
+        if s.orelse:
+            self.line("} else {")
+            self.indent += 1
+            self.block(s.orelse, mode, loops)
+            self.indent -= 1
+        self.line("}")
+
+    def s_While(self, s, mode, loops):
+        test, pre, pre_py = self.sub_expr(s.test)
+        if not pre:
+            self.line(f"while {_paren(test)} {{")
+        else:
+            self.line("loop {")
+            self.splice(pre, pre_py)
+            self.line(f"    if !{_paren(test)} {{ break; }}")
+        self.indent += 1
+        self.block(s.body, mode, loops + 1)
+        self.indent -= 1
+        self.line("}")
+
+    def s_ForRange(self, s, mode, loops):
+        n = self.temp("ct_r")
+        start = self.bind(s.start)
+        stop = self.bind(s.stop)
+        step = self.bind(s.step)
+        self.helper("ct_range_count")
+        self.line(f"let {n}n = ct_range_count({start}, {stop}, {step});")
+        j = f"{n}j"
+        self.line(f"for (var {j}: u32 = 0u; {j} < {n}n; {j} = {j} + 1u) {{")
+        self.indent += 1
+        if isinstance(s.step, ir.Const) and s.step.value == 1:
+            self.line(f"{s.ident} = {start} + bitcast<i32>({j});")
+        else:
+            self.line(f"{s.ident} = {start} + bitcast<i32>({j} * bitcast<u32>({step}));")
+        self.block(s.body, mode, loops + 1)
+        self.indent -= 1
+        self.line("}")
+
+    def s_Break(self, s, mode, loops):
+        self.line("break;")
+
+    def s_Continue(self, s, mode, loops):
+        self.line("continue;")
+
+    def s_Return(self, s, mode, loops):
+        if mode == "plain":
+            self.line("return;")
+        else:
+            self.line("ct_live = false;")
+            if mode == "inner" and loops:
+                self.line("break;")
+
+    def s_Barrier(self, s, mode, loops):
+        if any(lst.shared_size is None and lst.written for lst in self.lists.refs):
+            self.line("storageBarrier();")
+        self.line("workgroupBarrier();")
+
+
+def _paren(text: str) -> str:
+    return text if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]) \
+        else f"({text})"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _pure(e: ir.Expr) -> bool:
+    """Safe to evaluate even when Python would not (no list access, no atomics)."""
+    return not any(isinstance(x, (ir.Load, ir.Atomic)) for x in ir.walk_expr(e))
+
+
+def _may_return(s: ir.Stmt) -> bool:
+    return any(isinstance(x, ir.Return) for x in ir.walk_stmts([s]))
