@@ -327,9 +327,9 @@ class Frontend(ExprMixin):
         check = self.new_check(target, lst)
         if aug_op is not None:
             result = self.binary(aug_op, ir.Load(lst.elem, loc, lst, index, check), value, node)
-            self._check_elem(lst, result.ty, node)
+            self._check_elem(lst, result.ty, getattr(node, "value", node))
             return ir.Store(loc, lst, index, result.right, check, result.op, result.left.ty)
-        self._check_elem(lst, value.ty, node)
+        self._check_elem(lst, value.ty, getattr(node, "value", node))
         return ir.Store(loc, lst, index, self.conv(value, lst.elem), check)
 
     def _check_elem(self, lst, ty, node):

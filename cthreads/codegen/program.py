@@ -18,7 +18,9 @@ Binding layout of every generated shader (group 0):
   (``KernelProgram.status_binding``; ``None`` when the kernel has no checks). Word 0 is 0 while
   nothing went wrong; a failing bounds check stores, with atomics, the check id + 1 in word 0
   and the offending index in word 1 (first failure wins). ``KernelProgram.checks[id]`` tells
-  the Python line, list name and length the check guards.
+  the Python line, list name and length the check guards. Word 1 holds the index's i32 bit
+  pattern (reinterpret as signed: a negative index reads as >= 2**31 unsigned); word 2 holds
+  the length of the list or shared array at the failing access.
 
 Dispatch: the runtime dispatches ``(gx, gy, 1)`` workgroups with ``gx = min(groups, 65535)``,
 ``gy = ceil(groups / gx)`` and ``groups`` written into the uniform's first field. The shader
@@ -73,6 +75,11 @@ class KernelProgram:
     filename: str = "<unknown>"
     firstlineno: int = 1
     _template: str = ""               # WGSL text with '{WORKGROUP_SIZE}' placeholders
+    # Extensions (issue 6), all with defaults:
+    workgroup_bytes: int = 0          # bytes of var<workgroup> memory (shared arrays); the
+                                      # runtime compares it with the device limit
+    needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
+                                           # "shader-float32-atomic" for atomic_add on floats
 
     def wgsl(self, workgroup_size: int = 64) -> str:
         """The WGSL source for a given workgroup size (64 unless the runtime picks another)."""

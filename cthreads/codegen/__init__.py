@@ -1,0 +1,97 @@
+"""The kernel compiler: a Python function -> ``KernelProgram`` (WGSL text plus its layout).
+
+Pipeline: ``source`` (find and parse) -> ``checks`` (signature, declarations) -> ``frontend`` /
+``exprs`` (typed IR) -> ``uniform`` (barrier placement) -> ``layout`` + ``lists`` + ``wgsl``
+(text). Needs no device and never imports wgpu.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from .builtins import HELPERS
+from .frontend import Frontend
+from .layout import Layout
+from .lists import ListAccess
+from .program import KernelProgram
+from .wgsl import WG, Emitter
+
+ENTRY_POINT = "ct_main"
+
+
+def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
+    """Translate ``fn`` (a plain function) to a KernelProgram; raises located errors."""
+    fe = Frontend(fn, boundscheck=boundscheck)
+    kernel = fe.translate()
+    checks = tuple(fe.checks)
+    layout = Layout(kernel, bool(checks))
+    lists = ListAccess(kernel, layout.written, layout.bindings, layout.status_binding)
+    em = Emitter(kernel, fe.src, lists)
+    _emit_main(em, kernel)
+    src = fe.src
+
+    head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__} "
+            f"({src.filename}, line {src.firstlineno})"]
+    head += layout.uniform_decl() + lists.declarations()
+    helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
+    entry = [
+        "",
+        f"@compute @workgroup_size({WG})",
+        f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
+        f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
+        "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
+        "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
+        "    if (ct_flat >= ct_u.ct_groups) { return; }",
+        f"    let ct_gidx: i32 = i32(ct_flat * {WG}u + ct_lid.x);",
+    ]
+    lines, pylines = [], []
+    for text in head:
+        lines.append(text)
+        pylines.append(0)
+    for block in helper_blocks:
+        for text in [""] + block.split("\n"):
+            lines.append(text)
+            pylines.append(0)
+    for text in entry:
+        lines.append(text)
+        pylines.append(0)
+    lines += em.lines + ["}", ""]
+    pylines += em.pylines + [0, 0]
+    line_map = {k + 1: py for k, py in enumerate(pylines) if py}
+
+    uses = kernel.uses
+    fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "barrier", "shared"})
+    features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
+    return KernelProgram(
+        name=fn.__name__,
+        qualname=f"{fn.__module__}:{fn.__qualname__}",
+        params=tuple(layout.params),
+        uniform_size=layout.uniform_size,
+        entry_point=ENTRY_POINT,
+        fixed_workgroup_size=fixed,
+        status_binding=layout.status_binding,
+        checks=checks,
+        line_map=line_map,
+        filename=src.filename,
+        firstlineno=src.firstlineno,
+        _template="\n".join(lines),
+        workgroup_bytes=lists.workgroup_bytes(),
+        needs_features=features,
+    )
+
+
+def _emit_main(em: Emitter, kernel: ir.Kernel):
+    for local in kernel.locals:
+        t = {"int": "i32", "float": "f32", "bool": "bool"}[local.ty]
+        if local.param:
+            init = f"ct_u.{local.ident}" + (" != 0u" if local.ty == "bool" else "")
+            em.line(f"var {local.ident}: {t} = {init};")
+        else:
+            em.line(f"var {local.ident}: {t};")
+    if em.flag_mode:
+        em.line("var ct_live: bool = true;")
+        em.block(list(kernel.body), "region")
+    else:
+        em.block(list(kernel.body), "plain")
+
+
+__all__ = ["compile_kernel", "KernelProgram"]

@@ -1,0 +1,56 @@
+"""Binding plan: the uniform struct, storage bindings, read vs read_write from write analysis.
+
+Follows ``program.py``: binding 0 is the uniform (hidden group count first, then scalars in
+declaration order, 4 bytes each), lists from binding 1 in declaration order, then the status
+buffer when the kernel has bounds checks.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from .program import ProgramParam
+from .types import ListType
+
+_KIND = {"int": "int", "float": "float", "bool": "bool"}
+_UNIFORM_T = {"int": "i32", "float": "f32", "bool": "u32"}
+
+
+def written_lists(kernel: ir.Kernel) -> set:
+    """Python names of lists the kernel may write (stores, augmented stores, atomics)."""
+    names = set()
+    for s in ir.walk_stmts(kernel.body):
+        if isinstance(s, ir.Store):
+            names.add(s.lst.pyname)
+        for e in ir.stmt_exprs(s):
+            for x in ir.walk_expr(e):
+                if isinstance(x, ir.Atomic):
+                    names.add(x.lst.pyname)
+    return names
+
+
+class Layout:
+    def __init__(self, kernel: ir.Kernel, has_checks: bool):
+        written = written_lists(kernel)
+        atomic = {ref.pyname for ref in kernel.lists if ref.atomic}
+        self.params = []
+        self.bindings = {}
+        self.fields = ["    ct_groups: u32,"]
+        offset = 4
+        binding = 1
+        for (name, ty), ident in zip(kernel.params, kernel.param_idents):
+            if isinstance(ty, ListType):
+                self.bindings[name] = binding
+                self.params.append(ProgramParam(name, f"list[{ty.elem}]", True, ty.elem,
+                                                binding, None, name in written, name in atomic))
+                binding += 1
+            else:
+                self.fields.append(f"    {ident}: {_UNIFORM_T[ty]},")
+                self.params.append(ProgramParam(name, ty, False, ty, None, offset))
+                offset += 4
+        self.uniform_size = max(16, (offset + 15) // 16 * 16)
+        self.status_binding = binding if has_checks else None
+        self.written = written
+
+    def uniform_decl(self) -> list[str]:
+        return (["struct CtUniforms {"] + self.fields + ["}",
+                "@group(0) @binding(0) var<uniform> ct_u: CtUniforms;"])

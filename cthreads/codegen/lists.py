@@ -1,0 +1,171 @@
+"""List and shared-array access: declarations, loads, stores, atomics and bounds checks.
+
+With bounds checks on, every access goes through a small per-list helper: one unsigned
+compare against the length; an out-of-range read gives 0 and an out-of-range write is
+skipped, and the first failure stores its check id + 1, the index (as i32 bits) and the
+length into the status buffer (words 0, 1, 2), as ``program.py`` describes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import ir
+from .builtins import ATOMIC_WGSL
+
+STORE_T = {"int": "i32", "float": "f32", "bool": "u32"}
+ZERO = {"int": "0i", "float": "0.0f", "bool": "false"}
+VALUE_T = {"int": "i32", "float": "f32", "bool": "bool"}
+
+
+@dataclass(frozen=True)
+class ListView:
+    ref: ir.ListRef
+    written: bool
+    binding: int | None          # storage binding for parameters, None for shared arrays
+
+    @property
+    def shared_size(self):
+        return self.ref.shared_size
+
+    @property
+    def ident(self):
+        return self.ref.ident
+
+
+class ListAccess:
+    def __init__(self, kernel: ir.Kernel, written: set, bindings: dict, status_binding):
+        self.views = {}
+        for ref in kernel.lists:
+            self.views[ref.pyname] = ListView(ref, ref.pyname in written,
+                                              bindings.get(ref.pyname))
+        self.refs = list(self.views.values())
+        self.status_binding = status_binding
+        self.helpers: dict[str, str] = {}      # name -> WGSL text, emitted sorted
+
+    # -- declarations ----------------------------------------------------------------------
+    def elem_type(self, ref: ir.ListRef) -> str:
+        t = STORE_T[ref.elem]
+        return f"atomic<{t}>" if ref.atomic else t
+
+    def declarations(self) -> list[str]:
+        out = []
+        for v in self.refs:
+            if v.shared_size is None:
+                access = "read_write" if v.written else "read"
+                out.append(f"@group(0) @binding({v.binding}) var<storage, {access}> {v.ident}: "
+                           f"array<{self.elem_type(v.ref)}>;")
+        if self.status_binding is not None:
+            out.append(f"@group(0) @binding({self.status_binding}) var<storage, read_write> "
+                       f"ct_status: array<atomic<u32>, 4>;")
+        for v in self.refs:
+            if v.shared_size is not None:
+                out.append(f"var<workgroup> {v.ident}: array<{self.elem_type(v.ref)}, "
+                           f"{v.shared_size}>;")
+        return out
+
+    def workgroup_bytes(self) -> int:
+        return sum(4 * v.shared_size for v in self.refs if v.shared_size is not None)
+
+    # -- raw access ------------------------------------------------------------------------
+    def length(self, ref: ir.ListRef) -> str:
+        if ref.shared_size is not None:
+            return f"{ref.shared_size}i"
+        return f"i32(arrayLength(&{ref.ident}))"
+
+    def _ulen(self, ref) -> str:
+        if ref.shared_size is not None:
+            return f"{ref.shared_size}u"
+        return f"arrayLength(&{ref.ident})"
+
+    def _raw_load(self, ref, idx) -> str:
+        if ref.atomic:
+            return f"atomicLoad(&{ref.ident}[{idx}])"
+        if ref.elem == "bool":
+            return f"({ref.ident}[{idx}] != 0u)"
+        return f"{ref.ident}[{idx}]"
+
+    def _raw_store(self, ref, idx, value) -> str:
+        if ref.atomic:
+            return f"atomicStore(&{ref.ident}[{idx}], {value})"
+        if ref.elem == "bool":
+            return f"{ref.ident}[{idx}] = select(0u, 1u, {value})"
+        return f"{ref.ident}[{idx}] = {value}"
+
+    def _raw_atomic(self, ref, op, idx, args) -> str:
+        if op == "compare_exchange":
+            name = f"ct_cas_{ref.ident}"
+            if name not in self.helpers:
+                t = STORE_T[ref.elem]
+                self.helpers[name] = (
+                    f"fn {name}(i: i32, e: {t}, v: {t}) -> {t} {{\n"
+                    f"    loop {{\n"
+                    f"        let r = atomicCompareExchangeWeak(&{ref.ident}[i], e, v);\n"
+                    f"        if (r.exchanged || r.old_value != e) {{ return r.old_value; }}\n"
+                    f"    }}\n}}")
+            return f"{name}({idx}, {args[0]}, {args[1]})"
+        return f"{ATOMIC_WGSL[op]}(&{ref.ident}[{idx}], {args[0]})"
+
+    # -- checked access --------------------------------------------------------------------
+    def _fail(self):
+        if "ct_fail" not in self.helpers:
+            self.helpers["ct_fail"] = (
+                "fn ct_fail(c: u32, i: i32, n: u32) {\n"
+                "    if (atomicLoad(&ct_status[0]) != 0u) { return; }\n"
+                "    loop {\n"
+                "        let r = atomicCompareExchangeWeak(&ct_status[0], 0u, c);\n"
+                "        if (r.exchanged) {\n"
+                "            atomicStore(&ct_status[1], bitcast<u32>(i));\n"
+                "            atomicStore(&ct_status[2], n);\n"
+                "            return;\n"
+                "        }\n"
+                "        if (r.old_value != 0u) { return; }\n"
+                "    }\n}")
+
+    def load(self, ref, idx: str, check) -> str:
+        if check is None:
+            return self._raw_load(ref, idx)
+        name = f"ct_ld_{ref.ident}"
+        if name not in self.helpers:
+            self._fail()
+            n = self._ulen(ref)
+            self.helpers[name] = (
+                f"fn {name}(i: i32, c: u32) -> {VALUE_T[ref.elem]} {{\n"
+                f"    if (bitcast<u32>(i) < {n}) {{ return {self._raw_load(ref, 'i')}; }}\n"
+                f"    ct_fail(c, i, {n});\n"
+                f"    return {ZERO[ref.elem]};\n}}")
+        return f"{name}({idx}, {check + 1}u)"
+
+    def store(self, ref, idx: str, value: str, check) -> str:
+        if check is None:
+            return self._raw_store(ref, idx, value)
+        name = f"ct_st_{ref.ident}"
+        if name not in self.helpers:
+            self._fail()
+            n = self._ulen(ref)
+            self.helpers[name] = (
+                f"fn {name}(i: i32, v: {VALUE_T[ref.elem]}, c: u32) {{\n"
+                f"    if (bitcast<u32>(i) < {n}) {{ {self._raw_store(ref, 'i', 'v')}; }}\n"
+                f"    else {{ ct_fail(c, i, {n}); }}\n}}")
+        return f"{name}({idx}, {value}, {check + 1}u)"
+
+    def atomic(self, ref, op, idx: str, args: list, check) -> str:
+        if check is None:
+            return self._raw_atomic(ref, op, idx, args)
+        name = f"ct_at_{op}_{ref.ident}"
+        t = STORE_T[ref.elem]
+        if name not in self.helpers:
+            self._fail()
+            n = self._ulen(ref)
+            params = "".join(f", a{k}: {t}" for k in range(len(args)))
+            inner = self._raw_atomic(ref, op, "i", [f"a{k}" for k in range(len(args))])
+            self.helpers[name] = (
+                f"fn {name}(i: i32{params}, c: u32) -> {t} {{\n"
+                f"    if (bitcast<u32>(i) < {n}) {{ return {inner}; }}\n"
+                f"    ct_fail(c, i, {n});\n"
+                f"    return {ZERO[ref.elem]};\n}}")
+        return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
+
+    def helper_text(self) -> list[str]:
+        order = sorted(self.helpers, key=lambda k: (k != "ct_fail", k))
+        return [self.helpers[k] for k in order]

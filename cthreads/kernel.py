@@ -1,0 +1,139 @@
+"""``@Gpu``: what the decorator returns, a ``GpuKernel``.
+
+Decoration translates the whole kernel at once (no device needed) and raises located errors;
+calling the kernel directly runs the Python body; ``simulate`` runs the body once per thread
+index, the plain-Python oracle that tests compare the device against.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import weakref
+
+from . import indexes
+from .codegen import compile_kernel
+from .codegen.program import KernelProgram
+from .errors import GpuKernelError, GpuKernelTypeError
+
+WORKGROUP_SIZE = 64
+
+_registry: list = []            # weak references, in definition order
+_registry_lock = threading.Lock()
+
+
+def all_kernels() -> list:
+    """Every kernel defined so far and still alive, in definition order."""
+    with _registry_lock:
+        alive = [r() for r in _registry]
+        _registry[:] = [r for r, k in zip(_registry, alive) if k is not None]
+        return [k for k in alive if k is not None]
+
+
+def _device_name():
+    try:
+        from .backend import device
+        return device.current_name()
+    except (ImportError, AttributeError):
+        return None
+
+
+class GpuKernel:
+    """A ``@Gpu`` kernel: compiled at decoration, runnable as plain Python."""
+
+    def __init__(self, fn, *, log: bool = False, boundscheck: bool = True):
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise GpuKernelTypeError(
+                f"@Gpu expects a function defined with 'def', got {type(fn).__name__}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.log = bool(log)
+        self.boundscheck = bool(boundscheck)
+        self._runtime = None          # owned by the launch code (per-kernel cache)
+        self._logged = False
+        try:
+            self.program: KernelProgram = compile_kernel(fn, boundscheck=self.boundscheck)
+        except (GpuKernelError, GpuKernelTypeError) as exc:
+            raise exc.with_traceback(None) from None
+        with _registry_lock:
+            _registry.append(weakref.ref(self))
+        if self.log:
+            name = _device_name()
+            if name:
+                self.announce(name)
+
+    def announce(self, device: str) -> None:
+        """Print the log=True line once (at decoration if a device is up, else at launch)."""
+        if self.log and not self._logged:
+            self._logged = True
+            print(f"cthreads: kernel {self.__name__} assigned to GPU device {device}",
+                  file=sys.stderr, flush=True)
+
+    @property
+    def wgsl(self) -> str:
+        """The generated WGSL for workgroup size 64."""
+        return self.program.wgsl(WORKGROUP_SIZE)
+
+    @property
+    def uses_workgroup(self) -> bool:
+        return self.program.fixed_workgroup_size
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __repr__(self) -> str:
+        return f"<GpuKernel {self.program.qualname}>"
+
+    def __get__(self, obj, objtype=None):
+        return self
+
+    # -- the plain-Python oracle -----------------------------------------------------------
+    def problem_size(self, args) -> int:
+        names = [p.name for p in self.program.params]
+        for p, value in zip(self.program.params, args):
+            if p.name == "n" and p.kind == "int":
+                return int(value)
+        lengths = [len(a) for p, a in zip(self.program.params, args) if p.is_list]
+        return max(lengths, default=0)
+
+    def simulate(self, *args, n: int | None = None) -> None:
+        """Run the body once per thread (GlobalIdx.x = 0 .. groups*64-1), lists in place.
+
+        Threads run one after another, so kernels that use barriers or shared memory (whose
+        threads must run together) cannot be simulated.
+        """
+        prog = self.program
+        if len(args) != len(prog.params):
+            raise TypeError(f"{self.__name__}.simulate() takes {len(prog.params)} arguments "
+                            f"({', '.join(p.name for p in prog.params)}), got {len(args)}")
+        if "workgroupBarrier" in prog._template or prog.workgroup_bytes:
+            raise RuntimeError(
+                f"kernel {self.__name__} uses barriers or shared memory; simulate() runs "
+                f"threads one after another and cannot reproduce workgroup cooperation")
+        size = self.problem_size(args) if n is None else int(n)
+        groups = max(1, -(-size // WORKGROUP_SIZE))
+        total = groups * WORKGROUP_SIZE
+        try:
+            for g in range(total):
+                indexes.set_thread(g, WORKGROUP_SIZE, groups)
+                try:
+                    self.fn(*args)
+                except Exception as exc:
+                    exc.add_note(f"(in simulated thread GlobalIdx.x = {g} of kernel "
+                                 f"{self.__name__})")
+                    raise
+        finally:
+            indexes.clear_thread()
+
+
+def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True):
+    """Decorate a kernel: ``@Gpu``, ``@Gpu(log=True)``, ``@Gpu(boundscheck=False)``."""
+    if fn is None:
+        return lambda f: GpuKernel(f, log=log, boundscheck=boundscheck)
+    if isinstance(fn, (bool, int, str)):
+        raise TypeError("use @Gpu, @Gpu(log=True) or @Gpu(boundscheck=False)")
+    return GpuKernel(fn, log=log, boundscheck=boundscheck)
+
+
+__all__ = ["Gpu", "GpuKernel", "all_kernels"]
