@@ -29,8 +29,7 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
     _emit_main(em, kernel)
     src = fe.src
 
-    head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__} "
-            f"({src.filename}, line {src.firstlineno})"]
+    head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl() + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
     entry = [

@@ -98,10 +98,10 @@ class ListAccess:
             if name not in self.helpers:
                 t = STORE_T[ref.elem]
                 self.helpers[name] = (
-                    f"fn {name}(i: i32, e: {t}, v: {t}) -> {t} {{\n"
+                    f"fn {name}(ct_i: i32, ct_e: {t}, ct_v: {t}) -> {t} {{\n"
                     f"    loop {{\n"
-                    f"        let r = atomicCompareExchangeWeak(&{ref.ident}[i], e, v);\n"
-                    f"        if (r.exchanged || r.old_value != e) {{ return r.old_value; }}\n"
+                    f"        let ct_r = atomicCompareExchangeWeak(&{ref.ident}[ct_i], ct_e, ct_v);\n"
+                    f"        if (ct_r.exchanged || ct_r.old_value != ct_e) {{ return ct_r.old_value; }}\n"
                     f"    }}\n}}")
             return f"{name}({idx}, {args[0]}, {args[1]})"
         return f"{ATOMIC_WGSL[op]}(&{ref.ident}[{idx}], {args[0]})"
@@ -130,9 +130,9 @@ class ListAccess:
             self._fail()
             n = self._ulen(ref)
             self.helpers[name] = (
-                f"fn {name}(i: i32, c: u32) -> {VALUE_T[ref.elem]} {{\n"
-                f"    if (bitcast<u32>(i) < {n}) {{ return {self._raw_load(ref, 'i')}; }}\n"
-                f"    ct_fail(c, i, {n});\n"
+                f"fn {name}(ct_i: i32, ct_c: u32) -> {VALUE_T[ref.elem]} {{\n"
+                f"    if (bitcast<u32>(ct_i) < {n}) {{ return {self._raw_load(ref, 'ct_i')}; }}\n"
+                f"    ct_fail(ct_c, ct_i, {n});\n"
                 f"    return {ZERO[ref.elem]};\n}}")
         return f"{name}({idx}, {check + 1}u)"
 
@@ -144,9 +144,9 @@ class ListAccess:
             self._fail()
             n = self._ulen(ref)
             self.helpers[name] = (
-                f"fn {name}(i: i32, v: {VALUE_T[ref.elem]}, c: u32) {{\n"
-                f"    if (bitcast<u32>(i) < {n}) {{ {self._raw_store(ref, 'i', 'v')}; }}\n"
-                f"    else {{ ct_fail(c, i, {n}); }}\n}}")
+                f"fn {name}(ct_i: i32, ct_v: {VALUE_T[ref.elem]}, ct_c: u32) {{\n"
+                f"    if (bitcast<u32>(ct_i) < {n}) {{ {self._raw_store(ref, 'ct_i', 'ct_v')}; }}\n"
+                f"    else {{ ct_fail(ct_c, ct_i, {n}); }}\n}}")
         return f"{name}({idx}, {value}, {check + 1}u)"
 
     def atomic(self, ref, op, idx: str, args: list, check) -> str:
@@ -157,12 +157,12 @@ class ListAccess:
         if name not in self.helpers:
             self._fail()
             n = self._ulen(ref)
-            params = "".join(f", a{k}: {t}" for k in range(len(args)))
-            inner = self._raw_atomic(ref, op, "i", [f"a{k}" for k in range(len(args))])
+            params = "".join(f", ct_a{k}: {t}" for k in range(len(args)))
+            inner = self._raw_atomic(ref, op, "ct_i", [f"ct_a{k}" for k in range(len(args))])
             self.helpers[name] = (
-                f"fn {name}(i: i32{params}, c: u32) -> {t} {{\n"
-                f"    if (bitcast<u32>(i) < {n}) {{ return {inner}; }}\n"
-                f"    ct_fail(c, i, {n});\n"
+                f"fn {name}(ct_i: i32{params}, ct_c: u32) -> {t} {{\n"
+                f"    if (bitcast<u32>(ct_i) < {n}) {{ return {inner}; }}\n"
+                f"    ct_fail(ct_c, ct_i, {n});\n"
                 f"    return {ZERO[ref.elem]};\n}}")
         return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
 
