@@ -191,6 +191,11 @@ class ExprMixin:
     def binary(self, op, left, right, node) -> ir.Expr:
         loc = self.src.loc(node)
         lt, rt = left.ty, right.ty
+        if op in ("truediv", "floordiv", "mod") and isinstance(right, ir.Const) \
+                and right.value == 0:
+            where = node.right if isinstance(node, ast.BinOp) else getattr(node, "value", node)
+            self.src.error(where, f"division by a constant zero ('{BINOP_SYMBOL[op]} 0')",
+                           "Python raises ZeroDivisionError here; divide by a non-zero value")
         if op in ("add", "sub", "mul", "floordiv", "mod"):
             ty = arith(lt, rt)
             return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
