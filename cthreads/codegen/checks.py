@@ -65,6 +65,11 @@ def check_signature(src: KernelSource, lookup) -> list:
     return params
 
 
+_REJECT_EARLY = {"ListComp", "SetComp", "DictComp", "GeneratorExp", "Lambda", "Await", "Yield",
+                 "YieldFrom", "ClassDef", "FunctionDef", "AsyncFunctionDef", "Try", "TryStar",
+                 "With", "AsyncWith", "Assert", "Raise", "Delete", "Match", "NamedExpr"}
+
+
 class Declarations(ast.NodeVisitor):
     """Names assigned in the body, with their annotation nodes and for-target uses."""
 
@@ -76,12 +81,17 @@ class Declarations(ast.NodeVisitor):
         self.for_targets: dict[str, ast.AST] = {}
         self.imported: dict[str, ast.AST] = {}
 
-    def visit_FunctionDef(self, node):    # nested defs are rejected by the frontend
-        pass
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-    visit_ClassDef = visit_FunctionDef
-    visit_Lambda = visit_FunctionDef
+    def generic_visit(self, node):
+        """Reject, in source order, constructs that have no meaning in a kernel at all."""
+        from .exprs import _UNSUPPORTED_EXPR
+        from .frontend import _UNSUPPORTED_STMT
+        name = type(node).__name__
+        if name in _REJECT_EARLY:
+            table = _UNSUPPORTED_STMT if name in _UNSUPPORTED_STMT else _UNSUPPORTED_EXPR
+            what, hint = table[name]
+            verb = "are" if what.endswith("s") and not what.startswith("'") else "is"
+            self.src.error(node, f"{what} {verb} not supported in kernels", hint)
+        super().generic_visit(node)
 
     def _target(self, t, node):
         if isinstance(t, ast.Name):

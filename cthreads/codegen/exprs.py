@@ -240,14 +240,15 @@ class ExprMixin:
         return ir.Unary(ty, loc, "neg", e)
 
     def ex_Compare(self, node):
-        operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
-        ops, types = [], []
-        for k, op in enumerate(node.ops):
-            sym = CMPOPS.get(type(op))
-            if sym is None:
+        for op in node.ops:
+            if type(op) not in CMPOPS:
                 self.src.error(node, f"the '{type(op).__name__}' comparison "
                                f"('is', 'in', ...) is not supported in kernels",
                                "compare numbers with == != < <= > >=")
+        operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        ops, types = [], []
+        for k, op in enumerate(node.ops):
+            sym = CMPOPS[type(op)]
             a, b = operands[k].ty, operands[k + 1].ty
             if "float" in (a, b):
                 ty = "float"

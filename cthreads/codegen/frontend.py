@@ -124,6 +124,11 @@ class Frontend(ExprMixin):
                           "parameters keep their annotated type; use a new name for the local",
                           cls=GpuKernelTypeError)
             ty = declared_type(src, name, nodes, self.lookup)
+            if isinstance(ty, ListType) and isinstance(nodes[0].value, ast.Call) and \
+                    self.ftable.get(id(self.resolve(nodes[0].value.func))) == ("shared",):
+                src.error(nodes[0], "shared arrays are declared at the top level of the kernel "
+                          "body, outside loops and branches",
+                          "move the shared(...) declaration to the start of the kernel")
             if isinstance(ty, ListType):
                 src.error(nodes[0], f"list local '{name}' must be declared with shared(size)",
                           f"write '{name}: {ty} = shared(64)' at the top of the kernel, or pass "
