@@ -41,7 +41,7 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
         "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
         "    if (ct_flat >= ct_u.ct_groups) { return; }",
         f"    let ct_gidx: i32 = i32(ct_flat * {WG}u + ct_lid.x);",
-    ]
+    ] + ["    " + text for text in lists.zero_shared(WG)]
     lines, pylines = [], []
     for text in head:
         lines.append(text)

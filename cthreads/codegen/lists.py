@@ -64,6 +64,22 @@ class ListAccess:
                            f"{v.shared_size}>;")
         return out
 
+    def zero_shared(self, wg: str) -> list[str]:
+        """Prologue lines that zero every shared array (Python's shared(n) is all zeros; the
+        driver may not zero workgroup memory), then a barrier."""
+        out = []
+        for v in self.refs:
+            if v.shared_size is None:
+                continue
+            zero = "0.0f" if v.ref.elem == "float" else ("0i" if v.ref.elem == "int" else "0u")
+            store = (f"atomicStore(&{v.ident}[ct_k], {zero})" if v.ref.atomic
+                     else f"{v.ident}[ct_k] = {zero}")
+            out.append(f"for (var ct_k: u32 = ct_lid.x; ct_k < {v.shared_size}u; "
+                       f"ct_k = ct_k + {wg}u) {{ {store}; }}")
+        if out:
+            out.append("workgroupBarrier();")
+        return out
+
     def workgroup_bytes(self) -> int:
         return sum(4 * v.shared_size for v in self.refs if v.shared_size is not None)
 
@@ -102,7 +118,8 @@ class ListAccess:
                     f"    loop {{\n"
                     f"        let ct_r = atomicCompareExchangeWeak(&{ref.ident}[ct_i], ct_e, ct_v);\n"
                     f"        if (ct_r.exchanged || ct_r.old_value != ct_e) {{ return ct_r.old_value; }}\n"
-                    f"    }}\n}}")
+                    f"    }}\n"
+                    f"    return ct_e;\n}}")
             return f"{name}({idx}, {args[0]}, {args[1]})"
         return f"{ATOMIC_WGSL[op]}(&{ref.ident}[{idx}], {args[0]})"
 
