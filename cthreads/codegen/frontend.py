@@ -346,10 +346,10 @@ class Frontend(ExprMixin):
                            cls=GpuKernelTypeError)
 
     def st_Assign(self, node):
-        value = self.expr(node.value)
         targets = node.targets
         if len(targets) == 1 and isinstance(targets[0], ast.Tuple):
             return self.tuple_assign(targets[0], node)
+        value = self.expr(node.value)
         out = []
         if len(targets) > 1 and not isinstance(value, (ir.Const, ir.Var)):
             tmp = self.hidden_local(value.ty)

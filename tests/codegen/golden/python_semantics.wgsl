@@ -1,0 +1,105 @@
+// cthreads kernel tests.codegen.golden_kernels.python_semantics
+struct CtUniforms {
+    ct_groups: u32,
+    n: i32,
+}
+@group(0) @binding(0) var<uniform> ct_u: CtUniforms;
+@group(0) @binding(1) var<storage, read_write> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> k: array<i32>;
+@group(0) @binding(3) var<storage, read_write> flags: array<u32>;
+
+fn ct_copysign(a: f32, b: f32) -> f32 {
+    return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));
+}
+
+fn ct_floordiv_f(a: f32, b: f32) -> f32 {
+    if (b == 0.0f) { return floor(a / b); }
+    var m = a % b;
+    var d = (a - m) / b;
+    if (!(m == 0.0f) && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
+    if (d == 0.0f) { return ct_copysign(0.0f, a / b); }
+    var q = floor(d);
+    if (d - q > 0.5f) { q = q + 1.0f; }
+    return q;
+}
+
+fn ct_floordiv_i(a: i32, b: i32) -> i32 {
+    if (b == 0i) { return 0i; }
+    if (b == -1i) { return 0i - a; }
+    let q = a / b;
+    if ((a % b != 0i) && ((a < 0i) != (b < 0i))) { return q - 1i; }
+    return q;
+}
+
+fn ct_isnan(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn ct_mod_i(a: i32, b: i32) -> i32 {
+    if (b == 0i || b == -1i) { return 0i; }
+    let r = a % b;
+    if ((r != 0i) && ((r < 0i) != (b < 0i))) { return r + b; }
+    return r;
+}
+
+fn ct_pow_i(base: i32, e: i32) -> i32 {
+    if (e < 0i) {
+        if (base == 1i) { return 1i; }
+        if (base == -1i) { return select(1i, -1i, (e & 1i) == 1i); }
+        return 0i;
+    }
+    var r = 1i;
+    var b = base;
+    var k = e;
+    loop {
+        if (k == 0i) { break; }
+        if ((k & 1i) == 1i) { r = r * b; }
+        b = b * b;
+        k = k >> 1u;
+    }
+    return r;
+}
+
+fn ct_range_count(start: i32, stop: i32, step: i32) -> u32 {
+    if (step > 0i && start < stop) {
+        return (bitcast<u32>(stop) - bitcast<u32>(start) - 1u) / bitcast<u32>(step) + 1u;
+    }
+    if (step < 0i && start > stop) {
+        return (bitcast<u32>(start) - bitcast<u32>(stop) - 1u) / (0u - bitcast<u32>(step)) + 1u;
+    }
+    return 0u;
+}
+
+@compute @workgroup_size(64)
+fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
+        @builtin(local_invocation_id) ct_lid: vec3<u32>) {
+    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;
+    if (ct_flat >= ct_u.ct_groups) { return; }
+    let ct_gidx: i32 = i32(ct_flat * 64u + ct_lid.x);
+    var n: i32 = ct_u.n;
+    var i: i32;
+    var ct_v_out: i32;
+    // line 24: i = GlobalIdx.x
+    i = ct_gidx;
+    // line 25: if 0 <= i < n and flags[i]:
+    if (((0i <= i) && (i < n)) && (flags[i] != 0u)) {
+        // line 26: k[i] = k[i] // 3 % 4 + int(x[i]) ** 2
+        k[i] = (ct_mod_i(ct_floordiv_i(k[i], 3i), 4i) + ct_pow_i(i32(x[i]), 2i));
+        // line 27: x[i] = x[i] // 2.0 + math.floor(x[i]) + (x[i] if x[i] > 0 else -x[i])
+        var ct_t1: f32;
+        if (x[i] > f32(0i)) {
+            ct_t1 = x[i];
+        } else {
+            ct_t1 = (-x[i]);
+        }
+        x[i] = ((ct_floordiv_f(x[i], 2.0f) + f32(i32(floor(x[i])))) + ct_t1);
+    }
+    // line 28: for out in range(n - 1, -1, -2):
+    let ct_t3 = (n - 1i);
+    let ct_r2n = ct_range_count(ct_t3, (-1i), (-2i));
+    for (var ct_r2j: u32 = 0u; ct_r2j < ct_r2n; ct_r2j = ct_r2j + 1u) {
+        ct_v_out = ct_t3 + bitcast<i32>(ct_r2j * bitcast<u32>((-2i)));
+        // line 29: flags[out] = math.isnan(x[out]) or x[out] != 1.0
+        flags[ct_v_out] = select(0u, 1u, (ct_isnan(x[ct_v_out]) || !(x[ct_v_out] == 1.0f)));
+    }
+}
