@@ -24,7 +24,7 @@ _resident: dict[int, "_Slot"] = {}
 
 class _Slot:
     __slots__ = ("name", "target", "elem", "length", "pooled", "arena_ref", "written",
-                 "used", "__weakref__")
+                 "used", "writers", "__weakref__")
 
     def __init__(self, name, target, elem, pooled, arena):
         self.name = name
@@ -35,6 +35,11 @@ class _Slot:
         self.arena_ref = weakref.ref(arena)
         self.written = False      # a kernel may have changed the device copy since last sync
         self.used = False         # some launch has used the device copy
+        self.writers = set()      # kernel runtimes that wrote it since the last sync
+
+    def mark_written(self, rt) -> None:
+        self.written = True
+        self.writers.add(rt)
 
     @property
     def nbytes(self) -> int:

@@ -1,43 +1,33 @@
 """``GpuJob``: the handle of one submitted launch.
 
-``join(download=True)`` waits for the device, checks the kernel's status word (bounds-check
-failures raise ``GpuIndexError`` and then *nothing* is written back), and writes every list the
-kernel may have written into the caller's own list objects. ``done()`` polls without blocking.
+``join(download=True)`` waits for the device, reads the kernel's bounds-check status (a failure
+raises ``GpuIndexError`` and then *nothing* is written back) and writes every list the kernel may
+have written into the caller's own list objects, all from one mapped staging buffer.
+``join(download=False)`` only waits; a bounds-check failure of such a launch is reported by the
+next join with download or ``GpuArena.sync()`` (reading the status costs a map, which would
+double the cost of small resident launches). ``done()`` polls without blocking.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
-import numpy as np
-
-from . import convert
 from .backend import device as _device
-from .errors import GpuIndexError, GpuInvalidArgument
+from .errors import GpuInvalidArgument
 from .job import Job
-
-
-@dataclass
-class Download:
-    target: object        # the caller's list or array
-    staging: object       # PooledBuffer holding the result bytes after the submission
-    nbytes: int
-    elem: str
 
 
 class GpuJob(Job):
     """A launch submitted to the device; ``join()`` waits and writes results back."""
 
-    def __init__(self, rt, seq, downloads, resident_written, owned, status):
+    def __init__(self, rt, seq, readback, resident_written, owned):
         # Job.__init__ is not called: a device job needs no thread or event (launch-path cost).
         self._fn = rt.kernel
         self._rt = rt
         self._seq = seq
-        self._downloads = downloads
+        self._readback = readback          # Readback of this launch's results, or None
         self._resident_written = resident_written
         self._owned = owned
-        self._status = status
         self._generation = rt.generation
         self._joined = False
         self._join_lock = threading.Lock()
@@ -53,9 +43,8 @@ class GpuJob(Job):
         return True
 
     def done(self) -> bool:
-        if self._joined:
-            return True
-        if self._generation != _device.generation():
+        """True once the device has finished this launch (never blocks)."""
+        if self._joined or self._generation != _device.generation():
             return True
         try:
             return self._rt.queue.is_done(self._seq)
@@ -69,7 +58,7 @@ class GpuJob(Job):
         return True
 
     def join(self, download: bool = True, timeout: float | None = None):
-        """Wait for the device; with ``download`` write written lists back. Returns None."""
+        """Wait for the device; with ``download`` check bounds and write lists back. Returns None."""
         if not isinstance(download, bool):
             raise GpuInvalidArgument(f"GpuJob.join(download=...): expects True or False, got "
                                      f"{download!r}")
@@ -77,50 +66,32 @@ class GpuJob(Job):
         with self._join_lock:
             if self._error is not None:
                 raise self._error
-            if self._joined:
-                if download and self._resident_written:
-                    download_slots([s for s in self._resident_written if s.written])
-                return None
             if self._generation != _device.generation():
                 self._joined = True
                 return None
-            with launch_lock:
-                try:
-                    self._finish(download)
-                except BaseException as exc:
-                    self._error = exc
-                    raise
-                finally:
-                    self._joined = True
-                    self._release()
-            if download and self._resident_written:
-                download_slots([s for s in self._resident_written if s.written])
+            rt = self._rt
+            first = not self._joined
+            had_readback = self._readback is not None
+            if first:
+                with launch_lock:
+                    try:
+                        rt.queue.wait(self._seq)
+                        if self._readback is not None:
+                            self._readback.finish(rt.queue, self._seq, download)
+                    except BaseException as exc:
+                        self._error = exc
+                        raise
+                    finally:
+                        self._joined = True
+                        self._readback = None
+                        self._release()
+            if not download:
+                return None
+            # resident lists the kernel wrote; and the status when no readback carried it
+            check = (rt,) if (first and not had_readback and rt.status is not None
+                              and rt.unchecked) else ()
+            download_slots([s for s in self._resident_written if s.written], check)
         return None
-
-    def _finish(self, download: bool) -> None:
-        queue = self._rt.queue
-        queue.wait(self._seq)
-        if self._status is not None:
-            words = queue.read_into(self._status, self._rt.status_nbytes, self._seq,
-                                    lambda v: np.frombuffer(v, dtype=np.uint32).copy())
-            if words[0]:
-                raise self._index_error(int(words[0]) - 1, int(np.int32(words[1])))
-        if download:
-            for d in self._downloads:
-                queue.read_into(d.staging, d.nbytes, self._seq,
-                                lambda view, d=d: convert.writeback(d.target, view, d.elem))
-
-    def _index_error(self, check_id: int, index: int) -> GpuIndexError:
-        prog = self._rt.program
-        check = next((c for c in prog.checks if c.id == check_id), None)
-        if check is None:
-            return GpuIndexError(f"kernel {prog.name}: an index was out of range ({index})")
-        return GpuIndexError(
-            f"kernel {prog.name}: index {index} is out of range for list {check.list_name!r}\n"
-            f'  File "{prog.filename}", line {check.lineno}, in {prog.name}\n'
-            f"    {check.source}\n"
-            "No list was written back; the lists hold what they held before the launch. "
-            "Guard the access (e.g. `if i < len(lst):`) or fix the index computation.")
 
     def _release(self) -> None:
         if self._generation == _device.generation():
@@ -128,10 +99,9 @@ class GpuJob(Job):
             for buf in self._owned:
                 pool.release(buf)
         self._owned = []
-        self._downloads = []
 
     def result(self):
-        """Always None (kernels return nothing); waits like join()."""
+        """Always None (kernels return nothing); waits and downloads like join()."""
         self.join()
         return None
 

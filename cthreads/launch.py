@@ -15,8 +15,9 @@ from . import convert
 from .backend import device as _device
 from .backend import get_queue
 from .errors import GpuInvalidArgument
-from .gpu_job import Download, GpuJob
+from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
+from .readback import Readback
 from .runtime import runtime_for
 
 #: serialises launches, joins and arena transfers across Python threads
@@ -97,8 +98,7 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
     pool = queue.pool
     owned = []            # pooled buffers the job returns to the pool at join
     entries = []
-    downloads = []
-    copies = []
+    readback = Readback()
     resident_written = []
     try:
         for p, value, slot, data in lists:
@@ -109,7 +109,7 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
                     queue.upload(slot.pooled, convert.pack(value, p.elem, "arena list"))
                 slot.used = True
                 if p.written or p.atomic:
-                    slot.written = True
+                    slot.mark_written(rt)
                     resident_written.append(slot)
                 entries.append((p.binding, slot.pooled, nbytes))
                 continue
@@ -118,50 +118,54 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
             queue.upload(buf, data)
             entries.append((p.binding, buf, nbytes))
             if p.written or p.atomic:
-                staging = pool.acquire(nbytes, "staging")
-                owned.append(staging)
-                copies.append((buf.buffer, staging.buffer, nbytes))
-                downloads.append(Download(value, staging, nbytes, p.elem))
-        status = None
-        if rt.program.status_binding is not None:
-            status = pool.acquire(rt.status_nbytes)
-            owned.append(status)
-            queue.write(status.buffer, bytes(rt.status_nbytes))
-            entries.append((rt.program.status_binding, status, rt.status_nbytes))
-            status_staging = pool.acquire(rt.status_nbytes, "staging")
-            owned.append(status_staging)
-            copies.append((status.buffer, status_staging.buffer, rt.status_nbytes))
-            status = status_staging
+                readback.add_list(buf.buffer, value, nbytes, p.elem)
+        if rt.status is not None:
+            entries.append((rt.program.status_binding, rt.status, rt.status_nbytes))
+            if readback:                   # the status rides along with this job's results
+                readback.add_status(rt)
+        copies = readback.copies(pool) if readback else ()
         groups = rt.groups_for(n)
         bind_group = rt.bind_group(tuple(entries))
         uniform = rt.uniform_struct.pack(groups, *scalars)
         seq = queue.dispatch(rt.pipeline.pipeline, bind_group, groups,
                              (rt.uniform.buffer, uniform), copies)
+        rt.unchecked = True
+        rt.last_launch = seq
     except BaseException:
         for buf in owned:
             pool.release(buf)
+        if readback.staging is not None:
+            pool.release(readback.staging)
         raise
-    return GpuJob(rt, seq, downloads, resident_written, owned, status)
+    return GpuJob(rt, seq, readback if readback else None, resident_written, owned)
 
 
-def download_slots(slots) -> None:
-    """Copy resident device buffers back into their lists (arena.sync, join of resident lists)."""
-    if not slots:
+def download_slots(slots, runtimes=()) -> None:
+    """Copy resident buffers back into their lists (arena.sync, join of resident lists).
+
+    The status of every kernel that wrote these slots (and of ``runtimes``) is read in the
+    same map; a failed bounds check raises before any list is written.
+    """
+    readback = Readback()
+    for s in slots:
+        readback.add_list(s.pooled.buffer, s.target, s.nbytes, s.elem)
+        for rt in s.writers:
+            if rt.unchecked:
+                readback.add_status(rt)
+    for rt in runtimes:
+        readback.add_status(rt)
+    if not readback:
         return
     with launch_lock:
         queue = get_queue()
-        pool = queue.pool
-        stagings = [pool.acquire(s.nbytes, "staging") for s in slots]
+        copies = readback.copies(queue.pool)
+        seq = queue.submit_copies(copies)
         try:
-            seq = queue.submit_copies([(s.pooled.buffer, st.buffer, s.nbytes)
-                                       for s, st in zip(slots, stagings)])
-            for s, st in zip(slots, stagings):
-                queue.read_into(st, s.nbytes, seq,
-                                lambda view, s=s: convert.writeback(s.target, view, s.elem))
-                s.written = False
+            readback.finish(queue, seq)
         finally:
-            for st in stagings:
-                pool.release(st)
+            for s in slots:
+                s.written = False
+                s.writers.clear()
 
 
 def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import os
 import struct
-import sys
 from collections import OrderedDict
+
+import numpy as np
 
 from .backend import device as _device
 from .backend import get_queue
 from .backend.pipeline import READ, READ_WRITE, UNIFORM, ShaderCompileError, make_pipeline
 from .codegen.program import STATUS_WORDS, KernelProgram
-from .errors import GpuInvalidArgument, GpuKernelError
+from .errors import GpuIndexError, GpuInvalidArgument, GpuKernelError
 
 _SCALAR_CODES = {"int": "i", "float": "f", "bool": "I"}
 BIND_GROUP_CACHE = 64
@@ -83,9 +84,15 @@ class KernelRuntime:
         self.n_index = next((i for i, p in enumerate(program.params)
                              if p.name == "n" and p.kind == "int"), None)
         self.status_nbytes = 4 * STATUS_WORDS
-        if kernel.log:
-            print(f"cthreads: kernel {program.name} assigned to GPU device {self.ctx.name}",
-                  file=sys.stderr, flush=True)
+        # One status buffer per kernel and device, bound to every launch: it stays zero until a
+        # bounds check fails (first failure wins), so launches never rewrite it.
+        self.status = None
+        if program.status_binding is not None:
+            self.status = self.queue.pool.acquire(self.status_nbytes)
+            self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+        self.unchecked = False      # launched since its status was last read
+        self.last_launch = 0        # submission number of the latest launch
+        kernel.announce(self.ctx.name)
 
     def _check_device_support(self) -> None:
         prog = self.program
@@ -113,6 +120,31 @@ class KernelRuntime:
             f"kernel {prog.name} ({where}). This is a cthreads bug; please report it with the "
             f"kernel's source.\n{exc}\n\nGenerated WGSL:\n{numbered}",
             prog.filename, pyline)
+
+    def checked(self, seq: int) -> None:
+        """The status was read after submission ``seq``: launches up to it are checked."""
+        if self.last_launch <= seq:
+            self.unchecked = False
+
+    def reset_status(self) -> None:
+        """Zero the status words after reporting a failure, so later launches start clean."""
+        self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+
+    def index_error(self, words) -> GpuIndexError:
+        """The GpuIndexError for status words (check id + 1, index, length)."""
+        prog = self.program
+        check_id, index, length = int(words[0]) - 1, int(np.int32(words[1])), int(words[2])
+        check = next((c for c in prog.checks if c.id == check_id), None)
+        if check is None:
+            return GpuIndexError(f"kernel {prog.name}: index {index} was out of range")
+        return GpuIndexError(
+            f"kernel {prog.name}: index {index} is out of range for list {check.list_name!r} "
+            f"of length {length}\n"
+            f'  File "{prog.filename}", line {check.lineno}, in {prog.name}\n'
+            f"    {check.source}\n"
+            "No list was written back: they hold what they held before. Guard the access (for "
+            "example `if i < len(lst):`) or fix the index computation. A launch joined with "
+            "download=False reports this at the next join() with download or GpuArena.sync().")
 
     def bind_group(self, entries: tuple) -> object:
         """The bind group for ``entries`` ((binding, PooledBuffer, nbytes), ...), cached."""

@@ -88,13 +88,24 @@ class DeviceQueue:
             self._queue.write_buffer(pooled.buffer, 0, data)
 
     def write(self, buffer, data: bytes) -> None:
-        self._queue.write_buffer(buffer, 0, data)
+        """Queue a small write (ordered before the next submission)."""
+        with self._lock:
+            if self._native is not None:
+                self._native.write(buffer, data)
+            else:
+                self._queue.write_buffer(buffer, 0, data)
 
     def submit_copies(self, copies) -> int:
-        """Submit copies ``[(src buffer, dst buffer, nbytes), ...]``; returns the submission number."""
+        """Submit copies ``[(src, src_offset, dst, dst_offset, nbytes), ...]``; returns its number."""
+        if self._native is not None:
+            with self._lock:
+                self.ctx.check_alive()
+                self._native.submit(None, None, None, copies)
+                self.submitted += 1
+                return self.submitted
         encoder = self._device.create_command_encoder()
-        for src, dst, nbytes in copies:
-            encoder.copy_buffer_to_buffer(src, 0, dst, 0, nbytes)
+        for src, src_off, dst, dst_off, nbytes in copies:
+            encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
         return self._submit(encoder)
 
     def dispatch(self, pipeline, bind_group, groups: int, uniform=None, copies=()) -> int:
@@ -121,8 +132,8 @@ class DeviceQueue:
         cpass.set_bind_group(0, bind_group)
         cpass.dispatch_workgroups(gx, gy, gz)
         cpass.end()
-        for src, dst, nbytes in copies:
-            encoder.copy_buffer_to_buffer(src, 0, dst, 0, nbytes)
+        for src, src_off, dst, dst_off, nbytes in copies:
+            encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
         with self._lock:
             if uniform is not None and self._last_uniform.get(uniform[0]) != uniform[1]:
                 self._queue.write_buffer(uniform[0], 0, uniform[1])
@@ -177,6 +188,11 @@ class DeviceQueue:
 
     def read_into(self, staging: PooledBuffer, nbytes: int, seq: int, convert) -> object:
         """Map a staging buffer and hand a read-only view of its bytes to ``convert``."""
+        if self._native is not None:
+            with self._lock:
+                result = self._native.read(staging.buffer, nbytes, convert)
+            self._mark(seq)
+            return result
         buf = staging.buffer
         buf.map_sync("READ", 0, nbytes)
         try:

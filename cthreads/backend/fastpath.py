@@ -25,26 +25,66 @@ class NativeEncoder:
         self._null = ffi.NULL
         self._cb_array = ffi.new("WGPUCommandBuffer[1]")
         self._keep = (device, queue)     # the handles must outlive us
+        self._mapped: dict[int, int] = {}    # map request id -> status, set by the callback
+        self._next_id = 0
+
+        @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
+        def _on_mapped(status, message, userdata1, userdata2):
+            self._mapped[int(ffi.cast("intptr_t", userdata1))] = int(status)
+
+        self._on_mapped = _on_mapped
+        self._map_info = ffi.new("WGPUBufferMapCallbackInfo *")
+        self._map_info.mode = lib.WGPUCallbackMode_AllowSpontaneous
+        self._map_info.callback = _on_mapped
+        self._map_ok = lib.WGPUMapAsyncStatus_Success
+        self._map_read = lib.WGPUMapMode_Read
 
     def submit(self, pipeline, bind_group, groups, copies) -> None:
-        """Encode a dispatch of ``groups`` (x, y, z) then ``copies``; submit it."""
+        """Encode a dispatch of ``groups`` (x, y, z) then ``copies``; submit it.
+
+        With ``pipeline`` None only the copies are encoded.
+        """
         lib, null = self._lib, self._null
         enc = lib.wgpuDeviceCreateCommandEncoder(self._device, null)
-        cpass = lib.wgpuCommandEncoderBeginComputePass(enc, null)
-        lib.wgpuComputePassEncoderSetPipeline(cpass, pipeline._internal)
-        lib.wgpuComputePassEncoderSetBindGroup(cpass, 0, bind_group._internal, 0, null)
-        lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, groups[0], groups[1], groups[2])
-        lib.wgpuComputePassEncoderEnd(cpass)
-        lib.wgpuComputePassEncoderRelease(cpass)
-        for src, dst, nbytes in copies:
-            lib.wgpuCommandEncoderCopyBufferToBuffer(enc, src._internal, 0, dst._internal, 0,
-                                                     nbytes)
+        if pipeline is not None:
+            cpass = lib.wgpuCommandEncoderBeginComputePass(enc, null)
+            lib.wgpuComputePassEncoderSetPipeline(cpass, pipeline._internal)
+            lib.wgpuComputePassEncoderSetBindGroup(cpass, 0, bind_group._internal, 0, null)
+            lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, groups[0], groups[1], groups[2])
+            lib.wgpuComputePassEncoderEnd(cpass)
+            lib.wgpuComputePassEncoderRelease(cpass)
+        for src, src_off, dst, dst_off, nbytes in copies:
+            lib.wgpuCommandEncoderCopyBufferToBuffer(enc, src._internal, src_off, dst._internal,
+                                                     dst_off, nbytes)
         cb = lib.wgpuCommandEncoderFinish(enc, null)
         lib.wgpuCommandEncoderRelease(enc)
         arr = self._cb_array
         arr[0] = cb
         lib.wgpuQueueSubmit(self._queue, 1, arr)
         lib.wgpuCommandBufferRelease(cb)
+
+    def read(self, buffer, nbytes: int, convert):
+        """Map ``buffer`` (MAP_READ, its writer already submitted) and pass the bytes to ``convert``."""
+        lib, ffi = self._lib, self._ffi
+        self._next_id += 1
+        key = self._next_id
+        self._map_info.userdata1 = ffi.cast("void *", key)
+        internal = buffer._internal
+        lib.wgpuBufferMapAsync(internal, self._map_read, 0, nbytes, self._map_info[0])
+        mapped = self._mapped
+        spins = 0
+        while key not in mapped:
+            # non-blocking polls first: a blocking poll costs ~100 us even when work is done
+            lib.wgpuDevicePoll(self._device, spins > 2000, self._null)
+            spins += 1
+        status = mapped.pop(key)
+        if status != self._map_ok:
+            raise RuntimeError(f"mapping a readback buffer failed (status {status})")
+        try:
+            ptr = lib.wgpuBufferGetConstMappedRange(internal, 0, nbytes)
+            return convert(ffi.buffer(ptr, nbytes))
+        finally:
+            lib.wgpuBufferUnmap(internal)
 
     def write(self, buffer, data: bytes) -> None:
         self._lib.wgpuQueueWriteBuffer(self._queue, buffer._internal, 0,
@@ -60,7 +100,8 @@ def make_encoder(device, queue) -> NativeEncoder | None:
                   "wgpuComputePassEncoderDispatchWorkgroups", "wgpuComputePassEncoderEnd",
                   "wgpuComputePassEncoderRelease", "wgpuCommandEncoderCopyBufferToBuffer",
                   "wgpuCommandEncoderFinish", "wgpuCommandEncoderRelease", "wgpuQueueSubmit",
-                  "wgpuCommandBufferRelease", "wgpuQueueWriteBuffer")
+                  "wgpuCommandBufferRelease", "wgpuQueueWriteBuffer", "wgpuBufferMapAsync",
+                  "wgpuBufferGetConstMappedRange", "wgpuBufferUnmap", "wgpuDevicePoll")
         for name in needed:
             getattr(lib, name)
         return NativeEncoder(ffi, lib, device, queue)

@@ -1,0 +1,75 @@
+"""Bounds checks on by default: an out-of-range index raises at join and changes nothing."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from cthreads.gpu import GlobalIdx, Gpu, GpuArena, GpuIndexError, gpu
+
+
+@Gpu
+def shift_right(n: int, src: list[float], dst: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    dst[i + 1] = src[i]          # the last thread writes one past the end
+
+
+SHIFT_LINE = inspect.getsourcelines(shift_right.fn)[1] + 5
+
+
+@Gpu(boundscheck=False)
+def shift_right_unchecked(n: int, src: list[float], dst: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    if i + 1 < n:
+        dst[i + 1] = src[i]
+
+
+def test_out_of_range_write_raises_at_join_with_location(device_name):
+    src = [float(i) for i in range(100)]
+    dst = [-1.0] * 100
+    job = gpu(shift_right, 100, src, dst)
+    with pytest.raises(GpuIndexError) as info:
+        job.join()
+    msg = str(info.value)
+    assert "shift_right" in msg and "'dst'" in msg and "index 100" in msg
+    assert f"line {SHIFT_LINE}" in msg and "dst[i + 1] = src[i]" in msg
+    assert isinstance(info.value, IndexError)
+    assert dst == [-1.0] * 100 and src == [float(i) for i in range(100)]
+    with pytest.raises(GpuIndexError):                 # the job keeps its error
+        job.join()
+
+
+def test_status_is_reset_after_a_failure(device_name):
+    dst = [0.0] * 10
+    with pytest.raises(GpuIndexError):
+        gpu(shift_right, 10, [1.0] * 10, dst).join()
+    ok = [0.0] * 11
+    gpu(shift_right, 10, [2.0] * 10, ok).join()         # in range: dst has 11 elements
+    assert ok == [0.0] + [2.0] * 10
+
+
+def test_failure_of_resident_launch_surfaces_at_sync(device_name):
+    src = [1.0] * 50
+    dst = [0.0] * 50
+    with GpuArena() as arena:
+        arena.bind(src=src, dst=dst)
+        for _ in range(3):
+            gpu(shift_right, 50, src, dst).join(download=False)
+        with pytest.raises(GpuIndexError, match="'dst'"):
+            arena.sync()
+        assert dst == [0.0] * 50
+
+
+def test_unchecked_kernel_has_no_status_buffer(device_name):
+    assert shift_right_unchecked.program.status_binding is None
+    assert "ct_status" not in shift_right_unchecked.wgsl
+    src = np.arange(20, dtype=np.float32).tolist()
+    dst = [0.0] * 20
+    gpu(shift_right_unchecked, 20, src, dst).join()
+    assert dst == [0.0] + src[:-1]
