@@ -8,6 +8,7 @@ path, to name the first offending element.
 
 from __future__ import annotations
 
+import array
 import math
 
 import numpy as np
@@ -22,6 +23,8 @@ DTYPES = {"float": np.dtype(np.float32), "int": np.dtype(np.int32), "bool": np.d
 #: numpy dtypes accepted for arrays of each element kind (no silent conversion)
 ARRAY_DTYPES = {"float": np.dtype(np.float32), "int": np.dtype(np.int32),
                 "bool": np.dtype(np.bool_)}
+#: array.array type codes that convert (and type-check) lists of each kind in C
+_ARRAY_CODES = {"float": "f", "int": "i"}
 _PY_NAMES = {"float": "float", "int": "int", "bool": "bool"}
 
 
@@ -90,8 +93,11 @@ def _bad_element(values, elem: str, where: str) -> GpuInvalidArgument | TypeErro
     return GpuInvalidArgument(f"{where}[{i}] = {v!r} is beyond float32's range (±{F32_MAX:.4g})")
 
 
-def check_container(value, elem: str, where: str) -> None:
-    """Raise unless ``value`` is a non-empty list or a matching 1-D numpy array."""
+def check_container(value, elem: str, where: str, writable: bool = True) -> None:
+    """Raise unless ``value`` is a non-empty list or a matching 1-D numpy array.
+
+    ``writable``: results will be written back into it (read-only arrays are refused then).
+    """
     if isinstance(value, np.ndarray):
         want = ARRAY_DTYPES[elem]
         if value.dtype != want:
@@ -102,10 +108,14 @@ def check_container(value, elem: str, where: str) -> None:
         if value.ndim != 1:
             raise GpuInvalidArgument(f"{where} is a {value.ndim}-D numpy array; pass a 1-D array "
                                      "(e.g. arr.ravel() of a C-contiguous array, then reshape)")
-        if not value.flags.c_contiguous or not value.flags.writeable:
+        if not value.flags.c_contiguous:
             raise GpuInvalidArgument(
-                f"{where} is a non-contiguous or read-only numpy view; pass a writable "
-                "C-contiguous array (np.ascontiguousarray(arr)) and read results from it")
+                f"{where} is a non-contiguous numpy view; pass a C-contiguous array "
+                "(np.ascontiguousarray(arr)) and read the results from that array")
+        if writable and not value.flags.writeable:
+            raise GpuInvalidArgument(
+                f"{where} is a read-only numpy array but the kernel writes it; pass a writable "
+                "array (arr.copy())")
         if value.size == 0:
             raise GpuInvalidArgument(f"{where} is an empty array; the device needs at least one "
                                      "element per list")
@@ -118,11 +128,25 @@ def check_container(value, elem: str, where: str) -> None:
                                  "element per list")
 
 
-def pack(value, elem: str, where: str) -> np.ndarray:
+def pack(value, elem: str, where: str, writable: bool = True) -> np.ndarray:
     """The device array of a list argument (or the array itself for a matching ndarray)."""
-    check_container(value, elem, where)
+    check_container(value, elem, where, writable)
     if isinstance(value, np.ndarray):
         return value.astype(np.uint32) if elem == "bool" else value
+    if elem in _ARRAY_CODES:
+        # array.array converts and type-checks in C, about twice as fast as np.array on lists
+        try:
+            packed = np.frombuffer(array.array(_ARRAY_CODES[elem], value), dtype=DTYPES[elem])
+        except (TypeError, OverflowError, ValueError):
+            raise _bad_element(value, elem, where) from None
+        if elem == "float" and np.isinf(packed).any():
+            # float32 overflow turns big finite values into inf: only real infinities may pass
+            for k in np.flatnonzero(np.isinf(packed)):
+                if math.isfinite(value[int(k)]):
+                    raise GpuInvalidArgument(
+                        f"{where}[{int(k)}] = {value[int(k)]!r} is beyond float32's range "
+                        f"(±{F32_MAX:.4g})")
+        return packed
     return _pack_raw(_as_array(value, elem, where), value, elem, where)
 
 

@@ -76,7 +76,7 @@ def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
                     f"{p.elem} values")
             lists.append((p, value, slot, None))
         else:
-            convert.check_container(value, p.elem, where)
+            convert.check_container(value, p.elem, where, p.written or p.atomic)
             lists.append((p, value, None, None))
     n = n_value if n_value is not None else max((len(v) for _, v, _, _ in lists), default=1)
     with launch_lock:
@@ -87,7 +87,8 @@ def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
             pool.check_size(4 * len(value),
                             f"{program.name}() parameter {p.name!r} ({len(value):,} elements)")
     lists = [(p, value, slot, None if slot is not None else
-              convert.pack(value, p.elem, f"{program.name}() parameter {p.name!r}"))
+              convert.pack(value, p.elem, f"{program.name}() parameter {p.name!r}",
+                           p.written or p.atomic))
              for p, value, slot, _ in lists]
     with launch_lock:
         return _submit(rt, scalars, lists, n)
