@@ -6,6 +6,8 @@ set -uo pipefail
 OUT="${OUT:-$PWD/out}"
 mkdir -p "$OUT"
 what="${1:-all}"
+nv_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$nv_icd" ]; then export VK_DRIVER_FILES="$nv_icd"; fi
 bash .gl/enter.sh > "$OUT/enter.log" 2>&1 || { cat "$OUT/enter.log"; exit 1; }
 export PYTHONPATH=/tmp/site:$PWD
 python3 -m cthreads.gpu info > "$OUT/info.txt" 2>&1; cat "$OUT/info.txt"
