@@ -153,18 +153,25 @@ def wgsl_ident(name: str) -> str:
 
 # ---------------------------------------------------------------------- WGSL helper code
 HELPERS = {
+    # Integer // and % work on magnitudes in u32: signed i32 `%` with a negative divisor gave
+    # wrong results on NVIDIA's Vulkan driver (e.g. -60 % -59 == -60), and u32 division is
+    # exact everywhere. Division by zero gives 0; INT_MIN // -1 wraps to INT_MIN.
     "ct_floordiv_i": ((), """fn ct_floordiv_i(a: i32, b: i32) -> i32 {
     if (b == 0i) { return 0i; }
-    if (b == -1i) { return 0i - a; }
-    let q = a / b;
-    if ((a % b != 0i) && ((a < 0i) != (b < 0i))) { return q - 1i; }
-    return q;
+    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);
+    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0i);
+    let neg = (a < 0i) != (b < 0i);
+    var q = ua / ub;
+    if (neg && (ua - q * ub) != 0u) { q = q + 1u; }
+    return bitcast<i32>(select(q, 0u - q, neg));
 }"""),
     "ct_mod_i": ((), """fn ct_mod_i(a: i32, b: i32) -> i32 {
-    if (b == 0i || b == -1i) { return 0i; }
-    let r = a % b;
-    if ((r != 0i) && ((r < 0i) != (b < 0i))) { return r + b; }
-    return r;
+    if (b == 0i) { return 0i; }
+    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);
+    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0i);
+    var r = ua - (ua / ub) * ub;
+    if (((a < 0i) != (b < 0i)) && r != 0u) { r = ub - r; }
+    return bitcast<i32>(select(r, 0u - r, b < 0i));
 }"""),
     "ct_mod_f": (("ct_copysign",), """fn ct_mod_f(a: f32, b: f32) -> f32 {
     var r = a % b;

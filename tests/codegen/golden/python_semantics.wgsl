@@ -25,10 +25,12 @@ fn ct_floordiv_f(a: f32, b: f32) -> f32 {
 
 fn ct_floordiv_i(a: i32, b: i32) -> i32 {
     if (b == 0i) { return 0i; }
-    if (b == -1i) { return 0i - a; }
-    let q = a / b;
-    if ((a % b != 0i) && ((a < 0i) != (b < 0i))) { return q - 1i; }
-    return q;
+    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);
+    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0i);
+    let neg = (a < 0i) != (b < 0i);
+    var q = ua / ub;
+    if (neg && (ua - q * ub) != 0u) { q = q + 1u; }
+    return bitcast<i32>(select(q, 0u - q, neg));
 }
 
 fn ct_isnan(v: f32) -> bool {
@@ -36,10 +38,12 @@ fn ct_isnan(v: f32) -> bool {
 }
 
 fn ct_mod_i(a: i32, b: i32) -> i32 {
-    if (b == 0i || b == -1i) { return 0i; }
-    let r = a % b;
-    if ((r != 0i) && ((r < 0i) != (b < 0i))) { return r + b; }
-    return r;
+    if (b == 0i) { return 0i; }
+    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);
+    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0i);
+    var r = ua - (ua / ub) * ub;
+    if (((a < 0i) != (b < 0i)) && r != 0u) { r = ub - r; }
+    return bitcast<i32>(select(r, 0u - r, b < 0i));
 }
 
 fn ct_pow_i(base: i32, e: i32) -> i32 {

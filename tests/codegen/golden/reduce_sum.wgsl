@@ -11,10 +11,12 @@ var<workgroup> tile: array<f32, 64>;
 
 fn ct_floordiv_i(a: i32, b: i32) -> i32 {
     if (b == 0i) { return 0i; }
-    if (b == -1i) { return 0i - a; }
-    let q = a / b;
-    if ((a % b != 0i) && ((a < 0i) != (b < 0i))) { return q - 1i; }
-    return q;
+    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);
+    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0i);
+    let neg = (a < 0i) != (b < 0i);
+    var q = ua / ub;
+    if (neg && (ua - q * ub) != 0u) { q = q + 1u; }
+    return bitcast<i32>(select(q, 0u - q, neg));
 }
 
 fn ct_fail(c: u32, i: i32, n: u32) {
