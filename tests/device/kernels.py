@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from cthreads.gpu import BlockDim, BlockIdx, GlobalIdx, Gpu, GridDim, ThreadIdx
 
 
@@ -52,3 +54,15 @@ def copy_floats(src: list[float], dst: list[float]) -> None:
     i: int = GlobalIdx.x
     if i < len(src):
         dst[i] = src[i]
+
+
+def assert_saxpy(y, a, x, y0) -> None:
+    """``y == a*x + y0`` in float32, allowing one rounding of difference per element: GPU
+    drivers may fuse the multiply-add (one rounding) where numpy rounds twice."""
+    x = np.asarray(x, np.float32)
+    y0 = np.asarray(y0, np.float32)
+    got = np.asarray(y, np.float32)
+    expect = np.float32(a) * x + y0
+    scale = np.abs(np.float32(a) * x) + np.abs(y0)
+    err = np.abs(got.astype(np.float64) - expect.astype(np.float64))
+    assert np.all(err <= 2.4e-7 * scale + 1e-30), (err / (scale + 1e-30)).max()
