@@ -1,0 +1,74 @@
+"""numpy on the CPU: the same computations on arrays (and from lists where the workload is lists)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference import (
+    A, check_mandelbrot, check_saxpy, gbps, mandelbrot_numpy, saxpy_arrays, saxpy_lists,
+)
+from timing import timed
+
+
+def w1(p: dict) -> dict:
+    n, launches = p["n"], p["launches"]
+    x, y = saxpy_arrays(n)
+    a = np.float32(A)
+
+    def loop():
+        for _ in range(launches):
+            y[:] = a * x + y
+
+    t = timed(loop)
+    return {"error": check_saxpy(y, n, launches), "metrics": {"each_us": t / launches * 1e6}}
+
+
+def w2(p: dict) -> dict:
+    metrics = {}
+    a = np.float32(A)
+    for label, n, calls in p["sizes"]:
+        x, y = saxpy_lists(n)
+
+        def loop():
+            for _ in range(calls):
+                y[:] = (a * np.array(x, np.float32) + np.array(y, np.float32)).tolist()
+
+        metrics[f"{label}_ms"] = timed(loop) / calls * 1e3
+        err = check_saxpy(y, n, calls)
+        if err:
+            return {"error": err}
+    return {"error": None, "metrics": metrics}
+
+
+def _resident(p: dict) -> dict:
+    n, launches = p["n"], p["launches"]
+    x, y = saxpy_arrays(n)
+    a = np.float32(A)
+    tmp = np.empty_like(x)
+
+    def loop():
+        for _ in range(launches):
+            np.multiply(x, a, out=tmp)
+            np.add(tmp, y, out=y)
+
+    t = timed(loop) / launches
+    return {"error": check_saxpy(y, n, launches), "metrics": {"ms": t * 1e3, "GBps": gbps(n, t)}}
+
+
+def w3(p: dict) -> dict:
+    return _resident(p)
+
+
+def w5(p: dict) -> dict:
+    r = _resident(p)
+    r.get("metrics", {}).pop("ms", None)
+    return r
+
+
+def w6(p: dict) -> dict:
+    holder = {}
+    t = timed(lambda: holder.setdefault("k", mandelbrot_numpy()))
+    return {"error": check_mandelbrot(holder["k"]), "metrics": {"ms": t * 1e3}}
+
+
+WORKLOADS = {"W1": w1, "W2": w2, "W3": w3, "W5": w5, "W6": w6}

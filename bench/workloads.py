@@ -1,0 +1,242 @@
+"""The benchmark's workloads, written once against the public ``cthreads.gpu`` API.
+
+The same file runs under our cthreads and under the original (PyPI ``cthreads-gpu`` 0.2.1, in its
+own virtual environment): it imports nothing but ``from cthreads.gpu import Gpu, gpu, GpuArena,
+GlobalIdx``, numpy and ``reference`` (inputs and checks). Each workload is a function taking a
+dict of parameters and returning ``{"error": None | str, "metrics": {...}, "unsupported": {...}}``;
+``worker.py`` runs them and prints JSON. A wrong result is an error, never a time.
+
+Kernel parameter names avoid GLSL reserved words (``out``, ``in``, ...): the original translates
+to GLSL and rejects them.
+"""
+
+from __future__ import annotations
+
+from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
+
+from reference import (
+    A, MANDEL_H, MANDEL_ITER, MANDEL_W, W7_DT, W7_STEPS, check_mandelbrot, check_saxpy,
+    check_w7, gbps, saxpy_lists, w7_inputs,
+)
+from timing import timed
+
+
+@Gpu
+def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = a * x[i] + y[i]
+
+
+@Gpu
+def mandelbrot(n: int, width: int, height: int, max_iter: int, counts: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    px: int = i % width
+    py: int = i // width
+    cx: float = -2.2 + 3.0 * px / width
+    cy: float = -1.2 + 2.4 * py / height
+    x: float = 0.0
+    y: float = 0.0
+    k: int = 0
+    while k < max_iter and x * x + y * y <= 4.0:
+        xt: float = x * x - y * y + cx
+        y = 2.0 * x * y + cy
+        x = xt
+        k += 1
+    counts[i] = k
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    for code in ("\x1b[91m", "\x1b[0m", "[91m", "[0m"):
+        text = text.replace(code, "")
+    return f"{type(exc).__name__}: {text[:200]}"
+
+
+def _queued(n: int, x, y, launches: int) -> tuple[int, str | None]:
+    """``launches`` saxpy launches with no join in between, then every job joined.
+
+    Returns (launches made, None) or, where the implementation refuses a launch while an
+    earlier one on the same resident lists is in flight, (launches made, the error).
+    """
+    jobs = []
+    err = None
+    try:
+        for _ in range(launches):
+            jobs.append(gpu(saxpy, n, A, x, y))
+    except Exception as exc:  # the original: "GpuState buffer already in use"
+        err = _short(exc)
+    for job in jobs:
+        job.join(download=False)
+    return len(jobs), err
+
+
+# -- W1 tiny launch ------------------------------------------------------------------------------
+
+def w1(p: dict) -> dict:
+    n, launches = p["n"], p["launches"]
+    x, y = saxpy_lists(n)
+    metrics, unsupported = {}, {}
+    with GpuArena() as arena:
+        arena.bind(x=x, y=y)
+        for _ in range(p["warmup"]):
+            gpu(saxpy, n, A, x, y).join(download=False)
+        done = p["warmup"]
+
+        def each():
+            for _ in range(launches):
+                gpu(saxpy, n, A, x, y).join(download=False)
+
+        metrics["each_us"] = timed(each) / launches * 1e6
+        done += launches
+        arena.sync("y")
+        err = check_saxpy(y, n, done)
+        if err:
+            return {"error": f"join each: {err}"}
+
+        made = [0, None]
+
+        def once():
+            made[:] = _queued(n, x, y, launches)
+
+        t = timed(once)
+        done += made[0]
+        if made[1] is None:
+            metrics["once_us"] = t / launches * 1e6
+        else:
+            unsupported["once_us"] = made[1]
+        arena.sync("y")
+        err = check_saxpy(y, n, done)
+        if err:
+            return {"error": f"joined once: {err}"}
+    return {"error": None, "metrics": metrics, "unsupported": unsupported}
+
+
+# -- W2 list round trip --------------------------------------------------------------------------
+
+def w2(p: dict) -> dict:
+    metrics = {}
+    for label, n, calls in p["sizes"]:
+        x, y = saxpy_lists(n)
+        gpu(saxpy, n, A, x, y).join()            # warm-up
+
+        def loop():
+            for _ in range(calls):
+                gpu(saxpy, n, A, x, y).join()
+
+        metrics[f"{label}_ms"] = timed(loop) / calls * 1e3
+        err = check_saxpy(y, n, calls + 1)
+        if err:
+            return {"error": f"n={n}: {err}"}
+    return {"error": None, "metrics": metrics}
+
+
+# -- W3 resident loop (and W5, W5big) -----------------------------------------------------------
+
+def _resident(p: dict, queued: bool, each: bool) -> dict:
+    """Bind x and y, one warm-up launch, then the timed loop(s), then one sync of y."""
+    n, launches = p["n"], p["launches"]
+    x, y = saxpy_lists(n)
+    metrics, unsupported = {}, {}
+    with GpuArena() as arena:
+        metrics["bind_s"] = timed(lambda: arena.bind(x=x, y=y))
+        gpu(saxpy, n, A, x, y).join(download=False)
+        done = 1
+        if queued:
+            made = [0, None]
+
+            def loop_queued():
+                made[:] = _queued(n, x, y, launches)
+
+            t = timed(loop_queued)
+            done += made[0]
+            if made[1] is None:
+                metrics["ms"] = t / launches * 1e3
+                metrics["GBps"] = gbps(n, t / launches)
+            else:
+                unsupported["ms"] = unsupported["GBps"] = made[1]
+        if each:
+            def loop_each():
+                for _ in range(launches):
+                    gpu(saxpy, n, A, x, y).join(download=False)
+
+            t = timed(loop_each)
+            done += launches
+            metrics["each_ms"] = t / launches * 1e3
+            metrics["each_GBps"] = gbps(n, t / launches)
+        metrics["sync_s"] = timed(lambda: arena.sync("y"))
+    err = check_saxpy(y, n, done)
+    return {"error": err, "metrics": metrics, "unsupported": unsupported}
+
+
+def w3(p: dict) -> dict:
+    """W3: 200 launches with no join in between, one sync; W3 each: join(download=False) each."""
+    r = _resident(p, queued=True, each=True)
+    for k in ("bind_s", "sync_s"):
+        r.get("metrics", {}).pop(k, None)
+    return r
+
+
+def w5(p: dict) -> dict:
+    """W5: bind, launches joined each (tens of ms each), sync; GB/s of the launch loop."""
+    r = _resident(p, queued=False, each=True)
+    m = r.get("metrics", {})
+    if "each_GBps" in m:
+        m["GBps"] = m.pop("each_GBps")
+        m.pop("each_ms")
+    return r
+
+
+def w5big(p: dict) -> dict:
+    """W5 at n >= 64M on a real GPU: queued launches, one join (the bandwidth figure)."""
+    r = _resident(p, queued=True, each=False)
+    r.get("metrics", {}).pop("ms", None)
+    return r
+
+
+# -- W6 Mandelbrot -------------------------------------------------------------------------------
+
+def w6(p: dict) -> dict:
+    n = MANDEL_W * MANDEL_H
+    counts = [0] * n
+    launches = p["launches"]
+    with GpuArena() as arena:
+        arena.bind(counts=counts)
+        gpu(mandelbrot, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
+
+        def loop():
+            for _ in range(launches):
+                gpu(mandelbrot, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
+
+        t = timed(loop)
+        arena.sync()
+    return {"error": check_mandelbrot(counts), "metrics": {"ms": t / launches * 1e3}}
+
+
+# -- W7 compile ----------------------------------------------------------------------------------
+
+def w7_first_launch(n: int) -> dict:
+    """Other launches first; then define a new kernel (import) and time its first launch."""
+    w1({"n": 64, "launches": 20, "warmup": 5})
+    pos, vel = w7_inputs(n)
+    res = [0.0] * n
+    holder = {}
+
+    def first():
+        import kernels_w7  # noqa: PLC0415 - defined only now, after other launches
+        holder["k"] = kernels_w7.w7_step
+        gpu(kernels_w7.w7_step, n, W7_STEPS, W7_DT, pos, vel, res).join()
+
+    try:
+        t = timed(first)
+    except Exception as exc:  # the original cannot launch a kernel defined after a launch
+        return {"error": None, "metrics": {}, "unsupported": {"ms": _short(exc)}}
+    err = check_w7(res, pos, vel)
+    again = timed(lambda: gpu(holder["k"], n, W7_STEPS, W7_DT, pos, vel, res).join())
+    return {"error": err, "metrics": {"ms": t * 1e3, "steady_ms": again * 1e3}}
+
+
+WORKLOADS = {"W1": w1, "W2": w2, "W3": w3, "W5": w5, "W5big": w5big, "W6": w6}
