@@ -11,8 +11,6 @@ from __future__ import annotations
 import threading
 import weakref
 
-import numpy as np
-
 from . import convert
 from .backend import device as _device
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy

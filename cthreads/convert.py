@@ -1,31 +1,41 @@
-"""Checking and packing launch arguments: Python values <-> device bytes, with numpy.
+"""Checking and packing launch arguments: Python values <-> device bytes.
 
 Everything is validated before anything reaches the device, and errors name the parameter, the
-element index and the fix. Lists become float32 / int32 / uint32 (bool) arrays without a Python
-loop per element (numpy does the conversion); the per-element loop below runs only on the error
-path, to name the first offending element.
+element index and the fix. Lists of floats and ints are converted and type-checked in C by
+``array.array`` (about twice as fast as ``numpy.array`` on lists); bool lists and large-list
+checks use numpy. numpy is imported only when first needed, so ``import cthreads.gpu`` and a
+first small launch stay fast. The per-element loops below run only on error paths, to name the
+first offending element.
 """
 
 from __future__ import annotations
 
 import array
 import math
-
-import numpy as np
+import sys
 
 from .errors import GpuInvalidArgument
 
-F32_MAX = float(np.finfo(np.float32).max)
+F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+#: lists up to this length are checked without numpy
+SMALL = 4096
 
-#: device dtype of each element kind
-DTYPES = {"float": np.dtype(np.float32), "int": np.dtype(np.int32), "bool": np.dtype(np.uint32)}
-#: numpy dtypes accepted for arrays of each element kind (no silent conversion)
-ARRAY_DTYPES = {"float": np.dtype(np.float32), "int": np.dtype(np.int32),
-                "bool": np.dtype(np.bool_)}
-#: array.array type codes that convert (and type-check) lists of each kind in C
-_ARRAY_CODES = {"float": "f", "int": "i"}
-_PY_NAMES = {"float": "float", "int": "int", "bool": "bool"}
+#: array.array type codes of the device representation of each element kind
+ARRAY_CODES = {"float": "f", "int": "i", "bool": "I"}
+#: numpy dtype names accepted for arrays of each element kind (no silent conversion)
+ARRAY_DTYPES = {"float": "float32", "int": "int32", "bool": "bool"}
+
+
+def _np():
+    import numpy  # noqa: PLC0415 - deliberately lazy
+    return numpy
+
+
+def is_ndarray(value) -> bool:
+    """True for a numpy array (without importing numpy when the caller never did)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.ndarray)
 
 
 def _type_name(v) -> str:
@@ -52,7 +62,7 @@ def check_scalar(value, kind: str, where: str):
             return value
         raise TypeError(f"{where} expects an int, got {_type_name(value)} {value!r}")
     if kind == "bool":
-        if isinstance(value, (bool, np.bool_)):
+        if isinstance(value, bool) or _type_name(value) == "bool_":
             return bool(value)
         raise TypeError(f"{where} expects a bool, got {_type_name(value)} {value!r}")
     raise AssertionError(kind)
@@ -80,16 +90,23 @@ def _is_bool_elem(v) -> bool:
 _CHECKERS = {"float": _is_float_elem, "int": _is_int_elem, "bool": _is_bool_elem}
 
 
-def _bad_element(values, elem: str, where: str) -> GpuInvalidArgument | TypeError:
+def _too_big(x) -> bool:
+    try:
+        return math.isfinite(x) and abs(x) > F32_MAX
+    except OverflowError:          # an int too large for a float
+        return True
+
+
+def _bad_element(values, elem: str, where: str) -> Exception:
     i, v = _first_bad(values, _CHECKERS[elem])
     if i >= 0:
         return TypeError(f"{where}[{i}] is {_type_name(v)} {v!r}, but the kernel declares "
-                         f"list[{elem}]; every element must be a {_PY_NAMES[elem]}")
+                         f"list[{elem}]; every element must be a {elem}")
     if elem == "int":
         i, v = _first_bad(values, lambda x: I32_MIN <= x <= I32_MAX)
         return GpuInvalidArgument(f"{where}[{i}] = {v} does not fit in a 32-bit int "
                                   f"({I32_MIN}..{I32_MAX})")
-    i, v = _first_bad(values, lambda x: not (math.isfinite(x) and abs(x) > F32_MAX))
+    i, v = _first_bad(values, lambda x: not _too_big(x))
     return GpuInvalidArgument(f"{where}[{i}] = {v!r} is beyond float32's range (±{F32_MAX:.4g})")
 
 
@@ -98,12 +115,12 @@ def check_container(value, elem: str, where: str, writable: bool = True) -> None
 
     ``writable``: results will be written back into it (read-only arrays are refused then).
     """
-    if isinstance(value, np.ndarray):
+    if is_ndarray(value):
         want = ARRAY_DTYPES[elem]
-        if value.dtype != want:
+        if value.dtype.name != want:
             raise GpuInvalidArgument(
                 f"{where} is a numpy array of dtype {value.dtype}, but the kernel declares "
-                f"list[{elem}]: pass an array of dtype {want} (e.g. arr.astype(np.{want.name})); "
+                f"list[{elem}]: pass an array of dtype {want} (e.g. arr.astype(np.{want})); "
                 "it is not converted silently because results are written back in place")
         if value.ndim != 1:
             raise GpuInvalidArgument(f"{where} is a {value.ndim}-D numpy array; pass a 1-D array "
@@ -128,37 +145,46 @@ def check_container(value, elem: str, where: str, writable: bool = True) -> None
                                  "element per list")
 
 
-def pack(value, elem: str, where: str, writable: bool = True) -> np.ndarray:
-    """The device array of a list argument (or the array itself for a matching ndarray)."""
+def pack(value, elem: str, where: str, writable: bool = True):
+    """The device bytes of a list or array argument (any buffer-protocol object)."""
     check_container(value, elem, where, writable)
-    if isinstance(value, np.ndarray):
-        return value.astype(np.uint32) if elem == "bool" else value
-    if elem in _ARRAY_CODES:
-        # array.array converts and type-checks in C, about twice as fast as np.array on lists
-        try:
-            packed = np.frombuffer(array.array(_ARRAY_CODES[elem], value), dtype=DTYPES[elem])
-        except (TypeError, OverflowError, ValueError):
-            raise _bad_element(value, elem, where) from None
-        if elem == "float" and np.isinf(packed).any():
-            # float32 overflow turns big finite values into inf: only real infinities may pass
-            for k in np.flatnonzero(np.isinf(packed)):
-                if math.isfinite(value[int(k)]):
-                    raise GpuInvalidArgument(
-                        f"{where}[{int(k)}] = {value[int(k)]!r} is beyond float32's range "
-                        f"(±{F32_MAX:.4g})")
-        return packed
-    return _pack_raw(_as_array(value, elem, where), value, elem, where)
+    if is_ndarray(value):
+        return value.astype("uint32") if elem == "bool" else value
+    if elem == "bool":
+        if len(value) <= SMALL:
+            if not all(v.__class__ is bool for v in value):
+                raise _bad_element(value, elem, where)
+            return array.array("I", value)
+        return _pack_numpy(_as_array(value, elem, where), value, elem, where)
+    try:
+        packed = array.array(ARRAY_CODES[elem], value)
+    except (TypeError, OverflowError, ValueError):
+        raise _bad_element(value, elem, where) from None
+    if elem == "float" and _has_inf(packed):
+        # float32 overflow turns big finite values into inf: only real infinities may pass
+        for k, v in enumerate(value):
+            if _too_big(v):
+                raise GpuInvalidArgument(f"{where}[{k}] = {v!r} is beyond float32's range "
+                                         f"(±{F32_MAX:.4g})")
+    return packed
 
 
-def pack_any(value, where: str) -> tuple[str, np.ndarray]:
-    """(element kind, device array) of a list or array whose kind is not declared (arenas).
+def _has_inf(packed: array.array) -> bool:
+    if len(packed) <= SMALL:
+        return math.inf in packed or -math.inf in packed
+    np = _np()
+    return bool(np.isinf(np.frombuffer(packed, dtype=np.float32)).any())
+
+
+def pack_any(value, where: str):
+    """(element kind, device bytes) of a list or array whose kind is not declared (arenas).
 
     Lists of bools are 'bool', lists of ints 'int' (usable as floats until a kernel first uses
     them), anything with a float 'float'.
     """
-    if isinstance(value, np.ndarray):
+    if is_ndarray(value):
         for elem, dt in ARRAY_DTYPES.items():
-            if value.dtype == dt:
+            if value.dtype.name == dt:
                 return elem, pack(value, elem, where)
         raise GpuInvalidArgument(
             f"{where} is a numpy array of dtype {value.dtype}; pass float32, int32 or bool "
@@ -167,17 +193,18 @@ def pack_any(value, where: str) -> tuple[str, np.ndarray]:
     check_container(value, "float", where)
     raw = _as_array(value, "float", where)
     elem = {"b": "bool", "i": "int"}.get(raw.dtype.kind, "float")
-    return elem, _pack_raw(raw, value, elem, where)
+    return elem, _pack_numpy(raw, value, elem, where)
 
 
-def _as_array(value, elem, where) -> np.ndarray:
+def _as_array(value, elem, where):
     try:
-        return np.array(value)
+        return _np().array(value)
     except (ValueError, TypeError, OverflowError):
         raise _bad_element(value, elem, where) from None
 
 
-def _pack_raw(raw: np.ndarray, value, elem: str, where: str) -> np.ndarray:
+def _pack_numpy(raw, value, elem: str, where: str):
+    np = _np()
     kind = raw.dtype.kind
     if elem == "float":
         if kind == "f" and raw.dtype in (np.float64, np.float32):
@@ -186,8 +213,6 @@ def _pack_raw(raw: np.ndarray, value, elem: str, where: str) -> np.ndarray:
                 raise _bad_element(value, elem, where)
             return raw.astype(np.float32)
         if kind in "ib":
-            if kind == "i" and (raw.min() < -F32_MAX or raw.max() > F32_MAX):  # pragma: no cover
-                raise _bad_element(value, elem, where)
             return raw.astype(np.float32)
         raise _bad_element(value, elem, where)
     if elem == "int":
@@ -201,22 +226,23 @@ def _pack_raw(raw: np.ndarray, value, elem: str, where: str) -> np.ndarray:
     raise AssertionError(elem)
 
 
-def device_nbytes(value) -> int:
-    """Bytes a list or array argument occupies on the device (4 per element)."""
-    return 4 * len(value)
-
-
 def writeback(target, view, elem: str) -> None:
     """Write device bytes back into the caller's list or array, in place."""
-    if isinstance(target, np.ndarray):
-        src = np.frombuffer(view, dtype=DTYPES[elem], count=target.size)
+    if is_ndarray(target):
+        np = _np()
+        src = np.frombuffer(view, dtype=ARRAY_CODES[elem], count=target.size)
         if elem == "bool":
             np.not_equal(src, 0, out=target)
         else:
             np.copyto(target, src)
         return
-    arr = np.frombuffer(view, dtype=DTYPES[elem], count=len(target))
+    values = array.array(ARRAY_CODES[elem])
+    values.frombytes(view[:4 * len(target)])
     if elem == "bool":
-        target[:] = (arr != 0).tolist()
+        if len(target) > SMALL:
+            np = _np()
+            target[:] = (np.frombuffer(values, dtype=np.uint32) != 0).tolist()
+        else:
+            target[:] = [v != 0 for v in values]
     else:
-        target[:] = arr.tolist()
+        target[:] = values.tolist()

@@ -8,8 +8,6 @@ recorded an out-of-range index, nothing is written back and a ``GpuIndexError`` 
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import convert
 
 
@@ -56,9 +54,9 @@ class Readback:
         def consume(view):
             mv = memoryview(view).cast("B")
             for rt, off in self.statuses:
-                words = np.frombuffer(mv[off:off + rt.status_nbytes], dtype=np.uint32)
+                words = mv[off:off + rt.status_nbytes].cast("I").tolist()
                 if words[0]:
-                    failures.append((rt, words.copy()))
+                    failures.append((rt, words))
             if failures or not download:
                 return
             for _, target, off, n, elem in self.lists:

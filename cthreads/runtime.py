@@ -11,8 +11,6 @@ import os
 import struct
 from collections import OrderedDict
 
-import numpy as np
-
 from .backend import device as _device
 from .backend import get_queue
 from .backend.pipeline import READ, READ_WRITE, UNIFORM, ShaderCompileError, make_pipeline
@@ -133,7 +131,7 @@ class KernelRuntime:
     def index_error(self, words) -> GpuIndexError:
         """The GpuIndexError for status words (check id + 1, index, length)."""
         prog = self.program
-        check_id, index, length = int(words[0]) - 1, int(np.int32(words[1])), int(words[2])
+        check_id, index, length = int(words[0]) - 1, int(words[1]) - (1 << 32) * (int(words[1]) >= 1 << 31), int(words[2])
         check = next((c for c in prog.checks if c.id == check_id), None)
         if check is None:
             return GpuIndexError(f"kernel {prog.name}: index {index} was out of range")

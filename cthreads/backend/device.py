@@ -176,6 +176,11 @@ def _configure_instance(wgpu) -> None:
         return
     t0 = time.perf_counter()
     try:
+        from .cffi_types import import_native_ffi, speed_up_type_parsing  # noqa: PLC0415
+        speed_up_type_parsing(import_native_ffi().ffi)
+    except Exception:
+        pass
+    try:
         from wgpu.backends.wgpu_native import extras  # noqa: PLC0415
         extras.set_instance_extras(backends=["Vulkan"])
     except Exception:

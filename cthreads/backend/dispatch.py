@@ -16,8 +16,6 @@ import os
 import threading
 import time
 
-import numpy as np
-
 from ..errors import GpuInvalidArgument, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext
@@ -82,9 +80,9 @@ class DeviceQueue:
 
     # -- transfers ---------------------------------------------------------------------------
 
-    def upload(self, pooled: PooledBuffer, data: np.ndarray) -> None:
-        """Queue a copy of ``data`` into ``pooled`` (ordered before the next submission)."""
-        if data.nbytes:
+    def upload(self, pooled: PooledBuffer, data) -> None:
+        """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``."""
+        if memoryview(data).nbytes:
             self._queue.write_buffer(pooled.buffer, 0, data)
 
     def write(self, buffer, data: bytes) -> None:
