@@ -1,0 +1,165 @@
+"""The examples in examples/ run, at small sizes, and give numpy's answers.
+
+Each example checks itself; these tests do not rely on that: they recompute every expected value
+with numpy from the inputs the example returns, and add cases the examples do not show (exact
+integer-valued sums, hot bins, out-of-range histogram data).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cthreads.gpu import CThreadsGPUError, GpuIndexError, gpu
+from examples import bounds_error, histogram, numpy_saxpy, reduce_sum
+from tests.conftest import run_python
+from tests.device.kernels import assert_saxpy
+
+U = 2.0**-24
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+# -- reduce_sum ------------------------------------------------------------------------------
+
+def test_reduce_sum_main_matches_numpy(device_name):
+    n = 100_003
+    r = reduce_sum.main(n, seed=3)
+    x = r["x"]
+    assert x.dtype == np.float32 and x.size == n
+    exact = math.fsum(x.astype(np.float64).tolist())
+    abs_sum = float(np.abs(x.astype(np.float64)).sum())
+    # tree: 100_003 -> 1_563 -> 25 -> 1, each value rounded at most ceil(log2 n) times
+    assert r["launches"] == 3
+    assert abs(r["multi_pass"] - exact) <= math.ceil(math.log2(n)) * U * abs_sum
+    # atomic finish: 1_563 partials added in any order; allow a generous sqrt(chain) growth
+    chain = -(-n // 64)
+    assert abs(r["atomic"] - exact) <= (17 + 8 * math.sqrt(chain)) * U * abs_sum
+    assert r["ok"] is True
+
+
+@pytest.mark.parametrize("n", [1, 64, 65, 4097, 262_145])
+def test_reduce_sum_is_exact_on_integer_values(device_name, n):
+    # small integers: every partial sum is exactly representable, so any order gives the sum
+    x = np.random.default_rng(n).integers(-8, 9, n).astype(np.float32)
+    exact = int(x.astype(np.int64).sum())
+    total, launches = reduce_sum.sum_multi_pass(x)
+    assert total == exact
+    passes, size = 0, n
+    while size > 1:
+        size, passes = -(-size // 64), passes + 1
+    assert launches == passes
+    assert reduce_sum.sum_atomic(x) == exact
+
+
+def test_reduce_sum_leaves_the_input_alone(device_name):
+    x = np.arange(1000, dtype=np.float32)
+    before = x.copy()
+    reduce_sum.sum_multi_pass(x)
+    reduce_sum.sum_atomic(x)
+    np.testing.assert_array_equal(x, before)
+
+
+# -- histogram -------------------------------------------------------------------------------
+
+def test_histogram_main_matches_bincount(device_name):
+    r = histogram.main(50_001, seed=7, repeats=1)
+    data = r["data"]
+    assert data.dtype == np.int32 and data.size == 50_001
+    expect = np.bincount(data.astype(np.int64), minlength=256)
+    assert r["bins"].tolist() == expect.tolist()
+    assert r["private"].tolist() == expect.tolist()
+    assert r["ok"] is True
+
+
+@pytest.mark.parametrize("groups", [1, 3, 200])
+def test_histogram_private_hot_and_edge_bins(device_name, groups):
+    # one very hot bin, the two edge bins, and a tail: contention and both ends of the range
+    data = np.concatenate([np.full(20_000, 17), np.zeros(300), np.full(299, 255),
+                           np.arange(256)]).astype(np.int32)
+    np.random.default_rng(groups).shuffle(data)
+    expect = np.bincount(data, minlength=256).tolist()
+    assert histogram.run_private(data, groups).tolist() == expect
+    assert histogram.run_global(data).tolist() == expect
+
+
+def test_histogram_value_out_of_range_raises_and_keeps_bins(device_name):
+    data = np.array([1, 2, 256, 3], np.int32)
+    bins = np.full(256, 5, np.int32)
+    with pytest.raises(GpuIndexError) as info:
+        gpu(histogram.histogram, data.size, data, bins).join()
+    msg = str(info.value)
+    assert "histogram" in msg and "'bins'" in msg and "index 256" in msg
+    assert bins.tolist() == [5] * 256
+
+
+# -- numpy_saxpy -----------------------------------------------------------------------------
+
+def test_numpy_saxpy_main_matches_numpy(device_name):
+    steps = 7
+    r = numpy_saxpy.main(10_001, steps=steps, seed=11)
+    a, x, y0 = r["a"], r["x"], r["y0"]
+    for arr in (r["y"], r["z"]):
+        assert isinstance(arr, np.ndarray) and arr.dtype == np.float32 and arr.size == 10_001
+    assert_saxpy(r["y"], a, x, y0)
+    # the resident loop against numpy's own float32 loop
+    ref = y0.copy()
+    for _ in range(steps):
+        ref = np.float32(a) * x + ref
+    scale = np.abs(y0) + steps * np.abs(np.float32(a) * x)
+    assert np.all(np.abs(r["z"].astype(np.float64) - ref) <= 4 * steps * U * scale + 1e-30)
+    assert "float64" in r["refusal"] and "'y'" in r["refusal"] and "float32" in r["refusal"]
+    assert r["ok"] is True
+
+
+# -- bounds_error ----------------------------------------------------------------------------
+
+def _line_of(kernel, text: str) -> int:
+    lines, first = inspect.getsourcelines(kernel.fn)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+def test_bounds_error_main(device_name):
+    n = 1000
+    r = bounds_error.main(n, seed=2, repeats=1)
+    err = r["error"]
+    assert isinstance(err, GpuIndexError) and isinstance(err, IndexError)
+    assert isinstance(err, CThreadsGPUError)
+    msg = r["message"]
+    bad_line = _line_of(bounds_error.smooth_buggy, "x[i + 1]")
+    assert "smooth_buggy" in msg and f"line {bad_line}" in msg
+    assert "bounds_error.py" in msg and f"index {n}" in msg and "'x'" in msg
+    np.testing.assert_array_equal(r["y_after_error"], np.full(n, -1.0, np.float32))
+    x = r["x"]
+    expect = x.copy()
+    expect[:-1] = np.float32(0.5) * (x[:-1] + x[1:])
+    np.testing.assert_array_equal(r["fixed"], expect)
+    np.testing.assert_array_equal(r["unchecked"], expect)
+    assert r["ok"] is True
+
+
+def test_bounds_error_kernels_checked_and_unchecked():
+    assert bounds_error.smooth.program.checks and bounds_error.smooth.program.status_binding
+    assert bounds_error.smooth_unchecked.program.checks == ()
+    assert bounds_error.smooth_unchecked.program.status_binding is None
+
+
+def test_examples_run_as_scripts(device_name):
+    code = textwrap.dedent(f"""
+        import runpy, sys
+        for name in ("reduce_sum", "histogram", "numpy_saxpy", "bounds_error"):
+            sys.argv = [name, "3000"]
+            try:
+                runpy.run_path(f"{EXAMPLES}/{{name}}.py", run_name="__main__")
+            except SystemExit as exc:
+                print(name, "exit", exc.code)
+    """)
+    out = run_python(code)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    for name in ("reduce_sum", "histogram", "numpy_saxpy", "bounds_error"):
+        assert f"{name} exit 0" in lines, out.stdout + out.stderr
