@@ -128,7 +128,11 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
         groups = rt.groups_for(n)
         bind_group = rt.bind_group(tuple(entries))
         uniform = rt.uniform_struct.pack(groups, *scalars)
-        seq = queue.dispatch(rt.pipeline.pipeline, bind_group, groups,
+        pipeline = rt.pipeline
+        if rt.fast_pipeline is not None and all(
+                scalars[si] <= len(lists[li][1]) for si, li in rt.fast_checks):
+            pipeline = rt.fast_pipeline
+        seq = queue.dispatch(pipeline.pipeline, bind_group, groups,
                              (rt.uniform.buffer, uniform), copies)
         rt.unchecked = True
         rt.last_launch = seq

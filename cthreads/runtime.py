@@ -74,6 +74,21 @@ class KernelRuntime:
             self.pipeline = make_pipeline(self.ctx, self.wgsl, program.entry_point, self.bindings)
         except ShaderCompileError as exc:
             raise self._internal_error(exc) from None
+        # Launches that satisfy program.fast_requires (value of an int parameter <= length of
+        # a list) run the variant without the bounds checks those facts prove unnecessary.
+        self.fast_pipeline = None
+        self.fast_checks = ()
+        if program.fast_requires:
+            scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
+            list_pos = {p.name: k for k, p in enumerate(program.lists)}
+            self.fast_checks = tuple((scalar_pos[sp], list_pos[lp])
+                                     for sp, lp in program.fast_requires)
+            try:
+                self.fast_pipeline = make_pipeline(
+                    self.ctx, program.wgsl(self.workgroup_size, fast=True),
+                    program.entry_point, self.bindings, layout=self.pipeline.layout)
+            except ShaderCompileError as exc:
+                raise self._internal_error(exc) from None
         self.uniform_struct = _uniform_struct(program)
         self.uniform = self.queue.pool.acquire(program.uniform_size, "uniform")
         self.bind_groups: OrderedDict = OrderedDict()

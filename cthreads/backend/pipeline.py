@@ -60,10 +60,15 @@ def _first_wgsl_line(message: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple) -> Pipeline:
-    """The compute pipeline for ``wgsl`` (cached per device); ShaderCompileError if invalid."""
+def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple,
+                  layout=None) -> Pipeline:
+    """The compute pipeline for ``wgsl`` (cached per device); ShaderCompileError if invalid.
+
+    ``layout``: a bind-group layout to share (from another Pipeline of the same bindings), so
+    that bind groups serve both pipelines.
+    """
     global _cache_generation
-    key = (hashlib.sha256(wgsl.encode()).hexdigest(), entry_point, bindings)
+    key = (hashlib.sha256(wgsl.encode()).hexdigest(), entry_point, bindings, id(layout))
     with _cache_lock:
         if _cache_generation != ctx.generation:
             _cache.clear()
@@ -76,10 +81,11 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
     t0 = time.perf_counter()
     try:
         module = device.create_shader_module(code=wgsl, label=entry_point)
-        bgl = device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
-        layout = device.create_pipeline_layout(bind_group_layouts=[bgl])
+        bgl = layout if layout is not None else \
+            device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
+        pipeline_layout = device.create_pipeline_layout(bind_group_layouts=[bgl])
         pipeline = device.create_compute_pipeline(
-            layout=layout, compute={"module": module, "entry_point": entry_point})
+            layout=pipeline_layout, compute={"module": module, "entry_point": entry_point})
     except Exception as exc:
         msg = str(exc)
         raise ShaderCompileError(msg, _first_wgsl_line(msg)) from None

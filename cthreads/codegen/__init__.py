@@ -13,6 +13,7 @@ from .frontend import Frontend
 from .layout import Layout
 from .lists import ListAccess
 from .program import KernelProgram
+from .proofs import prove_in_range
 from .wgsl import WG, Emitter
 
 ENTRY_POINT = "ct_main"
@@ -24,11 +25,46 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
     kernel = fe.translate()
     checks = tuple(fe.checks)
     layout = Layout(kernel, bool(checks))
-    lists = ListAccess(kernel, layout.written, layout.bindings, layout.status_binding)
+    proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
+    always = frozenset(c for c, p in proofs.items() if p is None)
+    template, line_map, workgroup_bytes = _render(fn, fe, kernel, layout, always)
+    fast_template, fast_requires = "", ()
+    if len(always) < len(proofs):
+        fast_template = _render(fn, fe, kernel, layout, frozenset(proofs))[0]
+        lists_by_check = {c.id: c.list_name for c in checks}
+        fast_requires = tuple(sorted({(p, lists_by_check[c]) for c, p in proofs.items()
+                                      if p is not None}))
+    src = fe.src
+    uses = kernel.uses
+    fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "barrier", "shared"})
+    features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
+    return KernelProgram(
+        name=fn.__name__,
+        qualname=f"{fn.__module__}:{fn.__qualname__}",
+        params=tuple(layout.params),
+        uniform_size=layout.uniform_size,
+        entry_point=ENTRY_POINT,
+        fixed_workgroup_size=fixed,
+        status_binding=layout.status_binding,
+        checks=checks,
+        line_map=line_map,
+        filename=src.filename,
+        firstlineno=src.firstlineno,
+        _template=template,
+        workgroup_bytes=workgroup_bytes,
+        needs_features=features,
+        proven_checks=len(always),
+        fast_requires=fast_requires,
+        _fast_template=fast_template,
+    )
+
+
+def _render(fn, fe, kernel, layout, skip: frozenset):
+    """(WGSL template, WGSL line -> Python line map, workgroup bytes), without the bounds
+    checks in ``skip``."""
+    lists = ListAccess(kernel, layout.written, layout.bindings, layout.status_binding, skip)
     em = Emitter(kernel, fe.src, lists)
     _emit_main(em, kernel)
-    src = fe.src
-
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl() + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
@@ -56,26 +92,7 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
     lines += em.lines + ["}", ""]
     pylines += em.pylines + [0, 0]
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
-
-    uses = kernel.uses
-    fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "barrier", "shared"})
-    features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
-    return KernelProgram(
-        name=fn.__name__,
-        qualname=f"{fn.__module__}:{fn.__qualname__}",
-        params=tuple(layout.params),
-        uniform_size=layout.uniform_size,
-        entry_point=ENTRY_POINT,
-        fixed_workgroup_size=fixed,
-        status_binding=layout.status_binding,
-        checks=checks,
-        line_map=line_map,
-        filename=src.filename,
-        firstlineno=src.firstlineno,
-        _template="\n".join(lines),
-        workgroup_bytes=lists.workgroup_bytes(),
-        needs_features=features,
-    )
+    return "\n".join(lines), line_map, lists.workgroup_bytes()
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

@@ -34,13 +34,15 @@ class ListView:
 
 
 class ListAccess:
-    def __init__(self, kernel: ir.Kernel, written: set, bindings: dict, status_binding):
+    def __init__(self, kernel: ir.Kernel, written: set, bindings: dict, status_binding,
+                 skip: frozenset = frozenset()):
         self.views = {}
         for ref in kernel.lists:
             self.views[ref.pyname] = ListView(ref, ref.pyname in written,
                                               bindings.get(ref.pyname))
         self.refs = list(self.views.values())
         self.status_binding = status_binding
+        self.skip = skip                       # check ids proven unnecessary (proofs.py)
         self.helpers: dict[str, str] = {}      # name -> WGSL text, emitted sorted
 
     # -- declarations ----------------------------------------------------------------------
@@ -140,7 +142,7 @@ class ListAccess:
                 "    }\n}")
 
     def load(self, ref, idx: str, check) -> str:
-        if check is None:
+        if check is None or check in self.skip:
             return self._raw_load(ref, idx)
         name = f"ct_ld_{ref.ident}"
         if name not in self.helpers:
@@ -154,7 +156,7 @@ class ListAccess:
         return f"{name}({idx}, {check + 1}u)"
 
     def store(self, ref, idx: str, value: str, check) -> str:
-        if check is None:
+        if check is None or check in self.skip:
             return self._raw_store(ref, idx, value)
         name = f"ct_st_{ref.ident}"
         if name not in self.helpers:
@@ -167,7 +169,7 @@ class ListAccess:
         return f"{name}({idx}, {value}, {check + 1}u)"
 
     def atomic(self, ref, op, idx: str, args: list, check) -> str:
-        if check is None:
+        if check is None or check in self.skip:
             return self._raw_atomic(ref, op, idx, args)
         name = f"ct_at_{op}_{ref.ident}"
         t = STORE_T[ref.elem]

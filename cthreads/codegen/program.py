@@ -75,17 +75,29 @@ class KernelProgram:
     filename: str = "<unknown>"
     firstlineno: int = 1
     _template: str = ""               # WGSL text with '{WORKGROUP_SIZE}' placeholders
+    # Bounds checks proven unnecessary at compile time (codegen/proofs.py): ``proven_checks``
+    # are left out of every variant; ``fast_requires`` lists (int parameter, list) pairs such
+    # that, when every ``value(parameter) <= len(list)`` at launch, the ``_fast_template``
+    # variant (which leaves out the checks those pairs prove) may run instead.
+    proven_checks: int = 0
+    fast_requires: tuple = ()
+    _fast_template: str = ""
     # Extensions (issue 6), all with defaults:
     workgroup_bytes: int = 0          # bytes of var<workgroup> memory (shared arrays); the
                                       # runtime compares it with the device limit
     needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
                                            # "shader-float32-atomic" for atomic_add on floats
 
-    def wgsl(self, workgroup_size: int = 64) -> str:
-        """The WGSL source for a given workgroup size (64 unless the runtime picks another)."""
+    def wgsl(self, workgroup_size: int = 64, fast: bool = False) -> str:
+        """The WGSL source for a given workgroup size (64 unless the runtime picks another).
+
+        ``fast``: the variant without the bounds checks that ``fast_requires`` makes
+        unnecessary (only valid for launches that satisfy it).
+        """
         if self.fixed_workgroup_size and workgroup_size != 64:
             raise ValueError(f"kernel {self.name} needs workgroup size 64")
-        return self._template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
+        template = self._fast_template if fast and self._fast_template else self._template
+        return template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

@@ -276,10 +276,10 @@ def test_reserved_names_and_module_constants():
 def test_division_by_zero_rule():
     """Documented: int // 0 and % 0 give 0; float / 0 gives inf (Python raises)."""
     @Gpu
-    def divz(n: int, a: list[int], fo: list[float], io: list[int]) -> None:
+    def divz(n: int, a: list[int], z: list[int], fo: list[float], io: list[int]) -> None:
         i = GlobalIdx.x
         if i < n:
-            zero = a[i] - a[i]
+            zero = z[i]          # a zero the driver cannot see at compile time
             io[i * 2] = a[i] // zero
             io[i * 2 + 1] = a[i] % zero
             fo[i] = a[i] / zero
@@ -287,6 +287,6 @@ def test_division_by_zero_rule():
     a = [5, -5, 0]
     io = [9] * 6
     fo = [0.0] * 3
-    gpu(divz, 3, a, fo, io).join()
+    gpu(divz, 3, a, [0, 0, 0], fo, io).join()
     assert io == [0] * 6
     assert fo[0] == math.inf and fo[1] == -math.inf and math.isnan(fo[2])

@@ -1,0 +1,167 @@
+"""Bounds checks that need not run: accesses whose index is provably in range.
+
+The kernel every tutorial starts with reads and writes ``x[i]`` after ``i: int = GlobalIdx.x``
+and ``if i >= n: return``. Such an access is in range whenever ``n <= len(x)``, and that is a
+comparison the runtime can make on the host, once per launch, instead of one per access on the
+device (on lavapipe the per-access checks doubled the time of a memory-bound kernel). This pass
+finds the accesses that are safe:
+
+* the index is a local ``v`` assigned exactly once, at the top level of the kernel, from
+  ``GlobalIdx.x`` (never negative);
+* the access is dominated by a guard ``v < B``: inside ``if v < B:`` (possibly one conjunct of
+  an ``and``), or after ``if v >= B: return`` (or ``break`` / ``continue``) earlier in the same
+  statement list, where ``B`` is ``len(lst)`` or an ``int`` parameter the kernel never assigns.
+
+``len(lst)`` of the accessed list proves the access outright; a parameter ``p`` proves it when
+``p <= len(lst)`` at launch. The result maps check ids to ``None`` (always safe) or the Python
+name of ``p``.
+"""
+
+from __future__ import annotations
+
+from . import ir
+
+_LESS = {"<": False, ">": True}          # v < B, or B > v (value: operands swapped)
+_NOT_LESS = {">=": False, "<=": True}    # v >= B, or B <= v
+
+
+def _assign_counts(stmts, counts: dict) -> None:
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            counts[s.ident] = counts.get(s.ident, 0) + 1
+        elif isinstance(s, ir.ForRange):
+            counts[s.ident] = counts.get(s.ident, 0) + 2     # a loop variable is never fixed
+        for body in _bodies(s):
+            _assign_counts(body, counts)
+
+
+def _bodies(s):
+    if isinstance(s, ir.If):
+        return (s.body, s.orelse)
+    if isinstance(s, (ir.While, ir.ForRange)):
+        return (s.body,)
+    return ()
+
+
+class _Prover:
+    def __init__(self, kernel: ir.Kernel):
+        counts: dict = {}
+        _assign_counts(kernel.body, counts)
+        self.counts = counts
+        self.params = {loc.ident: loc.pyname for loc in kernel.locals
+                       if loc.param and loc.ty == "int" and counts.get(loc.ident, 0) == 0}
+        self.gid: set[str] = set()
+        self.result: dict[int, str | None] = {}
+
+    # -- guards --------------------------------------------------------------------------
+    def _bound(self, e):
+        if isinstance(e, ir.Len):
+            return ("len", e.lst.pyname)
+        if isinstance(e, ir.Var) and e.ident in self.params:
+            return ("param", self.params[e.ident])
+        return None
+
+    def _fact(self, e, table):
+        """(v, bound) when ``e`` is ``v op B`` with op in ``table`` (either orientation)."""
+        if not isinstance(e, ir.Compare) or len(e.ops) != 1 or e.ops[0] not in table:
+            return None
+        left, right = e.operands
+        if table[e.ops[0]]:
+            left, right = right, left
+        if isinstance(left, ir.Var) and left.ident in self.gid:
+            bound = self._bound(right)
+            if bound is not None:
+                return (left.ident, bound)
+        return None
+
+    def _true_facts(self, test) -> set:
+        if isinstance(test, ir.BoolOp) and test.op == "and":
+            return self._true_facts(test.left) | self._true_facts(test.right)
+        if isinstance(test, ir.Unary) and test.op == "not":
+            f = self._fact(test.operand, _NOT_LESS)
+            return {f} if f else set()
+        f = self._fact(test, _LESS)
+        return {f} if f else set()
+
+    def _false_facts(self, test) -> set:
+        if isinstance(test, ir.BoolOp) and test.op == "or":
+            return self._false_facts(test.left) | self._false_facts(test.right)
+        if isinstance(test, ir.Unary) and test.op == "not":
+            f = self._fact(test.operand, _LESS)
+            return {f} if f else set()
+        f = self._fact(test, _NOT_LESS)
+        return {f} if f else set()
+
+    # -- walk ----------------------------------------------------------------------------
+    def block(self, stmts, facts: frozenset, top: bool = False) -> None:
+        for s in stmts:
+            self.stmt(s, facts)
+            if top and isinstance(s, ir.Assign) and self.counts.get(s.ident) == 1 and \
+                    isinstance(s.value, ir.Special) and s.value.name == "GlobalIdx" and \
+                    s.value.axis == "x":
+                self.gid.add(s.ident)
+            if isinstance(s, ir.If) and not s.orelse and len(s.body) == 1 and \
+                    isinstance(s.body[0], (ir.Return, ir.Break, ir.Continue)):
+                facts = facts | self._false_facts(s.test)
+
+    def stmt(self, s, facts) -> None:
+        if isinstance(s, ir.If):
+            self.expr(s.test, facts)
+            self.block(s.body, facts | self._true_facts(s.test))
+            self.block(s.orelse, facts | self._false_facts(s.test))
+        elif isinstance(s, ir.While):
+            self.expr(s.test, facts)
+            self.block(s.body, facts)
+        elif isinstance(s, ir.ForRange):
+            for e in (s.start, s.stop, s.step):
+                self.expr(e, facts)
+            self.block(s.body, facts)
+        elif isinstance(s, ir.Store):
+            self.access(s.lst, s.index, s.check, facts)
+            self.expr(s.index, facts)
+            self.expr(s.value, facts)
+        elif isinstance(s, (ir.Assign, ir.ExprStmt)):
+            self.expr(s.value, facts)
+
+    def access(self, lst, index, check, facts) -> None:
+        if check is None or lst.shared_size is not None:
+            return
+        if not (isinstance(index, ir.Var) and index.ident in self.gid):
+            return
+        bounds = {b for v, b in facts if v == index.ident}
+        if ("len", lst.pyname) in bounds:
+            self.result[check] = None
+            return
+        params = sorted(p for kind, p in bounds if kind == "param")
+        if params:
+            self.result[check] = params[0]
+
+    def expr(self, e, facts) -> None:
+        if e is None:
+            return
+        if isinstance(e, (ir.Load, ir.Atomic)):
+            self.access(e.lst, e.index, e.check, facts)
+        if isinstance(e, ir.IfExp):
+            self.expr(e.test, facts)
+            self.expr(e.body, facts | self._true_facts(e.test))
+            self.expr(e.orelse, facts | self._false_facts(e.test))
+            return
+        if isinstance(e, ir.BoolOp) and e.op == "and":
+            self.expr(e.left, facts)
+            self.expr(e.right, facts | self._true_facts(e.left))
+            return
+        for name in ("operand", "left", "right", "index", "test", "body", "orelse"):
+            sub = getattr(e, name, None)
+            if isinstance(sub, ir.Expr):
+                self.expr(sub, facts)
+        for name in ("operands", "args"):
+            for sub in getattr(e, name, ()) or ():
+                if isinstance(sub, ir.Expr):
+                    self.expr(sub, facts)
+
+
+def prove_in_range(kernel: ir.Kernel) -> dict[int, str | None]:
+    """Check id -> None (always in range) or the int parameter ``p`` with ``p <= len(list)``."""
+    prover = _Prover(kernel)
+    prover.block(kernel.body, frozenset(), top=True)
+    return prover.result
