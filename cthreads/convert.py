@@ -43,7 +43,12 @@ def _type_name(v) -> str:
 
 
 def check_scalar(value, kind: str, where: str):
-    """The device value of a scalar argument (int, float or bool), checked."""
+    """The device value of a scalar argument (int, float or bool), checked.
+
+    numpy scalars count as what they are: ``np.float32`` as a float, ``np.int64`` as an int.
+    """
+    if type(value).__module__ == "numpy":
+        value = _from_numpy_scalar(value)
     if kind == "float":
         if isinstance(value, (float, int)) and not isinstance(value, bool):
             f = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
@@ -66,6 +71,17 @@ def check_scalar(value, kind: str, where: str):
             return bool(value)
         raise TypeError(f"{where} expects a bool, got {_type_name(value)} {value!r}")
     raise AssertionError(kind)
+
+
+def _from_numpy_scalar(value):
+    np = _np()
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
 
 
 def _first_bad(values, ok) -> tuple[int, object]:
@@ -100,8 +116,8 @@ def _too_big(x) -> bool:
 def _bad_element(values, elem: str, where: str) -> Exception:
     i, v = _first_bad(values, _CHECKERS[elem])
     if i >= 0:
-        return TypeError(f"{where}[{i}] is {_type_name(v)} {v!r}, but the kernel declares "
-                         f"list[{elem}]; every element must be a {elem}")
+        return TypeError(f"{where}[{i}] is {_type_name(v)} {v!r}; every element of a "
+                         f"list[{elem}] must be a {elem}")
     if elem == "int":
         i, v = _first_bad(values, lambda x: I32_MIN <= x <= I32_MAX)
         return GpuInvalidArgument(f"{where}[{i}] = {v} does not fit in a 32-bit int "

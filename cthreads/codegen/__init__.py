@@ -36,7 +36,8 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
                                       if p is not None}))
     src = fe.src
     uses = kernel.uses
-    fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "barrier", "shared"})
+    # GridDim.x is ceil(n / 64) by the spec: a kernel that reads it keeps 64-wide groups too
+    fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "barrier", "shared"})
     features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
     return KernelProgram(
         name=fn.__name__,

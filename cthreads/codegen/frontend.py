@@ -497,6 +497,12 @@ class Frontend(ExprMixin):
             self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",
                            "atomics work on list[int] (all operations) and list[float] "
                            "(atomic_add only)", cls=GpuKernelTypeError)
+        if lst.elem == "float" and lst.shared_size is not None:
+            self.src.error(node, f"{text}() on a shared list[float] is not supported (devices "
+                           "offer float atomics on storage lists only)",
+                           "accumulate into a shared list[int] of scaled values, or tree-reduce "
+                           "the shared array with barriers and atomic_add the result into a "
+                           "list[float] parameter", cls=GpuKernelTypeError)
         if lst.elem == "float":
             self.uses.add("float_atomic")
         self.uses.add("atomic")

@@ -73,3 +73,28 @@ def test_unchecked_kernel_has_no_status_buffer(device_name):
     dst = [0.0] * 20
     gpu(shift_right_unchecked, 20, src, dst).join()
     assert dst == [0.0] + src[:-1]
+
+
+def test_guarded_accesses_need_no_device_checks():
+    from tests.device.kernels import copy_floats, saxpy
+
+    # i = GlobalIdx.x; if i >= n: return -> x[i], y[i] are safe whenever n <= len(x), len(y)
+    assert saxpy.program.fast_requires == (("n", "x"), ("n", "y"))
+    assert "ct_ld_" not in saxpy.program.wgsl(64, fast=True)
+    # if i < len(src): dst[i] = src[i] -> src[i] is always safe, dst[i] still checked
+    assert copy_floats.program.proven_checks == 1
+    assert "ct_st_dst" in copy_floats.wgsl and "ct_ld_src" not in copy_floats.wgsl
+
+
+def test_n_larger_than_a_list_runs_the_checked_variant(device_name):
+    from tests.device.kernels import copy_floats, saxpy
+
+    x = [1.0] * 5                              # n = 10 > len(x): the host cannot prove x[i]
+    y = [0.0] * 10
+    with pytest.raises(GpuIndexError, match=r"index [5-9] is out of range for list 'x' of length 5"):
+        gpu(saxpy, 10, 2.0, x, y).join()
+    assert y == [0.0] * 10
+    dst = [0.0] * 3                             # dst shorter than src
+    with pytest.raises(GpuIndexError, match="'dst'"):
+        gpu(copy_floats, [1.0] * 4, dst).join()
+    assert dst == [0.0] * 3

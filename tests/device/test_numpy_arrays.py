@@ -83,3 +83,13 @@ def test_arrays_in_arena(device_name):
     np.testing.assert_array_equal(y, 10 * x)
     with pytest.raises(GpuInvalidArgument, match="float64"):
         GpuArena().bind(z=np.zeros(3))
+
+
+def test_numpy_scalars_are_accepted(device_name):
+    y = np.zeros(4, np.float32)
+    gpu(saxpy, np.int64(4), np.float32(0.5), np.ones(4, np.float32), y).join()
+    np.testing.assert_array_equal(y, np.full(4, 0.5, np.float32))
+    with pytest.raises(TypeError, match="expects an int"):
+        gpu(saxpy, np.float64(4.0), 1.0, np.ones(4, np.float32), y)
+    with pytest.raises(GpuInvalidArgument, match="32-bit"):
+        gpu(saxpy, np.int64(2**40), 1.0, np.ones(4, np.float32), y)

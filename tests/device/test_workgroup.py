@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from cthreads.gpu import (Gpu, GpuIndexError, GlobalIdx, ThreadIdx, BlockIdx, gpu, shared,
+from cthreads.gpu import (Gpu, GpuIndexError, GlobalIdx, GridDim, ThreadIdx, BlockIdx, gpu, shared,
                           atomic_add, atomic_sub, atomic_min, atomic_max, atomic_exchange,
                           atomic_compare_exchange)
 from cthreads.sync import Barrier, __sync_threads
@@ -166,3 +166,30 @@ def test_literal_negative_index_counts_from_the_end():
     x = [0, 0, 0, 0]
     gpu(last, 1, x).join()
     assert x == [0, 0, 0, 4]
+
+
+def test_float_atomic_on_shared_is_a_located_error():
+    import inspect
+
+    from cthreads.gpu import GpuKernelTypeError
+
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def shared_float_atomic(n: int, x: list[float], out: list[float]) -> None:
+            acc: list[float] = shared(1)
+            if GlobalIdx.x < n:
+                atomic_add(acc, 0, x[GlobalIdx.x])
+    line = inspect.currentframe().f_lineno - 1        # the atomic_add line just above
+    assert f"line {line}" in str(info.value) and "shared list[float]" in str(info.value)
+
+
+def test_grid_dim_pins_workgroup_width(device_name):
+    @Gpu
+    def count_all(n: int, total: int, hits: list[int]) -> None:
+        for k in range(GlobalIdx.x, total, GridDim.x * 64):
+            atomic_add(hits, k, 1)
+
+    assert count_all.program.fixed_workgroup_size
+    hits = [0] * 1000
+    gpu(count_all, 256, 1000, hits).join()
+    assert hits == [1] * 1000
