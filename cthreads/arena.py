@@ -96,7 +96,7 @@ class GpuArena:
                 plans.append((name, value, elem, data))
             queue = get_queue()
             for _, value, _, data in plans:
-                queue.pool.check_size(data.nbytes, "GpuArena.bind: a list of "
+                queue.pool.check_size(4 * len(value), "GpuArena.bind: a list of "
                                       f"{len(value):,} elements")
             self._generation = _device.generation()
             for name, value, elem, data in plans:
@@ -106,7 +106,7 @@ class GpuArena:
                     self._drop(old)
                     old = None
                 if old is None:
-                    pooled = queue.pool.acquire(data.nbytes)
+                    pooled = queue.pool.acquire(4 * len(value))
                     slot = _Slot(name, value, elem, pooled, self)
                     self._slots[name] = slot
                     _resident[id(value)] = slot

@@ -207,9 +207,15 @@ def pack_any(value, where: str):
             "(e.g. arr.astype(np.float32)); it is not converted silently because results are "
             "written back in place")
     check_container(value, "float", where)
-    raw = _as_array(value, "float", where)
-    elem = {"b": "bool", "i": "int"}.get(raw.dtype.kind, "float")
-    return elem, _pack_numpy(raw, value, elem, where)
+    first = value[0]
+    if first.__class__ is bool:
+        return "bool", pack(value, "bool", where)
+    if isinstance(first, int):
+        try:
+            return "int", array.array("i", value)
+        except (TypeError, OverflowError):
+            pass            # a float further on (or an int beyond 32 bits): try floats
+    return "float", pack(value, "float", where)
 
 
 def _as_array(value, elem, where):

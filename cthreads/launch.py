@@ -128,11 +128,9 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
         groups = rt.groups_for(n)
         bind_group = rt.bind_group(tuple(entries))
         uniform = rt.uniform_struct.pack(groups, *scalars)
-        pipeline = rt.pipeline
-        if rt.fast_pipeline is not None and all(
-                scalars[si] <= len(lists[li][1]) for si, li in rt.fast_checks):
-            pipeline = rt.fast_pipeline
-        seq = queue.dispatch(pipeline.pipeline, bind_group, groups,
+        fast = bool(rt.fast_checks) and all(scalars[si] <= len(lists[li][1])
+                                            for si, li in rt.fast_checks)
+        seq = queue.dispatch(rt.pipeline_for(fast).pipeline, bind_group, groups,
                              (rt.uniform.buffer, uniform), copies)
         rt.unchecked = True
         rt.last_launch = seq
@@ -181,7 +179,7 @@ def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name
     compiled = []
     with launch_lock:
         for k in all_kernels():
-            runtime_for(k)
+            runtime_for(k).compile_all()
             compiled.append(k.program.name)
     ctx = _device.get_context()
     return {"device": ctx.name, "backend": ctx.info.backend, "kernels": compiled}

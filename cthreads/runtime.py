@@ -13,7 +13,8 @@ from collections import OrderedDict
 
 from .backend import device as _device
 from .backend import get_queue
-from .backend.pipeline import READ, READ_WRITE, UNIFORM, ShaderCompileError, make_pipeline
+from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
+                                make_bind_group_layout, make_pipeline)
 from .codegen.program import STATUS_WORDS, KernelProgram
 from .errors import GpuIndexError, GpuInvalidArgument, GpuKernelError
 
@@ -70,25 +71,17 @@ class KernelRuntime:
         if program.status_binding is not None:
             bindings.append((program.status_binding, READ_WRITE))
         self.bindings = tuple(bindings)
-        try:
-            self.pipeline = make_pipeline(self.ctx, self.wgsl, program.entry_point, self.bindings)
-        except ShaderCompileError as exc:
-            raise self._internal_error(exc) from None
-        # Launches that satisfy program.fast_requires (value of an int parameter <= length of
-        # a list) run the variant without the bounds checks those facts prove unnecessary.
-        self.fast_pipeline = None
+        # Pipelines are compiled on first need: the checked one, and the variant without the
+        # bounds checks that program.fast_requires proves unnecessary (used by launches whose
+        # int parameters are within the lengths of the lists they guard).
+        self.layout = make_bind_group_layout(self.ctx, self.bindings)
+        self._pipelines: dict[bool, object] = {}
         self.fast_checks = ()
         if program.fast_requires:
             scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
             list_pos = {p.name: k for k, p in enumerate(program.lists)}
             self.fast_checks = tuple((scalar_pos[sp], list_pos[lp])
                                      for sp, lp in program.fast_requires)
-            try:
-                self.fast_pipeline = make_pipeline(
-                    self.ctx, program.wgsl(self.workgroup_size, fast=True),
-                    program.entry_point, self.bindings, layout=self.pipeline.layout)
-            except ShaderCompileError as exc:
-                raise self._internal_error(exc) from None
         self.uniform_struct = _uniform_struct(program)
         self.uniform = self.queue.pool.acquire(program.uniform_size, "uniform")
         self.bind_groups: OrderedDict = OrderedDict()
@@ -123,16 +116,34 @@ class KernelRuntime:
                 f"the {limit:,} bytes per workgroup of {self.ctx.name!r}; use smaller shared "
                 "arrays")
 
-    def _internal_error(self, exc: ShaderCompileError) -> GpuKernelError:
+    def _internal_error(self, exc: ShaderCompileError, wgsl: str) -> GpuKernelError:
         prog = self.program
         pyline = prog.line_map.get(exc.wgsl_line) if exc.wgsl_line else None
-        numbered = "\n".join(f"{i + 1:4d} | {line}" for i, line in enumerate(self.wgsl.splitlines()))
+        numbered = "\n".join(f"{i + 1:4d} | {line}" for i, line in enumerate(wgsl.splitlines()))
         where = f"{prog.filename}, line {pyline}" if pyline else prog.filename
         return GpuKernelError(
             f"internal compiler error: the device compiler rejected the WGSL generated for "
             f"kernel {prog.name} ({where}). This is a cthreads bug; please report it with the "
             f"kernel's source.\n{exc}\n\nGenerated WGSL:\n{numbered}",
             prog.filename, pyline)
+
+    def pipeline_for(self, fast: bool):
+        """The compiled pipeline (checked, or the fast variant), compiled on first use."""
+        pipe = self._pipelines.get(fast)
+        if pipe is None:
+            wgsl = self.wgsl if not fast else self.program.wgsl(self.workgroup_size, fast=True)
+            try:
+                pipe = make_pipeline(self.ctx, wgsl, self.program.entry_point, self.bindings,
+                                     layout=self.layout)
+            except ShaderCompileError as exc:
+                raise self._internal_error(exc, wgsl) from None
+            self._pipelines[fast] = pipe
+        return pipe
+
+    def compile_all(self) -> None:
+        self.pipeline_for(False)
+        if self.fast_checks:
+            self.pipeline_for(True)
 
     def checked(self, seq: int) -> None:
         """The status was read after submission ``seq``: launches up to it are checked."""
@@ -167,7 +178,7 @@ class KernelRuntime:
             self.bind_groups.move_to_end(key)
             return bg[0]
         bg = self.queue.bind_group(
-            self.pipeline.layout,
+            self.layout,
             [(0, self.uniform.buffer, self.program.uniform_size)]
             + [(b, pb.buffer, n) for b, pb, n in entries])
         # keep the PooledBuffers alive with the bind group so that ids stay unique

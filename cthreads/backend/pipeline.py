@@ -60,6 +60,12 @@ def _first_wgsl_line(message: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def make_bind_group_layout(ctx: DeviceContext, bindings: tuple):
+    """The bind-group layout for ``bindings`` ((binding, kind), ...)."""
+    wgpu = import_wgpu()
+    return ctx.device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
+
+
 def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple,
                   layout=None) -> Pipeline:
     """The compute pipeline for ``wgsl`` (cached per device); ShaderCompileError if invalid.
