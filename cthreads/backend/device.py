@@ -13,7 +13,6 @@ adapter by name.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 import os
 import sys
@@ -157,15 +156,20 @@ def _loader_names() -> list[str]:
 def find_vulkan_loader() -> str | None:
     """Path or name of a loadable Vulkan loader library, or None."""
     names = _loader_names()
-    found = ctypes.util.find_library("vulkan")
-    if found:
-        names.insert(0, found)
     for name in names:
         try:
             ctypes.CDLL(name)
         except OSError:
             continue
         return name
+    from ctypes.util import find_library  # noqa: PLC0415 - slow import, rarely needed
+    found = find_library("vulkan")
+    if found:
+        try:
+            ctypes.CDLL(found)
+            return found
+        except OSError:
+            pass
     return None
 
 
