@@ -106,15 +106,14 @@ class GpuArena:
                     self._drop(old)
                     old = None
                 if old is None:
-                    pooled = queue.pool.acquire(4 * len(value))
-                    slot = _Slot(name, value, elem, pooled, self)
+                    slot = _Slot(name, value, elem, queue.upload_new(data), self)
                     self._slots[name] = slot
                     _resident[id(value)] = slot
                 else:
                     slot = old
+                    queue.upload(slot.pooled, data)
                 slot.written = False
                 slot.used = False
-                queue.upload(slot.pooled, data)
             return self
 
     def sync(self, *names: str) -> "GpuArena":

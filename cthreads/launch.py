@@ -114,9 +114,8 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
                     resident_written.append(slot)
                 entries.append((p.binding, slot.pooled, nbytes))
                 continue
-            buf = pool.acquire(nbytes)
+            buf = queue.upload_new(data)
             owned.append(buf)
-            queue.upload(buf, data)
             entries.append((p.binding, buf, nbytes))
             if p.written or p.atomic:
                 readback.add_list(buf.buffer, value, nbytes, p.elem)

@@ -112,9 +112,10 @@ class KernelRuntime:
         limit = self.ctx.limit("max-compute-workgroup-storage-size")
         if wg_bytes > limit:
             raise GpuInvalidArgument(
-                f"kernel {prog.name} declares {wg_bytes:,} bytes of shared() memory, more than "
-                f"the {limit:,} bytes per workgroup of {self.ctx.name!r}; use smaller shared "
-                "arrays")
+                f"kernel {prog.name} ({prog.filename}, line {prog.firstlineno}) declares "
+                f"{wg_bytes:,} bytes of shared() memory, more than the {limit:,} bytes per "
+                f"workgroup of {self.ctx.name!r}; use smaller shared arrays (16,384 bytes work "
+                "on every WebGPU device)")
 
     def _internal_error(self, exc: ShaderCompileError, wgsl: str) -> GpuKernelError:
         prog = self.program

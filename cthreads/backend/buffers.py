@@ -30,12 +30,13 @@ def capacity_for(nbytes: int) -> int:
 class PooledBuffer:
     """A wgpu buffer with the pool it returns to."""
 
-    __slots__ = ("buffer", "capacity", "kind", "__weakref__")
+    __slots__ = ("buffer", "capacity", "kind", "filled", "__weakref__")
 
     def __init__(self, buffer, capacity: int, kind: str):
         self.buffer = buffer
         self.capacity = capacity
         self.kind = kind
+        self.filled = False     # acquire(init=...) wrote the data at creation
 
 
 class BufferPool:
@@ -65,7 +66,13 @@ class BufferPool:
                 f"{self._ctx.name!r}; split the data into smaller lists (at most "
                 f"{limit // 4:,} elements each)")
 
-    def acquire(self, nbytes: int, kind: str = "storage") -> PooledBuffer:
+    def acquire(self, nbytes: int, kind: str = "storage", init=None) -> PooledBuffer:
+        """A buffer of at least ``nbytes``: from the pool, else new.
+
+        ``init`` (storage only; a buffer-protocol object of ``nbytes``): a *new* buffer is
+        created mapped and filled with it directly, saving the staging copy a queued write
+        makes (a tenth of a second per 64 MiB on lavapipe); ``PooledBuffer.filled`` says so.
+        """
         cap = capacity_for(nbytes)
         if kind == "storage" and cap > self._ctx.limit("max-storage-buffer-binding-size"):
             cap = nbytes + (-nbytes % 4)           # near the limit: exact size, no rounding up
@@ -73,10 +80,19 @@ class BufferPool:
         with self._lock:
             free = self._free.get(key)
             if free:
-                return free.pop()
+                pooled = free.pop()
+                pooled.filled = False
+                return pooled
+        mapped = init is not None and nbytes > 0
         try:
             buf = self._ctx.device.create_buffer(size=cap, usage=self._usages[kind],
-                                                 label=f"cthreads-{kind}")
+                                                 label=f"cthreads-{kind}",
+                                                 mapped_at_creation=mapped)
+            if mapped:
+                try:
+                    buf.write_mapped(init, 0)
+                finally:
+                    buf.unmap()
         except MemoryError as exc:
             raise VulkanOutOfMemory(
                 f"the device {self._ctx.name!r} is out of memory allocating {cap:,} bytes "
@@ -88,7 +104,9 @@ class BufferPool:
                 ) from None
             raise
         self.allocations += 1
-        return PooledBuffer(buf, cap, kind)
+        pooled = PooledBuffer(buf, cap, kind)
+        pooled.filled = mapped
+        return pooled
 
     def release(self, pooled: PooledBuffer | None) -> None:
         """Return a buffer to the pool (it must not be mapped)."""

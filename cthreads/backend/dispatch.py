@@ -80,6 +80,13 @@ class DeviceQueue:
 
     # -- transfers ---------------------------------------------------------------------------
 
+    def upload_new(self, data) -> PooledBuffer:
+        """A pooled storage buffer holding ``data`` (written at creation when it is new)."""
+        pooled = self.pool.acquire(memoryview(data).nbytes, init=data)
+        if not pooled.filled:
+            self.upload(pooled, data)
+        return pooled
+
     def upload(self, pooled: PooledBuffer, data) -> None:
         """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``."""
         if memoryview(data).nbytes:
