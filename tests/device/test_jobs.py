@@ -163,3 +163,25 @@ def test_sync_threads_outside_kernel_raises():
         __sync_threads()
     with pytest.raises(RuntimeError):
         Barrier.arrive_and_wait()
+
+
+def test_device_errors_logged_by_wgpu_become_our_exceptions(device_name):
+    """wgpu-py only logs device loss and errors it cannot attach to a call: they surface at
+    the next launch or join as CThreadsGPUErrors, and shutdown() recovers."""
+    import logging
+
+    from cthreads.backend import device as dev
+    from cthreads.gpu import GpuDeviceError, VulkanInitFailed, shutdown
+
+    y = [0.0] * 4
+    job = gpu(add_one, 4, y)
+    logging.getLogger("wgpu").error("Uncaptured WGPU error: simulated validation failure")
+    with pytest.raises(GpuDeviceError, match="simulated validation failure"):
+        job.join()
+    dev.get_context().lost = "The WGPU device was lost (simulated)"
+    with pytest.raises(VulkanInitFailed, match="shutdown"):
+        gpu(add_one, 4, y)
+    shutdown()
+    y2 = [0.0] * 4
+    gpu(add_one, 4, y2).join()
+    assert y2 == [1.0] * 4
