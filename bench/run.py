@@ -38,7 +38,7 @@ ORIGINAL_SPEC = "cthreads-gpu==0.2.1"
 #: files the original's workers need, copied into a scratch folder: the original writes its
 #: compile cache, a __Gpu__/ folder and a .gitignore next to the kernels' source files.
 WORKER_FILES = ("worker.py", "workloads.py", "reference.py", "timing.py", "kernels_w7.py",
-                "kernels_cold.py")
+                "kernels_cold.py", "kernels_unchecked.py")
 
 IMPLS = ("ours", "raw", "original", "numpy", "torch")
 LABEL = {"ours": "ours", "raw": "raw wgpu", "original": "original", "numpy": "numpy",
@@ -80,10 +80,12 @@ ROWS = [
     ("W1", "once_us", "W1 tiny launch n=64, joined once", "us/launch", False),
     ("W2", "1M_ms", "W2 list round trip n=1M", "ms/call", False),
     ("W2", "10k_ms", "W2 list round trip n=10k", "ms/call", False),
+    ("W2", "np1M_ms", "W2 numpy float32 arrays n=1M", "ms/call", False),
     ("W3", "ms", "W3 resident n=1M, launches then one join", "ms/launch", False),
     ("W3", "GBps", "W3 resident n=1M, launches then one join", "GB/s", True),
     ("W3", "each_ms", "W3 resident n=1M, join(download=False) each", "ms/launch", False),
     ("W3", "each_GBps", "W3 resident n=1M, join(download=False) each", "GB/s", True),
+    ("W3", "nb_each_GBps", "W3 the same, boundscheck=False", "GB/s", True),
     ("W4", "s", "W4 cold start: import -> first result", "s", False),
     ("W4", "process_s", "W4 cold start: whole process", "s", False),
     ("W5", "GBps", "W5 resident n=16,777,216", "GB/s", True),
@@ -98,6 +100,7 @@ ROWS = [
     ("W5big", "bind_s", "W5big bind", "s", False),
     ("W5big", "sync_s", "W5big sync", "s", False),
     ("W6", "ms", "W6 Mandelbrot 256x256, 200 iterations", "ms/launch", False),
+    ("W6", "nb_ms", "W6 the same, boundscheck=False", "ms/launch", False),
     ("W7", "first_ms", "W7 new kernel: define + first launch", "ms", False),
     ("W7", "second_ms", "W7 same kernel, second process", "ms", False),
     ("W7", "steady_ms", "W7 same kernel, next launch", "ms", False),
@@ -110,6 +113,10 @@ TARGETS = [
     ("W1 joined once <= {b}x raw wgpu", "W1", "once_us", "raw", "<=", 1.2, 1.2),
     ("W2 n=1M <= {b}x original", "W2", "1M_ms", "original", "<=", 0.8, 0.6),
     ("W3 throughput >= {b}x raw wgpu", "W3", "GBps", "raw", ">=", 0.95, 0.95),
+    ("W2 numpy arrays <= {b}x raw wgpu", "W2", "np1M_ms", "raw", "<=", 1.3, 1.3),
+    ("W3 bounds checks on >= {b}x checks off", "W3", "each_GBps", "self:nb_each_GBps", ">=",
+     0.95, 0.95),
+    ("W6 bounds checks on <= {b}x checks off", "W6", "ms", "self:nb_ms", "<=", 1.05, 1.05),
     ("W4 cold start <= {b}x original", "W4", "s", "original", "<=", 1.0, None),
     ("W5 bind <= {b}x raw upload", "W5", "bind_s", "raw", "<=", 1.5, None),
     ("W5 sync <= {b}x raw download", "W5", "sync_s", "raw", "<=", 1.5, None),

@@ -16,7 +16,7 @@ from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
 
 from reference import (
     A, MANDEL_H, MANDEL_ITER, MANDEL_W, W7_DT, W7_STEPS, check_mandelbrot, check_saxpy,
-    check_w7, gbps, saxpy_lists, w7_inputs,
+    check_w7, gbps, saxpy_arrays, saxpy_lists, w7_inputs,
 )
 from timing import timed
 
@@ -131,7 +131,27 @@ def w2(p: dict) -> dict:
         err = check_saxpy(y, n, calls + 1)
         if err:
             return {"error": f"n={n}: {err}"}
-    return {"error": None, "metrics": metrics}
+    unsupported = {}
+    n, calls = p["sizes"][0][1], p["sizes"][0][2]
+    xa, ya = saxpy_arrays(n)                     # numpy float32 arrays, written in place
+    try:
+        gpu(saxpy, n, A, xa, ya).join()
+
+        def loop_arrays():
+            for _ in range(calls):
+                gpu(saxpy, n, A, xa, ya).join()
+
+        t = timed(loop_arrays)
+        err = check_saxpy(ya, n, calls + 1)
+        if err and _has_array_support():
+            return {"error": f"numpy arrays: {err}"}
+        if err:                   # the original accepts arrays but never writes them back
+            unsupported["np1M_ms"] = f"numpy arrays are not written back ({err[:80]})"
+        else:
+            metrics["np1M_ms"] = t / calls * 1e3
+    except Exception as exc:
+        unsupported["np1M_ms"] = _short(exc)
+    return {"error": None, "metrics": metrics, "unsupported": unsupported}
 
 
 # -- W3 resident loop (and W5, W5big) -----------------------------------------------------------
@@ -172,11 +192,49 @@ def _resident(p: dict, queued: bool, each: bool) -> dict:
     return {"error": err, "metrics": metrics, "unsupported": unsupported}
 
 
+def _has_array_support() -> bool:
+    """cthreads documents numpy arrays wherever a list goes; the original does not."""
+    import cthreads.gpu as g  # noqa: PLC0415
+    return hasattr(g, "GpuKernel")
+
+
+def _unchecked():
+    """The checks-off kernels, or the reason this implementation has none."""
+    try:
+        import kernels_unchecked  # noqa: PLC0415 - cthreads only (boundscheck=False)
+        return kernels_unchecked, None
+    except Exception as exc:
+        return None, _short(exc)
+
+
 def w3(p: dict) -> dict:
-    """W3: 200 launches with no join in between, one sync; W3 each: join(download=False) each."""
+    """W3: 200 launches with no join in between, one sync; W3 each: join(download=False) each;
+    and the same 'each' loop with bounds checks off, where the implementation has the option."""
     r = _resident(p, queued=True, each=True)
     for k in ("bind_s", "sync_s"):
         r.get("metrics", {}).pop(k, None)
+    if r.get("error"):
+        return r
+    mod, why = _unchecked()
+    if mod is None:
+        r.setdefault("unsupported", {})["nb_each_GBps"] = why
+        return r
+    n, launches = p["n"], p["launches"]
+    x, y = saxpy_lists(n)
+    with GpuArena() as arena:
+        arena.bind(x=x, y=y)
+        gpu(mod.saxpy_unchecked, n, A, x, y).join(download=False)
+
+        def loop_each():
+            for _ in range(launches):
+                gpu(mod.saxpy_unchecked, n, A, x, y).join(download=False)
+
+        t = timed(loop_each)
+        arena.sync("y")
+    err = check_saxpy(y, n, launches + 1)
+    if err:
+        return {"error": f"checks off: {err}"}
+    r["metrics"]["nb_each_GBps"] = gbps(n, t / launches)
     return r
 
 
@@ -213,7 +271,27 @@ def w6(p: dict) -> dict:
 
         t = timed(loop)
         arena.sync()
-    return {"error": check_mandelbrot(counts), "metrics": {"ms": t / launches * 1e3}}
+    err = check_mandelbrot(counts)
+    metrics, unsupported = {"ms": t / launches * 1e3}, {}
+    mod, why = _unchecked()
+    if err or mod is None:
+        if why:
+            unsupported["nb_ms"] = why
+        return {"error": err, "metrics": metrics, "unsupported": unsupported}
+    counts = [0] * n
+    with GpuArena() as arena:
+        arena.bind(counts=counts)
+        k = mod.mandelbrot_unchecked
+        gpu(k, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
+
+        def loop_unchecked():
+            for _ in range(launches):
+                gpu(k, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
+
+        t = timed(loop_unchecked)
+        arena.sync()
+    metrics["nb_ms"] = t / launches * 1e3
+    return {"error": check_mandelbrot(counts), "metrics": metrics, "unsupported": unsupported}
 
 
 # -- W7 compile ----------------------------------------------------------------------------------
