@@ -43,7 +43,13 @@ fi
 
 # --- Vulkan loader + driver -------------------------------------------------------------------
 have_loader() { ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || [ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/libvulkan.so.1 ]; }
-have_icd() { ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json >/dev/null 2>&1; }
+have_icd() {
+  local f
+  for f in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json; do
+    [ -e "$f" ] && return 0
+  done
+  [ -n "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ]
+}
 if [ "$(uname -s)" = Linux ]; then
   pkgs=()
   have_loader || pkgs+=(libvulkan1)
