@@ -205,7 +205,8 @@ def enumerate_vulkan_adapters() -> tuple[list, list]:
     _configure_instance(wgpu)
     t0 = time.perf_counter()
     try:
-        adapters = list(wgpu.gpu.enumerate_adapters_sync())
+        with _QuietWayland():
+            adapters = list(wgpu.gpu.enumerate_adapters_sync())
     except Exception as exc:
         raise VulkanNoDevice(f"listing Vulkan adapters failed ({exc}). " + INSTALL_HINT) from None
     _timings["enumerate_s"] = time.perf_counter() - t0
@@ -229,7 +230,32 @@ def choose_adapter(adapters: list):
     return min(adapters, key=lambda a: _ADAPTER_RANK.get(AdapterInfo.of(a).adapter_type, 9))
 
 
+class _QuietWayland:
+    """Keep Mesa's Vulkan drivers from printing "XDG_RUNTIME_DIR is invalid or not set".
+
+    On a machine without a desktop session (CI, containers, servers) libwayland prints that
+    line several times while the driver probes for a display we never use. With the variable
+    pointing at a folder that does not exist the probe fails the same way, silently. Only
+    applied when the variable is unset, and only while the device is being created.
+    """
+
+    def __enter__(self):
+        self.set = sys.platform.startswith("linux") and "XDG_RUNTIME_DIR" not in os.environ
+        if self.set:
+            os.environ["XDG_RUNTIME_DIR"] = f"/nonexistent/cthreads-{os.getpid()}"
+        return self
+
+    def __exit__(self, *exc):
+        if self.set:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+
+
 def _create_context() -> DeviceContext:
+    with _QuietWayland():
+        return _create_context_quietly()
+
+
+def _create_context_quietly() -> DeviceContext:
     vulkan, _ = enumerate_vulkan_adapters()
     adapter = choose_adapter(vulkan)
     features = [f for f in WANTED_FEATURES if f in adapter.features]
