@@ -93,8 +93,9 @@ def _render(fn, fe, kernel, layout, skip: frozenset):
     for text in entry:
         lines.append(text)
         pylines.append(0)
-    lines += em.lines + ["}", ""]
-    pylines += em.pylines + [0, 0]
+    tail = ["    ct_report();"] if lists.reports else []
+    lines += em.lines + tail + ["}", ""]
+    pylines += em.pylines + [0] * len(tail) + [0, 0]
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
     return "\n".join(lines), line_map, lists.workgroup_bytes()
 

@@ -126,33 +126,51 @@ class ListAccess:
         return f"{ATOMIC_WGSL[op]}(&{ref.ident}[{idx}], {args[0]})"
 
     # -- checked access --------------------------------------------------------------------
-    def _fail(self):
-        if "ct_fail" not in self.helpers:
-            self.helpers["ct_fail"] = (
-                "fn ct_fail(c: u32, i: i32, n: u32) {\n"
-                "    if (atomicLoad(&ct_status[0]) != 0u) { return; }\n"
+    # A failed check is noted in private variables (branch-free selects) and reported once,
+    # when the invocation ends (``flush``): an atomic failure path inside every access helper
+    # kept llvmpipe from vectorising and doubled the time of memory-bound kernels. Reads use
+    # the index as it is (wgpu keeps every access inside the buffer; after a failure nothing
+    # is written back, so the value read never reaches the caller); writes and atomics are
+    # skipped.
+    def _note(self):
+        if "ct_note" not in self.helpers:
+            self.helpers["ct_note"] = (
+                "var<private> ct_bad: u32;\n"
+                "var<private> ct_bad_i: i32;\n"
+                "var<private> ct_bad_n: u32;\n\n"
+                "fn ct_note(bad: bool, c: u32, i: i32, n: u32) {\n"
+                "    ct_bad = select(ct_bad, c, bad);\n"
+                "    ct_bad_i = select(ct_bad_i, i, bad);\n"
+                "    ct_bad_n = select(ct_bad_n, n, bad);\n}")
+            self.helpers["ct_report"] = (
+                "fn ct_report() {\n"
+                "    if (ct_bad == 0u || atomicLoad(&ct_status[0]) != 0u) { return; }\n"
                 "    loop {\n"
-                "        let r = atomicCompareExchangeWeak(&ct_status[0], 0u, c);\n"
+                "        let r = atomicCompareExchangeWeak(&ct_status[0], 0u, ct_bad);\n"
                 "        if (r.exchanged) {\n"
-                "            atomicStore(&ct_status[1], bitcast<u32>(i));\n"
-                "            atomicStore(&ct_status[2], n);\n"
+                "            atomicStore(&ct_status[1], bitcast<u32>(ct_bad_i));\n"
+                "            atomicStore(&ct_status[2], ct_bad_n);\n"
                 "            return;\n"
                 "        }\n"
                 "        if (r.old_value != 0u) { return; }\n"
                 "    }\n}")
+
+    @property
+    def reports(self) -> bool:
+        """True when the emitted code notes failures (then every exit calls ct_report)."""
+        return "ct_note" in self.helpers
 
     def load(self, ref, idx: str, check) -> str:
         if check is None or check in self.skip:
             return self._raw_load(ref, idx)
         name = f"ct_ld_{ref.ident}"
         if name not in self.helpers:
-            self._fail()
+            self._note()
             n = self._ulen(ref)
             self.helpers[name] = (
                 f"fn {name}(ct_i: i32, ct_c: u32) -> {VALUE_T[ref.elem]} {{\n"
-                f"    if (bitcast<u32>(ct_i) < {n}) {{ return {self._raw_load(ref, 'ct_i')}; }}\n"
-                f"    ct_fail(ct_c, ct_i, {n});\n"
-                f"    return {ZERO[ref.elem]};\n}}")
+                f"    ct_note(bitcast<u32>(ct_i) >= {n}, ct_c, ct_i, {n});\n"
+                f"    return {self._raw_load(ref, 'ct_i')};\n}}")
         return f"{name}({idx}, {check + 1}u)"
 
     def store(self, ref, idx: str, value: str, check) -> str:
@@ -160,12 +178,13 @@ class ListAccess:
             return self._raw_store(ref, idx, value)
         name = f"ct_st_{ref.ident}"
         if name not in self.helpers:
-            self._fail()
+            self._note()
             n = self._ulen(ref)
             self.helpers[name] = (
                 f"fn {name}(ct_i: i32, ct_v: {VALUE_T[ref.elem]}, ct_c: u32) {{\n"
-                f"    if (bitcast<u32>(ct_i) < {n}) {{ {self._raw_store(ref, 'ct_i', 'ct_v')}; }}\n"
-                f"    else {{ ct_fail(ct_c, ct_i, {n}); }}\n}}")
+                f"    let ct_bad_here = bitcast<u32>(ct_i) >= {n};\n"
+                f"    ct_note(ct_bad_here, ct_c, ct_i, {n});\n"
+                f"    if (!ct_bad_here) {{ {self._raw_store(ref, 'ct_i', 'ct_v')}; }}\n}}")
         return f"{name}({idx}, {value}, {check + 1}u)"
 
     def atomic(self, ref, op, idx: str, args: list, check) -> str:
@@ -174,17 +193,18 @@ class ListAccess:
         name = f"ct_at_{op}_{ref.ident}"
         t = STORE_T[ref.elem]
         if name not in self.helpers:
-            self._fail()
+            self._note()
             n = self._ulen(ref)
             params = "".join(f", ct_a{k}: {t}" for k in range(len(args)))
             inner = self._raw_atomic(ref, op, "ct_i", [f"ct_a{k}" for k in range(len(args))])
             self.helpers[name] = (
                 f"fn {name}(ct_i: i32{params}, ct_c: u32) -> {t} {{\n"
-                f"    if (bitcast<u32>(ct_i) < {n}) {{ return {inner}; }}\n"
-                f"    ct_fail(ct_c, ct_i, {n});\n"
-                f"    return {ZERO[ref.elem]};\n}}")
+                f"    let ct_bad_here = bitcast<u32>(ct_i) >= {n};\n"
+                f"    ct_note(ct_bad_here, ct_c, ct_i, {n});\n"
+                f"    if (ct_bad_here) {{ return {ZERO[ref.elem]}; }}\n"
+                f"    return {inner};\n}}")
         return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
 
     def helper_text(self) -> list[str]:
-        order = sorted(self.helpers, key=lambda k: (k != "ct_fail", k))
+        order = sorted(self.helpers, key=lambda k: (k not in ("ct_note", "ct_report"), k))
         return [self.helpers[k] for k in order]

@@ -120,6 +120,8 @@ class _Prover:
             self.access(s.lst, s.index, s.check, facts)
             self.expr(s.index, facts)
             self.expr(s.value, facts)
+            if s.check is not None:
+                self.cover(s, s.value)
         elif isinstance(s, (ir.Assign, ir.ExprStmt)):
             self.expr(s.value, facts)
 
@@ -135,6 +137,15 @@ class _Prover:
         params = sorted(p for kind, p in bounds if kind == "param")
         if params:
             self.result[check] = params[0]
+
+    def cover(self, store, e) -> None:
+        """Loads of ``store``'s own element inside its value need no check of their own: the
+        store, which always runs after them, checks the same index of the same list."""
+        if isinstance(e, ir.Load) and e.check is not None and e.lst == store.lst and \
+                _same_index(e.index, store.index):
+            self.result.setdefault(e.check, None)
+        for sub in _children(e):
+            self.cover(store, sub)
 
     def expr(self, e, facts) -> None:
         if e is None:
@@ -158,6 +169,24 @@ class _Prover:
             for sub in getattr(e, name, ()) or ():
                 if isinstance(sub, ir.Expr):
                     self.expr(sub, facts)
+
+
+def _same_index(a, b) -> bool:
+    if isinstance(a, ir.Var) and isinstance(b, ir.Var):
+        return a.ident == b.ident
+    if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+        return a.value == b.value and a.ty == b.ty
+    return False
+
+
+def _children(e):
+    if not isinstance(e, ir.Expr):
+        return ()
+    out = [getattr(e, name, None) for name in
+           ("operand", "left", "right", "index", "test", "body", "orelse")]
+    for name in ("operands", "args"):
+        out.extend(getattr(e, name, ()) or ())
+    return [c for c in out if isinstance(c, ir.Expr)]
 
 
 def prove_in_range(kernel: ir.Kernel) -> dict[int, str | None]:

@@ -382,6 +382,8 @@ class Emitter:
 
     def s_Return(self, s, mode, loops):
         if mode == "plain":
+            if self.lists.status_binding is not None:
+                self.line("ct_report();")
             self.line("return;")
         else:
             self.line("ct_live = false;")

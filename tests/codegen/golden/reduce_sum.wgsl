@@ -19,13 +19,23 @@ fn ct_floordiv_i(a: i32, b: i32) -> i32 {
     return bitcast<i32>(select(q, 0u - q, neg));
 }
 
-fn ct_fail(c: u32, i: i32, n: u32) {
-    if (atomicLoad(&ct_status[0]) != 0u) { return; }
+var<private> ct_bad: u32;
+var<private> ct_bad_i: i32;
+var<private> ct_bad_n: u32;
+
+fn ct_note(bad: bool, c: u32, i: i32, n: u32) {
+    ct_bad = select(ct_bad, c, bad);
+    ct_bad_i = select(ct_bad_i, i, bad);
+    ct_bad_n = select(ct_bad_n, n, bad);
+}
+
+fn ct_report() {
+    if (ct_bad == 0u || atomicLoad(&ct_status[0]) != 0u) { return; }
     loop {
-        let r = atomicCompareExchangeWeak(&ct_status[0], 0u, c);
+        let r = atomicCompareExchangeWeak(&ct_status[0], 0u, ct_bad);
         if (r.exchanged) {
-            atomicStore(&ct_status[1], bitcast<u32>(i));
-            atomicStore(&ct_status[2], n);
+            atomicStore(&ct_status[1], bitcast<u32>(ct_bad_i));
+            atomicStore(&ct_status[2], ct_bad_n);
             return;
         }
         if (r.old_value != 0u) { return; }
@@ -33,26 +43,26 @@ fn ct_fail(c: u32, i: i32, n: u32) {
 }
 
 fn ct_at_add_total(ct_i: i32, ct_a0: f32, ct_c: u32) -> f32 {
-    if (bitcast<u32>(ct_i) < arrayLength(&total)) { return atomicAdd(&total[ct_i], ct_a0); }
-    ct_fail(ct_c, ct_i, arrayLength(&total));
-    return 0.0f;
+    let ct_bad_here = bitcast<u32>(ct_i) >= arrayLength(&total);
+    ct_note(ct_bad_here, ct_c, ct_i, arrayLength(&total));
+    if (ct_bad_here) { return 0.0f; }
+    return atomicAdd(&total[ct_i], ct_a0);
 }
 
 fn ct_ld_tile(ct_i: i32, ct_c: u32) -> f32 {
-    if (bitcast<u32>(ct_i) < 64u) { return tile[ct_i]; }
-    ct_fail(ct_c, ct_i, 64u);
-    return 0.0f;
+    ct_note(bitcast<u32>(ct_i) >= 64u, ct_c, ct_i, 64u);
+    return tile[ct_i];
 }
 
 fn ct_ld_x(ct_i: i32, ct_c: u32) -> f32 {
-    if (bitcast<u32>(ct_i) < arrayLength(&x)) { return x[ct_i]; }
-    ct_fail(ct_c, ct_i, arrayLength(&x));
-    return 0.0f;
+    ct_note(bitcast<u32>(ct_i) >= arrayLength(&x), ct_c, ct_i, arrayLength(&x));
+    return x[ct_i];
 }
 
 fn ct_st_tile(ct_i: i32, ct_v: f32, ct_c: u32) {
-    if (bitcast<u32>(ct_i) < 64u) { tile[ct_i] = ct_v; }
-    else { ct_fail(ct_c, ct_i, 64u); }
+    let ct_bad_here = bitcast<u32>(ct_i) >= 64u;
+    ct_note(ct_bad_here, ct_c, ct_i, 64u);
+    if (!ct_bad_here) { tile[ct_i] = ct_v; }
 }
 
 @compute @workgroup_size(64)
@@ -110,4 +120,5 @@ fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct
             _ = ct_at_add_total(0i, ct_ld_tile(0i, 5u), 6u);
         }
     }
+    ct_report();
 }

@@ -9,13 +9,23 @@ struct CtUniforms {
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;
 @group(0) @binding(3) var<storage, read_write> ct_status: array<atomic<u32>, 4>;
 
-fn ct_fail(c: u32, i: i32, n: u32) {
-    if (atomicLoad(&ct_status[0]) != 0u) { return; }
+var<private> ct_bad: u32;
+var<private> ct_bad_i: i32;
+var<private> ct_bad_n: u32;
+
+fn ct_note(bad: bool, c: u32, i: i32, n: u32) {
+    ct_bad = select(ct_bad, c, bad);
+    ct_bad_i = select(ct_bad_i, i, bad);
+    ct_bad_n = select(ct_bad_n, n, bad);
+}
+
+fn ct_report() {
+    if (ct_bad == 0u || atomicLoad(&ct_status[0]) != 0u) { return; }
     loop {
-        let r = atomicCompareExchangeWeak(&ct_status[0], 0u, c);
+        let r = atomicCompareExchangeWeak(&ct_status[0], 0u, ct_bad);
         if (r.exchanged) {
-            atomicStore(&ct_status[1], bitcast<u32>(i));
-            atomicStore(&ct_status[2], n);
+            atomicStore(&ct_status[1], bitcast<u32>(ct_bad_i));
+            atomicStore(&ct_status[2], ct_bad_n);
             return;
         }
         if (r.old_value != 0u) { return; }
@@ -23,20 +33,19 @@ fn ct_fail(c: u32, i: i32, n: u32) {
 }
 
 fn ct_ld_x(ct_i: i32, ct_c: u32) -> f32 {
-    if (bitcast<u32>(ct_i) < arrayLength(&x)) { return x[ct_i]; }
-    ct_fail(ct_c, ct_i, arrayLength(&x));
-    return 0.0f;
+    ct_note(bitcast<u32>(ct_i) >= arrayLength(&x), ct_c, ct_i, arrayLength(&x));
+    return x[ct_i];
 }
 
 fn ct_ld_y(ct_i: i32, ct_c: u32) -> f32 {
-    if (bitcast<u32>(ct_i) < arrayLength(&y)) { return y[ct_i]; }
-    ct_fail(ct_c, ct_i, arrayLength(&y));
-    return 0.0f;
+    ct_note(bitcast<u32>(ct_i) >= arrayLength(&y), ct_c, ct_i, arrayLength(&y));
+    return y[ct_i];
 }
 
 fn ct_st_y(ct_i: i32, ct_v: f32, ct_c: u32) {
-    if (bitcast<u32>(ct_i) < arrayLength(&y)) { y[ct_i] = ct_v; }
-    else { ct_fail(ct_c, ct_i, arrayLength(&y)); }
+    let ct_bad_here = bitcast<u32>(ct_i) >= arrayLength(&y);
+    ct_note(ct_bad_here, ct_c, ct_i, arrayLength(&y));
+    if (!ct_bad_here) { y[ct_i] = ct_v; }
 }
 
 @compute @workgroup_size(64)
@@ -53,8 +62,10 @@ fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct
     // line 17: if i >= n:
     if (i >= n) {
         // line 18: return
+        ct_report();
         return;
     }
     // line 19: y[i] = a * x[i] + y[i]
     ct_st_y(i, ((a * ct_ld_x(i, 1u)) + ct_ld_y(i, 2u)), 3u);
+    ct_report();
 }
