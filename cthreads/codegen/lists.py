@@ -1,9 +1,11 @@
 """List and shared-array access: declarations, loads, stores, atomics and bounds checks.
 
-With bounds checks on, every access goes through a small per-list helper: one unsigned
-compare against the length; an out-of-range read gives 0 and an out-of-range write is
-skipped, and the first failure stores its check id + 1, the index (as i32 bits) and the
-length into the status buffer (words 0, 1, 2), as ``program.py`` describes.
+With bounds checks on, every access not proven safe (``proofs.py``) goes through a small
+per-list helper: one unsigned compare against the length, noted branch-free in private
+variables; an out-of-range write or atomic is skipped. When the invocation ends
+(``ct_report``), a noted failure stores its check id + 1, the index (as i32 bits) and the
+length into the status buffer (words 0, 1, 2; the first invocation to report wins), as
+``program.py`` describes.
 """
 
 from __future__ import annotations
