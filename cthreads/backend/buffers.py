@@ -69,9 +69,10 @@ class BufferPool:
     def acquire(self, nbytes: int, kind: str = "storage", init=None) -> PooledBuffer:
         """A buffer of at least ``nbytes``: from the pool, else new.
 
-        ``init`` (storage only; a buffer-protocol object of ``nbytes``): a *new* buffer is
-        created mapped and filled with it directly, saving the staging copy a queued write
-        makes (a tenth of a second per 64 MiB on lavapipe); ``PooledBuffer.filled`` says so.
+        ``init`` (storage only; a buffer-protocol object of ``nbytes``): on a CPU driver a *new*
+        buffer is created mapped and filled with it directly, saving the staging copy a queued
+        write makes (a tenth of a second per 64 MiB on lavapipe); ``PooledBuffer.filled`` says
+        so.
         """
         cap = capacity_for(nbytes)
         if kind == "storage" and cap > self._ctx.limit("max-storage-buffer-binding-size"):
@@ -83,7 +84,9 @@ class BufferPool:
                 pooled = free.pop()
                 pooled.filled = False
                 return pooled
-        mapped = init is not None and nbytes > 0
+        # Only on CPU drivers: there all memory is host memory. On a GPU a buffer created mapped
+        # may be placed in host-visible memory; a queued write keeps it device-local.
+        mapped = init is not None and nbytes > 0 and self._ctx.is_cpu
         try:
             buf = self._ctx.device.create_buffer(size=cap, usage=self._usages[kind],
                                                  label=f"cthreads-{kind}",
