@@ -221,20 +221,24 @@ def w3(p: dict) -> dict:
         return r
     n, launches = p["n"], p["launches"]
     x, y = saxpy_lists(n)
+    best = {"on": [], "off": []}
     with GpuArena() as arena:
         arena.bind(x=x, y=y)
-        gpu(mod.saxpy_unchecked, n, A, x, y).join(download=False)
-
-        def loop_each():
-            for _ in range(launches):
-                gpu(mod.saxpy_unchecked, n, A, x, y).join(download=False)
-
-        t = timed(loop_each)
+        kernels = {"on": saxpy, "off": mod.saxpy_unchecked}
+        for k in kernels.values():
+            gpu(k, n, A, x, y).join(download=False)
+        for _ in range(3):                      # alternate, so drift hits both alike
+            for key, k in kernels.items():
+                def loop_each(k=k):
+                    for _ in range(launches):
+                        gpu(k, n, A, x, y).join(download=False)
+                best[key].append(timed(loop_each))
         arena.sync("y")
-    err = check_saxpy(y, n, launches + 1)
+    err = check_saxpy(y, n, 2 + 6 * launches)
     if err:
-        return {"error": f"checks off: {err}"}
-    r["metrics"]["nb_each_GBps"] = gbps(n, t / launches)
+        return {"error": f"checks on/off: {err}"}
+    r["metrics"]["on_each_GBps"] = gbps(n, min(best["on"]) / launches)
+    r["metrics"]["nb_each_GBps"] = gbps(n, min(best["off"]) / launches)
     return r
 
 
@@ -278,19 +282,22 @@ def w6(p: dict) -> dict:
         if why:
             unsupported["nb_ms"] = why
         return {"error": err, "metrics": metrics, "unsupported": unsupported}
+    best = {"on": [], "off": []}
+    kernels = {"on": mandelbrot, "off": mod.mandelbrot_unchecked}
     counts = [0] * n
     with GpuArena() as arena:
         arena.bind(counts=counts)
-        k = mod.mandelbrot_unchecked
-        gpu(k, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
-
-        def loop_unchecked():
-            for _ in range(launches):
-                gpu(k, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
-
-        t = timed(loop_unchecked)
+        for k in kernels.values():
+            gpu(k, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
+        for _ in range(3):                      # alternate, so drift hits both alike
+            for key, k in kernels.items():
+                def loop(k=k):
+                    for _ in range(launches):
+                        gpu(k, n, MANDEL_W, MANDEL_H, MANDEL_ITER, counts).join(download=False)
+                best[key].append(timed(loop))
         arena.sync()
-    metrics["nb_ms"] = t / launches * 1e3
+    metrics["on_ms"] = min(best["on"]) / launches * 1e3
+    metrics["nb_ms"] = min(best["off"]) / launches * 1e3
     return {"error": check_mandelbrot(counts), "metrics": metrics, "unsupported": unsupported}
 
 
