@@ -3,8 +3,9 @@
 Every launch is one command buffer submitted at once (so ``gpu()`` really returns submitted
 work): a compute pass, then, for lists that will be read back, copies into staging buffers.
 Submissions are numbered; the queue runs them in order, so one finished submission means every
-earlier one finished too. Completion is learned by polling the device (non-blocking for
-``done()``, blocking for ``wait()``) or by mapping a job's staging buffers.
+earlier one finished too. Completion is learned from fences (a tiny copy whose staging buffer
+is mapped once the GPU is past it: non-blocking for ``done()``, blocking for ``wait()``) or by
+mapping a job's staging buffers.
 
 Dispatches larger than ``max-compute-workgroups-per-dimension`` workgroups are folded into two
 dimensions; the shader recovers the flat workgroup index (see ``codegen/program.py``).
@@ -14,16 +15,11 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 
 from ..errors import GpuInvalidArgument, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext
 from .fastpath import make_encoder
-
-
-#: How long ``wait`` polls without blocking before it blocks (seconds).
-SPIN_SECONDS = 0.002
 
 
 def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
@@ -53,6 +49,7 @@ class DeviceQueue:
         self._max_groups = ctx.limit("max-compute-workgroups-per-dimension")
         self._poll = self._native_poll()
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
+        self._fence = None                # (submission it covers, work-done request key)
         self._native = None if os.environ.get("CTHREADS_NATIVE_ENCODER", "1") == "0" else \
             make_encoder(self._device, self._queue)
 
@@ -158,32 +155,53 @@ class DeviceQueue:
 
     # -- completion --------------------------------------------------------------------------
 
+    # Completion is learned from wgpu-native's work-done notification, requested natively
+    # (one outstanding at a time, covering everything submitted when it was requested).
+    # wgpu-native's poll result ("queue empty") is not trusted: on NVIDIA it answered empty
+    # right after 100 heavy dispatches were queued.
+
+    def _fence_start(self) -> None:
+        self._fence = (self.submitted, self._native.work_done_request())
+
+    def _fence_check(self, block: bool) -> bool:
+        seq, key = self._fence
+        if not self._native.work_done_ready(key, block):
+            return False
+        self._fence = None
+        self._mark(seq)
+        return True
+
     def is_done(self, seq: int) -> bool:
+        """Whether submission ``seq`` finished (never blocks)."""
         if seq <= self.completed:
             return True
-        snapshot = self.submitted
-        if self._poll(False):
-            self._mark(snapshot)
-        return seq <= self.completed
+        with self._lock:
+            if self._native is None:
+                snapshot = self.submitted
+                if self._poll(False):
+                    self._mark(snapshot)
+                return seq <= self.completed
+            if self._fence is None:
+                self._fence_start()
+            self._fence_check(block=False)
+            if seq > self.completed and self._fence is None:
+                self._fence_start()            # the next fence, for later submissions
+            return seq <= self.completed
 
     def wait(self, seq: int) -> None:
-        """Block until submission ``seq`` (and all before it) finished.
-
-        Polls without blocking for a short while first: wgpu-native's blocking poll adds about
-        100 us of latency even when the work is already done (measured on lavapipe), which
-        would dominate small launches. Then it blocks.
-        """
+        """Block until submission ``seq`` (and all before it) finished."""
         if seq <= self.completed:
             return
-        snapshot = self.submitted
-        deadline = time.perf_counter() + SPIN_SECONDS
-        while True:
-            if self._poll(False):
-                break
-            if time.perf_counter() > deadline:
+        with self._lock:
+            if self._native is None:
+                snapshot = self.submitted
                 self._poll(True)
-                break
-        self._mark(snapshot)
+                self._mark(snapshot)
+            else:
+                while seq > self.completed:
+                    if self._fence is None:
+                        self._fence_start()
+                    self._fence_check(block=True)
         self.ctx.check_alive()
 
     def _mark(self, seq: int) -> None:

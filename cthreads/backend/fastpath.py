@@ -39,6 +39,20 @@ class NativeEncoder:
         self._map_ok = lib.WGPUMapAsyncStatus_Success
         self._map_read = lib.WGPUMapMode_Read
 
+        # Work-done notifications (wgpu-py 0.32 declares this callback without its message
+        # argument, which is why its on_submitted_work_done is broken; declared right here).
+        self._done: dict[int, int] = {}
+
+        @ffi.callback("void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)")
+        def _on_done(status, message, userdata1, userdata2):
+            self._done[int(ffi.cast("intptr_t", userdata1))] = int(status)
+
+        self._on_done = _on_done
+        self._done_info = ffi.new("WGPUQueueWorkDoneCallbackInfo *")
+        self._done_info.mode = lib.WGPUCallbackMode_AllowSpontaneous
+        self._done_info.callback = _on_done
+        self._done_ok = lib.WGPUQueueWorkDoneStatus_Success
+
     def submit(self, pipeline, bind_group, groups, copies) -> None:
         """Encode a dispatch of ``groups`` (x, y, z) then ``copies``; submit it.
 
@@ -63,28 +77,72 @@ class NativeEncoder:
         lib.wgpuQueueSubmit(self._queue, 1, arr)
         lib.wgpuCommandBufferRelease(cb)
 
-    def read(self, buffer, nbytes: int, convert):
-        """Map ``buffer`` (MAP_READ, its writer already submitted) and pass the bytes to ``convert``."""
+    def map_request(self, buffer, nbytes: int) -> int:
+        """Ask for ``buffer`` (MAP_READ) to be mapped once the GPU is done with it; a key."""
         lib, ffi = self._lib, self._ffi
         self._next_id += 1
         key = self._next_id
         self._map_info.userdata1 = ffi.cast("void *", key)
-        internal = buffer._internal
-        lib.wgpuBufferMapAsync(internal, self._map_read, 0, nbytes, self._map_info[0])
-        mapped = self._mapped
+        lib.wgpuBufferMapAsync(buffer._internal, self._map_read, 0, nbytes, self._map_info[0])
+        return key
+
+    def map_ready(self, key: int, block: bool) -> bool:
+        """Whether the map request ``key`` completed; with ``block`` wait for it.
+
+        Non-blocking polls first: a blocking poll costs ~100 us even when the work is done.
+        (The poll's own "queue empty" answer is not used: on NVIDIA it said empty while 100
+        queued dispatches were still running; a completed map is definitive.)
+        """
+        lib, mapped = self._lib, self._mapped
         spins = 0
         while key not in mapped:
-            # non-blocking polls first: a blocking poll costs ~100 us even when work is done
             lib.wgpuDevicePoll(self._device, spins > 2000, self._null)
             spins += 1
-        status = mapped.pop(key)
+            if not block and key not in mapped:
+                return False
+        return True
+
+    def work_done_request(self) -> int:
+        """Ask to be told when everything submitted so far has finished; a key."""
+        self._next_id += 1
+        key = self._next_id
+        self._done_info.userdata1 = self._ffi.cast("void *", key)
+        self._lib.wgpuQueueOnSubmittedWorkDone(self._queue, self._done_info[0])
+        return key
+
+    def work_done_ready(self, key: int, block: bool) -> bool:
+        """Whether the work-done request ``key`` fired; with ``block`` wait for it."""
+        lib, done = self._lib, self._done
+        spins = 0
+        while key not in done:
+            lib.wgpuDevicePoll(self._device, spins > 2000, self._null)
+            spins += 1
+            if not block and key not in done:
+                return False
+        status = done.pop(key)
+        if status != self._done_ok:
+            raise RuntimeError(f"waiting for submitted work failed (status {status})")
+        return True
+
+    def map_finish(self, key: int) -> None:
+        status = self._mapped.pop(key)
         if status != self._map_ok:
             raise RuntimeError(f"mapping a readback buffer failed (status {status})")
+
+    def read(self, buffer, nbytes: int, convert):
+        """Map ``buffer`` (MAP_READ, its writer already submitted) and pass the bytes to ``convert``."""
+        key = self.map_request(buffer, nbytes)
+        self.map_ready(key, block=True)
+        self.map_finish(key)
+        lib, internal = self._lib, buffer._internal
         try:
             ptr = lib.wgpuBufferGetConstMappedRange(internal, 0, nbytes)
-            return convert(ffi.buffer(ptr, nbytes))
+            return convert(self._ffi.buffer(ptr, nbytes))
         finally:
             lib.wgpuBufferUnmap(internal)
+
+    def unmap(self, buffer) -> None:
+        self._lib.wgpuBufferUnmap(buffer._internal)
 
     def write(self, buffer, data: bytes) -> None:
         self._lib.wgpuQueueWriteBuffer(self._queue, buffer._internal, 0,
@@ -101,7 +159,8 @@ def make_encoder(device, queue) -> NativeEncoder | None:
                   "wgpuComputePassEncoderRelease", "wgpuCommandEncoderCopyBufferToBuffer",
                   "wgpuCommandEncoderFinish", "wgpuCommandEncoderRelease", "wgpuQueueSubmit",
                   "wgpuCommandBufferRelease", "wgpuQueueWriteBuffer", "wgpuBufferMapAsync",
-                  "wgpuBufferGetConstMappedRange", "wgpuBufferUnmap", "wgpuDevicePoll")
+                  "wgpuBufferGetConstMappedRange", "wgpuBufferUnmap", "wgpuDevicePoll",
+                  "wgpuQueueOnSubmittedWorkDone")
         for name in needed:
             getattr(lib, name)
         return NativeEncoder(ffi, lib, device, queue)
