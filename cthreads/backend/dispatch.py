@@ -22,6 +22,11 @@ from .device import DeviceContext
 from .fastpath import make_encoder
 
 
+#: How long waits poll without blocking before they block, on CPU drivers and on GPUs.
+CPU_SPIN_S = 0.0001
+GPU_SPIN_S = 0.002
+
+
 def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
     """(x, y, 1) workgroup counts covering ``groups`` flat workgroups."""
     if groups <= max_per_dim:
@@ -52,6 +57,8 @@ class DeviceQueue:
         self._fence = None                # (submission it covers, work-done request key)
         self._native = None if os.environ.get("CTHREADS_NATIVE_ENCODER", "1") == "0" else \
             make_encoder(self._device, self._queue)
+        if self._native is not None:
+            self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
 
     def _native_poll(self):
         """A function poll(wait) -> bool(queue empty), using wgpu-native's device poll."""
