@@ -85,10 +85,6 @@ class KernelRuntime:
         self.uniform_struct = _uniform_struct(program)
         self.uniform = self.queue.pool.acquire(program.uniform_size, "uniform")
         self.bind_groups: OrderedDict = OrderedDict()
-        self.list_params = program.lists
-        self.scalar_params = program.scalars
-        self.n_index = next((i for i, p in enumerate(program.params)
-                             if p.name == "n" and p.kind == "int"), None)
         self.status_nbytes = 4 * STATUS_WORDS
         # One status buffer per kernel and device, bound to every launch: it stays zero until a
         # bounds check fails (first failure wins), so launches never rewrite it.
