@@ -73,9 +73,13 @@ class GpuJob(Job):
             first = not self._joined
             had_readback = self._readback is not None
             if first:
+                try:
+                    rt.queue.wait(self._seq)          # outside the launch lock: others go on
+                except BaseException as exc:
+                    self._error = exc
+                    raise
                 with launch_lock:
                     try:
-                        rt.queue.wait(self._seq)
                         if self._readback is not None:
                             self._readback.finish(rt.queue, self._seq, download)
                     except BaseException as exc:

@@ -54,7 +54,7 @@ class DeviceQueue:
         self._max_groups = ctx.limit("max-compute-workgroups-per-dimension")
         self._poll = self._native_poll()
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
-        self._fence = None                # (submission it covers, work-done request key)
+        self._fence_req = None            # (submission it covers, work-done request key)
         self._native = None if os.environ.get("CTHREADS_NATIVE_ENCODER", "1") == "0" else \
             make_encoder(self._device, self._queue)
         if self._native is not None:
@@ -167,36 +167,45 @@ class DeviceQueue:
     # wgpu-native's poll result ("queue empty") is not trusted: on NVIDIA it answered empty
     # right after 100 heavy dispatches were queued.
 
-    def _fence_start(self) -> None:
-        self._fence = (self.submitted, self._native.work_done_request())
+    def _fence(self):
+        """The outstanding (submission covered, request key), requested if there is none."""
+        with self._lock:
+            if self._fence_req is None:
+                self._fence_req = (self.submitted, self._native.work_done_request())
+            return self._fence_req
 
-    def _fence_check(self, block: bool) -> bool:
-        seq, key = self._fence
-        if not self._native.work_done_ready(key, block):
-            return False
-        self._fence = None
-        self._mark(seq)
-        return True
+    def _fence_done(self, fence) -> None:
+        """Record a fired notification (once, whichever thread saw it)."""
+        with self._lock:
+            if self._fence_req is fence:
+                self._fence_req = None
+                self._native.work_done_finish(fence[1])
+                self._mark(fence[0])
 
     def is_done(self, seq: int) -> bool:
         """Whether submission ``seq`` finished (never blocks)."""
         if seq <= self.completed:
             return True
-        with self._lock:
-            if self._native is None:
+        if self._native is None:
+            with self._lock:
                 snapshot = self.submitted
                 if self._poll(False):
                     self._mark(snapshot)
-                return seq <= self.completed
-            if self._fence is None:
-                self._fence_start()
-            self._fence_check(block=False)
-            if seq > self.completed and self._fence is None:
-                self._fence_start()            # the next fence, for later submissions
+            return seq <= self.completed
+        with self._lock:
+            fence = self._fence()
+            if self._native.work_done_ready(fence[1], block=False):
+                self._fence_done(fence)
+                if seq > self.completed:
+                    self._fence()              # the next one, for later submissions
             return seq <= self.completed
 
     def wait(self, seq: int) -> None:
-        """Block until submission ``seq`` (and all before it) finished."""
+        """Block until submission ``seq`` (and all before it) finished.
+
+        Polls under the queue's lock: with several threads polling wgpu-native at once (its
+        callbacks need the GIL) the thread test deadlocked, so wgpu calls stay serialised.
+        """
         if seq <= self.completed:
             return
         with self._lock:
@@ -206,9 +215,9 @@ class DeviceQueue:
                 self._mark(snapshot)
             else:
                 while seq > self.completed:
-                    if self._fence is None:
-                        self._fence_start()
-                    self._fence_check(block=True)
+                    fence = self._fence()
+                    self._native.work_done_ready(fence[1], block=True)
+                    self._fence_done(fence)
         self.ctx.check_alive()
 
     def _mark(self, seq: int) -> None:

@@ -123,13 +123,14 @@ class NativeEncoder:
         return key
 
     def work_done_ready(self, key: int, block: bool) -> bool:
-        """Whether the work-done request ``key`` fired; with ``block`` wait for it."""
-        if not self._until(self._done, key, block):
-            return False
+        """Whether the work-done request ``key`` fired; with ``block`` wait for it. Several
+        threads may wait on one key; ``work_done_finish`` consumes it."""
+        return self._until(self._done, key, block)
+
+    def work_done_finish(self, key: int) -> None:
         status = self._done.pop(key)
         if status != self._done_ok:
             raise RuntimeError(f"waiting for submitted work failed (status {status})")
-        return True
 
     def map_finish(self, key: int) -> None:
         status = self._mapped.pop(key)
