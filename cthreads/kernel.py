@@ -56,12 +56,40 @@ class GpuKernel:
             self.program: KernelProgram = compile_kernel(fn, boundscheck=self.boundscheck)
         except (GpuKernelError, GpuKernelTypeError) as exc:
             raise exc.with_traceback(None) from None
+        self._check_workgroup_memory()
         with _registry_lock:
             _registry.append(weakref.ref(self))
         if self.log:
             name = _device_name()
             if name:
                 self.announce(name)
+
+    def _check_workgroup_memory(self) -> None:
+        """shared() arrays beyond the device's workgroup memory: a located error at decoration
+        when a device is already up (else the first launch checks, naming the kernel)."""
+        need = self.program.workgroup_bytes
+        try:
+            from .backend import device  # noqa: PLC0415
+            ctx = device._context
+            limit = ctx.limit("max-compute-workgroup-storage-size") if ctx is not None else None
+        except Exception:
+            limit = None
+        if not need or limit is None or need <= limit:
+            return
+        import linecache  # noqa: PLC0415
+        filename, first = self.program.filename, self.program.firstlineno
+        lineno, text = first, linecache.getline(filename, first).rstrip()
+        for k in range(first, first + 200):
+            line = linecache.getline(filename, k)
+            if "shared(" in line:
+                lineno, text = k, line.rstrip()
+                break
+        raise GpuKernelError(
+            f"kernel {self.__name__} declares {need:,} bytes of shared() memory, more than the "
+            f"{limit:,} bytes per workgroup of {ctx.name!r}\n"
+            f'  File "{filename}", line {lineno}, in {self.__name__}\n    {text.strip()}\n'
+            "use smaller shared arrays (16,384 bytes fit every WebGPU device)",
+            filename, lineno, None, text) from None
 
     def announce(self, device: str) -> None:
         """Print the log=True line once (at decoration if a device is up, else at launch)."""

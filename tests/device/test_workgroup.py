@@ -193,3 +193,22 @@ def test_grid_dim_pins_workgroup_width(device_name):
     hits = [0] * 1000
     gpu(count_all, 256, 1000, hits).join()
     assert hits == [1] * 1000
+
+
+BIG = 16384                     # 64 KiB of floats: over lavapipe's 32 KiB and NVIDIA's 48 KiB
+
+
+def test_shared_over_the_device_limit_is_located_at_decoration(device_name):
+    from cthreads.gpu import GpuKernelError, init
+
+    init()                      # with a device up, decoration knows the limit
+    with pytest.raises(GpuKernelError) as info:
+        @Gpu
+        def too_big(out: list[float]) -> None:
+            tile: list[float] = shared(BIG)
+            tile[ThreadIdx.x] = 1.0
+            __sync_threads()
+            out[GlobalIdx.x] = tile[0]
+    line = inspect.currentframe().f_lineno - 4       # the shared() line
+    msg = str(info.value)
+    assert f"line {line}" in msg and "65,536 bytes" in msg and "shared(BIG)" in msg
