@@ -43,8 +43,6 @@ class _Slot:
     def nbytes(self) -> int:
         return 4 * self.length
 
-    def describe(self) -> str:
-        return f"arena slot {self.name!r}"
 
 
 def lookup(value) -> "_Slot | None":

@@ -52,7 +52,10 @@ class GpuJob(Job):
             return True
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the device to finish this launch, without downloading."""
+        """Wait for the device to finish this launch, without downloading.
+
+        ``timeout`` is accepted for ``Job`` compatibility; a device wait is not interruptible.
+        """
         if not self._joined and self._generation == _device.generation():
             self._rt.queue.wait(self._seq)
         return True

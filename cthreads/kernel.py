@@ -103,10 +103,6 @@ class GpuKernel:
         """The generated WGSL for workgroup size 64."""
         return self.program.wgsl(WORKGROUP_SIZE)
 
-    @property
-    def uses_workgroup(self) -> bool:
-        return self.program.fixed_workgroup_size
-
     def __call__(self, *args):
         return self.fn(*args)
 

@@ -3,9 +3,9 @@
 Every launch is one command buffer submitted at once (so ``gpu()`` really returns submitted
 work): a compute pass, then, for lists that will be read back, copies into staging buffers.
 Submissions are numbered; the queue runs them in order, so one finished submission means every
-earlier one finished too. Completion is learned from fences (a tiny copy whose staging buffer
-is mapped once the GPU is past it: non-blocking for ``done()``, blocking for ``wait()``) or by
-mapping a job's staging buffers.
+earlier one finished too. Completion is learned from wgpu-native's work-done notification
+(non-blocking for ``done()``, blocking for ``wait()``) or by mapping a job's staging buffers;
+never from the poll's "queue empty" answer, which NVIDIA's driver gave too early.
 
 Dispatches larger than ``max-compute-workgroups-per-dimension`` workgroups are folded into two
 dimensions; the shader recovers the flat workgroup index (see ``codegen/program.py``).
