@@ -14,7 +14,7 @@ from .layout import Layout
 from .lists import ListAccess
 from .program import KernelProgram
 from .proofs import prove_in_range
-from .wgsl import WG, Emitter
+from .wgsl import COARSEN, WG, Emitter
 
 ENTRY_POINT = "ct_main"
 
@@ -24,20 +24,20 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
     fe = Frontend(fn, boundscheck=boundscheck)
     kernel = fe.translate()
     checks = tuple(fe.checks)
-    layout = Layout(kernel, bool(checks))
+    uses = kernel.uses
+    # GridDim.x is ceil(n / 64) by the spec: a kernel that reads it keeps 64-wide groups too
+    fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "barrier", "shared"})
+    layout = Layout(kernel, bool(checks), fixed)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
-    template, line_map, workgroup_bytes = _render(fn, fe, kernel, layout, always)
+    template, line_map, workgroup_bytes = _render(fn, fe, kernel, layout, always, fixed)
     fast_template, fast_requires = "", ()
     if len(always) < len(proofs):
-        fast_template = _render(fn, fe, kernel, layout, frozenset(proofs))[0]
+        fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed)[0]
         lists_by_check = {c.id: c.list_name for c in checks}
         fast_requires = tuple(sorted({(p, lists_by_check[c]) for c, p in proofs.items()
                                       if p is not None}))
     src = fe.src
-    uses = kernel.uses
-    # GridDim.x is ceil(n / 64) by the spec: a kernel that reads it keeps 64-wide groups too
-    fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "barrier", "shared"})
     features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
     return KernelProgram(
         name=fn.__name__,
@@ -60,7 +60,7 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
     )
 
 
-def _render(fn, fe, kernel, layout, skip: frozenset):
+def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool):
     """(WGSL template, WGSL line -> Python line map, workgroup bytes), without the bounds
     checks in ``skip``."""
     # a variant whose checks are all proven away does not declare the status buffer (the
@@ -72,32 +72,52 @@ def _render(fn, fe, kernel, layout, skip: frozenset):
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl() + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
-    entry = [
-        "",
-        f"@compute @workgroup_size({WG})",
-        f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
-        f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
-        "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
-        "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
-        "    if (ct_flat >= ct_u.ct_groups) { return; }",
-        f"    let ct_gidx: i32 = i32(ct_flat * {WG}u + ct_lid.x);",
-    ] + ["    " + text for text in lists.zero_shared(WG)]
-    lines, pylines = [], []
-    for text in head:
-        lines.append(text)
-        pylines.append(0)
-    for block in helper_blocks:
-        for text in [""] + block.split("\n"):
-            lines.append(text)
-            pylines.append(0)
-    for text in entry:
-        lines.append(text)
-        pylines.append(0)
     tail = ["    ct_report();"] if lists.reports else []
-    lines += em.lines + tail + ["}", ""]
-    pylines += em.pylines + [0] * len(tail) + [0, 0]
+    lines, pylines = [], []
+
+    def add(texts, pyls=None):
+        lines.extend(texts)
+        pylines.extend(pyls if pyls is not None else [0] * len(texts))
+
+    add(head)
+    for block in helper_blocks:
+        add([""] + block.split("\n"))
+    if fixed:
+        add(_ENTRY_HEAD + [
+            "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
+            "    if (ct_flat >= ct_u.ct_groups) { return; }",
+            f"    let ct_gidx: i32 = i32(ct_flat * {WG}u + ct_lid.x);",
+        ] + ["    " + text for text in lists.zero_shared(WG)])
+        add(em.lines + tail + ["}", ""], em.pylines + [0] * (len(tail) + 2))
+    else:
+        # A kernel that only sees GlobalIdx.x: its body is a function of the index, run for
+        # every index below ct_threads (n rounded up to 64, as the spec's 64-wide grid has).
+        # Each invocation runs it for {COARSEN} indexes one grid apart, which keeps accesses
+        # coalesced and gives each invocation more loads in flight (runtime.py picks it).
+        add(["", "fn ct_body(ct_gidx: i32) {"])
+        add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
+        add(_ENTRY_HEAD + [
+            f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
+            f"    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * {WG}u + ct_lid.x;",
+            f"    for (var ct_k: u32 = 0u; ct_k < {COARSEN}u; ct_k++) {{",
+            "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
+            "        if (ct_g >= ct_u.ct_threads) { return; }",
+            "        ct_body(i32(ct_g));",
+            "    }",
+            "}",
+            "",
+        ])
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
     return "\n".join(lines), line_map, lists.workgroup_bytes()
+
+
+_ENTRY_HEAD = [
+    "",
+    f"@compute @workgroup_size({WG})",
+    f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
+    f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
+    "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
+]
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

@@ -1,7 +1,8 @@
 """Binding plan: the uniform struct, storage bindings, read vs read_write from write analysis.
 
-Follows ``program.py``: binding 0 is the uniform (hidden group count first, then scalars in
-declaration order, 4 bytes each), lists from binding 1 in declaration order, then the status
+Follows ``program.py``: binding 0 is the uniform (a hidden count first: workgroups for kernels
+that observe workgroups, threads for the others; then scalars in declaration order, 4 bytes
+each), lists from binding 1 in declaration order, then the status
 buffer when the kernel has bounds checks.
 """
 
@@ -29,12 +30,12 @@ def written_lists(kernel: ir.Kernel) -> set:
 
 
 class Layout:
-    def __init__(self, kernel: ir.Kernel, has_checks: bool):
+    def __init__(self, kernel: ir.Kernel, has_checks: bool, fixed: bool):
         written = written_lists(kernel)
         atomic = {ref.pyname for ref in kernel.lists if ref.atomic}
         self.params = []
         self.bindings = {}
-        self.fields = ["    ct_groups: u32,"]
+        self.fields = ["    ct_groups: u32," if fixed else "    ct_threads: u32,"]
         offset = 4
         binding = 1
         for (name, ty), ident in zip(kernel.params, kernel.param_idents):

@@ -6,8 +6,10 @@ ASTs). Everything here is plain data.
 
 Binding layout of every generated shader (group 0):
 
-* binding 0: ``var<uniform>`` struct of 4-byte fields. The first field is the hidden
-  ``u32`` count of workgroups in the flat 1-D grid (``GridDim.x``); then one field per scalar
+* binding 0: ``var<uniform>`` struct of 4-byte fields. The first field is hidden: for kernels
+  with ``fixed_workgroup_size`` the ``u32`` count of 64-wide workgroups in the flat 1-D grid
+  (``ct_groups``, ``GridDim.x``); for the others the ``u32`` count of indexes to run
+  (``ct_threads``: n rounded up to a multiple of 64). Then one field per scalar
   parameter in declaration order (``int`` -> i32, ``float`` -> f32, ``bool`` -> u32 0/1).
   ``ProgramParam.offset`` gives each scalar's byte offset; ``KernelProgram.uniform_size`` the
   struct size rounded up to 16 bytes.
@@ -23,9 +25,12 @@ Binding layout of every generated shader (group 0):
   the length of the list or shared array at the failing access.
 
 Dispatch: the runtime dispatches ``(gx, gy, 1)`` workgroups with ``gx = min(groups, 65535)``,
-``gy = ceil(groups / gx)`` and ``groups`` written into the uniform's first field. The shader
-computes the flat workgroup index ``wid.y * nwg.x + wid.x`` and returns at once (workgroup-
-uniformly) when it is ``>= groups``; every index builtin reads as the flat 1-D value.
+``gy = ceil(groups / gx)``. Kernels with ``fixed_workgroup_size`` get ``groups`` in the
+uniform's first field; the shader computes the flat workgroup index ``wid.y * nwg.x + wid.x``
+and returns at once (workgroup-uniformly) when it is ``>= groups``; every index builtin reads as
+the flat 1-D value. The other kernels run their body once per index below ``ct_threads``: an
+invocation with flat number ``t`` runs indexes ``t + k * S`` for ``k < coarsen`` (``S`` = all
+invocations of the grid), so any ``groups >= ceil(ct_threads / (size * coarsen))`` covers them.
 """
 
 from __future__ import annotations
@@ -88,16 +93,18 @@ class KernelProgram:
     needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
                                            # "shader-float32-atomic" for atomic_add on floats
 
-    def wgsl(self, workgroup_size: int = 64, fast: bool = False) -> str:
+    def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1) -> str:
         """The WGSL source for a given workgroup size (64 unless the runtime picks another).
 
         ``fast``: the variant without the bounds checks that ``fast_requires`` makes
-        unnecessary (only valid for launches that satisfy it).
+        unnecessary (only valid for launches that satisfy it). ``coarsen``: indexes each
+        invocation runs (kernels without ``fixed_workgroup_size`` only).
         """
-        if self.fixed_workgroup_size and workgroup_size != 64:
-            raise ValueError(f"kernel {self.name} needs workgroup size 64")
+        if self.fixed_workgroup_size and (workgroup_size != 64 or coarsen != 1):
+            raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
         template = self._fast_template if fast and self._fast_template else self._template
-        return template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
+        return (template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
+                .replace("{COARSEN}", str(int(coarsen))))
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

@@ -17,6 +17,7 @@ from .lists import ListAccess
 from .uniform import Uniformity
 
 WG = "{WORKGROUP_SIZE}"
+COARSEN = "{COARSEN}"
 T = {"int": "i32", "float": "f32", "bool": "bool"}
 NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
           "bitxor": "^"}

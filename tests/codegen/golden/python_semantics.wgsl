@@ -1,6 +1,6 @@
 // cthreads kernel tests.codegen.golden_kernels.python_semantics
 struct CtUniforms {
-    ct_groups: u32,
+    ct_threads: u32,
     n: i32,
 }
 @group(0) @binding(0) var<uniform> ct_u: CtUniforms;
@@ -74,12 +74,7 @@ fn ct_range_count(start: i32, stop: i32, step: i32) -> u32 {
     return 0u;
 }
 
-@compute @workgroup_size(64)
-fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
-        @builtin(local_invocation_id) ct_lid: vec3<u32>) {
-    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;
-    if (ct_flat >= ct_u.ct_groups) { return; }
-    let ct_gidx: i32 = i32(ct_flat * 64u + ct_lid.x);
+fn ct_body(ct_gidx: i32) {
     var n: i32 = ct_u.n;
     var i: i32;
     var ct_v_out: i32;
@@ -105,5 +100,17 @@ fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct
         ct_v_out = ct_t3 + bitcast<i32>(ct_r2j * bitcast<u32>((-2i)));
         // line 29: flags[out] = math.isnan(x[out]) or x[out] != 1.0
         flags[ct_v_out] = select(0u, 1u, (ct_isnan(x[ct_v_out]) || !(x[ct_v_out] == 1.0f)));
+    }
+}
+
+@compute @workgroup_size(64)
+fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
+        @builtin(local_invocation_id) ct_lid: vec3<u32>) {
+    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * 64u;
+    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * 64u + ct_lid.x;
+    for (var ct_k: u32 = 0u; ct_k < 1u; ct_k++) {
+        let ct_g: u32 = ct_first + ct_k * ct_stride;
+        if (ct_g >= ct_u.ct_threads) { return; }
+        ct_body(i32(ct_g));
     }
 }

@@ -1,6 +1,6 @@
 // cthreads kernel tests.codegen.golden_kernels.saxpy
 struct CtUniforms {
-    ct_groups: u32,
+    ct_threads: u32,
     n: i32,
     a: f32,
 }
@@ -48,12 +48,7 @@ fn ct_st_y(ct_i: i32, ct_v: f32, ct_c: u32) {
     if (!ct_bad_here) { y[ct_i] = ct_v; }
 }
 
-@compute @workgroup_size(64)
-fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
-        @builtin(local_invocation_id) ct_lid: vec3<u32>) {
-    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;
-    if (ct_flat >= ct_u.ct_groups) { return; }
-    let ct_gidx: i32 = i32(ct_flat * 64u + ct_lid.x);
+fn ct_body(ct_gidx: i32) {
     var n: i32 = ct_u.n;
     var a: f32 = ct_u.a;
     var i: i32;
@@ -68,4 +63,16 @@ fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct
     // line 19: y[i] = a * x[i] + y[i]
     ct_st_y(i, ((a * ct_ld_x(i, 1u)) + ct_ld_y(i, 2u)), 3u);
     ct_report();
+}
+
+@compute @workgroup_size(64)
+fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
+        @builtin(local_invocation_id) ct_lid: vec3<u32>) {
+    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * 64u;
+    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * 64u + ct_lid.x;
+    for (var ct_k: u32 = 0u; ct_k < 1u; ct_k++) {
+        let ct_g: u32 = ct_first + ct_k * ct_stride;
+        if (ct_g >= ct_u.ct_threads) { return; }
+        ct_body(i32(ct_g));
+    }
 }
