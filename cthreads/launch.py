@@ -124,12 +124,13 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
             if readback:                   # the status rides along with this job's results
                 readback.add_status(rt)
         copies = readback.copies(pool) if readback else ()
-        hidden, groups, coarsen = rt.launch_shape(n)
+        vec = rt.vec_check is not None and rt.vec_ok(scalars, lists)
+        hidden, groups, coarsen = rt.launch_shape(n, vec)
         bind_group = rt.bind_group(tuple(entries))
         uniform = rt.uniform_struct.pack(hidden, *scalars)
-        fast = bool(rt.fast_checks) and all(scalars[si] <= len(lists[li][1])
-                                            for si, li in rt.fast_checks)
-        seq = queue.dispatch(rt.pipeline_for(fast, coarsen).pipeline, bind_group, groups,
+        fast = not vec and bool(rt.fast_checks) and all(scalars[si] <= len(lists[li][1])
+                                                        for si, li in rt.fast_checks)
+        seq = queue.dispatch(rt.pipeline_for(fast, coarsen, vec).pipeline, bind_group, groups,
                              (rt.uniform.buffer, uniform), copies)
         rt.unchecked = True
         rt.last_launch = seq

@@ -14,6 +14,7 @@ from .layout import Layout
 from .lists import ListAccess
 from .program import KernelProgram
 from .proofs import prove_in_range
+from .vectorize import vectorize
 from .wgsl import COARSEN, WG, Emitter
 
 ENTRY_POINT = "ct_main"
@@ -38,6 +39,13 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
         fast_requires = tuple(sorted({(p, lists_by_check[c]) for c, p in proofs.items()
                                       if p is not None}))
     src = fe.src
+    vec_template, vec_plan = "", None
+    if not fixed and "float_atomic" not in uses:
+        head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__} (four lanes per index "
+                "step)"] + layout.uniform_decl()
+        found = vectorize(kernel, layout, src, head, layout.written)
+        if found is not None:
+            vec_template, vec_plan = found
     features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
     return KernelProgram(
         name=fn.__name__,
@@ -57,6 +65,9 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
         proven_checks=len(always),
         fast_requires=fast_requires,
         _fast_template=fast_template,
+        vec_guard=vec_plan.guard if vec_plan else None,
+        vec_lists=vec_plan.lists if vec_plan else (),
+        _vec_template=vec_template,
     )
 
 

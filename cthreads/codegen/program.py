@@ -92,17 +92,29 @@ class KernelProgram:
                                       # runtime compares it with the device limit
     needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
                                            # "shader-float32-atomic" for atomic_add on floats
+    # The four-lane variant of an element-wise kernel (codegen/vectorize.py): valid for a
+    # launch when the int parameter ``vec_guard`` is a multiple of 4 and at most the length of
+    # each list in ``vec_lists``, and those lengths are multiples of 4. It runs index steps
+    # ``j`` below ``ct_threads`` (then n rounded up to 64, divided by 4), each over ``4j..4j+3``.
+    vec_guard: str | None = None
+    vec_lists: tuple[str, ...] = ()
+    _vec_template: str = ""
 
-    def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1) -> str:
+    def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
+             vec: bool = False) -> str:
         """The WGSL source for a given workgroup size (64 unless the runtime picks another).
 
         ``fast``: the variant without the bounds checks that ``fast_requires`` makes
         unnecessary (only valid for launches that satisfy it). ``coarsen``: indexes each
-        invocation runs (kernels without ``fixed_workgroup_size`` only).
+        invocation runs (kernels without ``fixed_workgroup_size`` only). ``vec``: the four-lane
+        variant (only where ``vec_guard`` is set).
         """
         if self.fixed_workgroup_size and (workgroup_size != 64 or coarsen != 1):
             raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
-        template = self._fast_template if fast and self._fast_template else self._template
+        if vec and not self._vec_template:
+            raise ValueError(f"kernel {self.name} has no four-lane variant")
+        template = self._vec_template if vec else \
+            self._fast_template if fast and self._fast_template else self._template
         return (template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
                 .replace("{COARSEN}", str(int(coarsen))))
 

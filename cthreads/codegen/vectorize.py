@@ -1,0 +1,215 @@
+"""A four-wide variant of element-wise kernels: each index step moves a ``vec4<f32>``.
+
+Memory-bound kernels like saxpy load and store one 4-byte float per index; a GPU keeps more
+bytes in flight, and reaches its bandwidth, with 16-byte accesses (H200, saxpy at n=64M:
+4.26 TB/s of kernel time with ``vec4`` loads against 3.55 with the best scalar form; lavapipe
+vectorises them too). Python semantics are kept by compiling this variant only for kernels
+whose meaning is the same lane by lane:
+
+* the body is ``i = GlobalIdx.x`` (never assigned again), then either ``if i >= g: return``
+  followed by straight-line statements, or a final ``if i < g:`` around them, where ``g`` is
+  an int parameter;
+* those statements assign float locals and store to float lists, and every list access is
+  ``lst[i]``;
+* expressions are float arithmetic (``+ - * /``, unary ``-``), float parameters and literals,
+  and the lane-wise math functions (``sqrt``, ``exp``, ``abs`` ...).
+
+The runtime uses the variant only when four indexes in a row are either all below ``g`` or
+all not (``g % 4 == 0``), ``g`` is within every accessed list and each list's length is a
+multiple of 4 (then no bounds check can fail and the list binds as whole ``vec4`` elements);
+any other launch runs the scalar kernel. Index step ``j`` covers indexes ``4j .. 4j+3``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import ir
+from .wgsl import COARSEN, WG, literal
+
+#: math functions whose WGSL form applies lane by lane to a vec4<f32>
+LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+            "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "log", "log2", "log10", "fabs",
+            "degrees", "radians", "abs"}
+_ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
+_GUARDS = {(">=", 0): "ge", ("<=", 1): "ge", ("<", 0): "lt", (">", 1): "lt"}
+
+
+@dataclass(frozen=True)
+class VecPlan:
+    guard: str                   # the int parameter g of the guard
+    lists: tuple                 # Python names of the lists the body accesses
+
+
+class _NotLanewise(Exception):
+    pass
+
+
+def _index_var(kernel: ir.Kernel):
+    """(the index local's ident, the statements after it) or None."""
+    body = list(kernel.body)
+    if not body or not isinstance(body[0], ir.Assign):
+        return None
+    first = body[0]
+    if not (isinstance(first.value, ir.Special) and first.value.name == "GlobalIdx"
+            and first.value.axis == "x"):
+        return None
+    ident = first.ident
+    if any(isinstance(s, (ir.Assign, ir.ForRange)) and s.ident == ident
+           for s in ir.walk_stmts(body[1:])):
+        return None
+    return ident, body[1:]
+
+
+def _guard(test: ir.Expr, index: str, params: dict):
+    """('ge' | 'lt', parameter ident) when ``test`` compares the index with an int parameter."""
+    if not (isinstance(test, ir.Compare) and len(test.ops) == 1):
+        return None
+    a, b = test.operands
+    for side, (mine, other) in enumerate(((a, b), (b, a))):
+        if isinstance(mine, ir.Var) and mine.ident == index and isinstance(other, ir.Var) \
+                and other.ident in params and params[other.ident].ty == "int":
+            kind = _GUARDS.get((test.ops[0], side))
+            if kind:
+                return kind, other.ident
+    return None
+
+
+class _Printer:
+    """Prints the straight-line statements with vec4<f32> lanes; raises _NotLanewise."""
+
+    def __init__(self, index: str, locals_: dict):
+        self.index = index
+        self.locals = locals_
+        self.assigned: set[str] = set()
+        self.lists: dict[str, ir.ListRef] = {}
+        self.lines: list[str] = []
+        self.pylines: list[int] = []
+
+    def stmt(self, s: ir.Stmt, src):
+        self.lines.append(f"    // line {s.loc.lineno}: {src.source_of(s.loc.lineno)}")
+        self.pylines.append(s.loc.lineno)
+        if isinstance(s, ir.Assign):
+            local = self.locals.get(s.ident)
+            if local is None or local.ty != "float" or s.ident == self.index:
+                raise _NotLanewise
+            self.assigned.add(s.ident)
+            text = f"    {s.ident} = {self.expr(s.value)};"
+        elif isinstance(s, ir.Store):
+            ref = self.access(s.lst, s.index)
+            value = self.expr(s.value)
+            if s.aug_op is not None:
+                if s.aug_op not in _ARITH or s.aug_ty != "float":
+                    raise _NotLanewise
+                value = f"({ref.ident}[ct_j] {_ARITH[s.aug_op]} {value})"
+            text = f"    {ref.ident}[ct_j] = {value};"
+        else:
+            raise _NotLanewise
+        self.lines.append(text)
+        self.pylines.append(s.loc.lineno)
+
+    def access(self, lst: ir.ListRef, index: ir.Expr) -> ir.ListRef:
+        if lst.elem != "float" or lst.shared_size is not None or lst.atomic \
+                or not (isinstance(index, ir.Var) and index.ident == self.index):
+            raise _NotLanewise
+        self.lists[lst.pyname] = lst
+        return lst
+
+    def expr(self, e: ir.Expr) -> str:
+        if e.ty != "float":
+            raise _NotLanewise
+        if isinstance(e, ir.Const):
+            return literal(e.value, "float")
+        if isinstance(e, ir.Cast) and isinstance(e.operand, ir.Const):
+            return literal(float(e.operand.value), "float")
+        if isinstance(e, ir.Var):
+            local = self.locals.get(e.ident)
+            if local is None or not (local.param or e.ident in self.assigned):
+                raise _NotLanewise
+            return e.ident
+        if isinstance(e, ir.Load):
+            return f"{self.access(e.lst, e.index).ident}[ct_j]"
+        if isinstance(e, ir.Unary) and e.op == "neg":
+            return f"(-{self.expr(e.operand)})"
+        if isinstance(e, ir.Binary) and e.op in _ARITH:
+            if all(isinstance(x, (ir.Const, ir.Cast)) for x in (e.left, e.right)):
+                raise _NotLanewise      # constant arithmetic: leave it to the scalar kernel
+            return f"({self.expr(e.left)} {_ARITH[e.op]} {self.expr(e.right)})"
+        if isinstance(e, ir.Call) and e.fn in LANEWISE:
+            from .builtins import MATH  # noqa: PLC0415
+            args = [self.expr(a) for a in e.args]
+            template = "abs({0})" if e.fn == "abs" else MATH[e.fn].template
+            return template.format(*args)
+        raise _NotLanewise
+
+
+def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
+    """(WGSL template, VecPlan) for a lane-wise kernel, or None."""
+    if kernel.uses & {"ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "barrier", "shared"}:
+        return None
+    found = _index_var(kernel)
+    if found is None:
+        return None
+    index, rest = found
+    locals_ = {loc.ident: loc for loc in kernel.locals}
+    if not rest or not isinstance(rest[0], ir.If) or rest[0].orelse:
+        return None
+    guard = _guard(rest[0].test, index, locals_)
+    if guard is None:
+        return None
+    kind, g = guard
+    if kind == "ge":
+        exit_ = rest[0].body
+        if len(exit_) != 1 or not isinstance(exit_[0], ir.Return):
+            return None
+        straight = rest[1:]
+    else:
+        if len(rest) != 1:
+            return None
+        straight = list(rest[0].body)
+    printer = _Printer(index, locals_)
+    try:
+        for s in straight:
+            printer.stmt(s, src)
+    except _NotLanewise:
+        return None
+    if not printer.lists or not any(isinstance(s, ir.Store) for s in straight):
+        return None
+    decls = []
+    for ref in sorted(printer.lists.values(), key=lambda r: layout.bindings[r.pyname]):
+        access = "read_write" if ref.pyname in written else "read"
+        decls.append(f"@group(0) @binding({layout.bindings[ref.pyname]}) var<storage, {access}> "
+                     f"{ref.ident}: array<vec4<f32>>;")
+    body = ["", "fn ct_vbody(ct_j: u32) {"]
+    for local in kernel.locals:
+        if local.ident == index or (not local.param and local.ident not in printer.assigned):
+            continue
+        if local.param:
+            init = f"ct_u.{local.ident}" + (" != 0u" if local.ty == "bool" else "")
+            t = {"int": "i32", "float": "f32", "bool": "bool"}[local.ty]
+            if local.ident in printer.assigned:
+                body.append(f"    var {local.ident}: vec4<f32> = vec4<f32>({init});")
+            else:
+                body.append(f"    let {local.ident}: {t} = {init};")
+        else:
+            body.append(f"    var {local.ident}: vec4<f32>;")
+    body.append(f"    if (i32(ct_j * 4u) >= {g}) {{ return; }}")
+    lines = head + decls + body + printer.lines + ["}"]
+    lines += [
+        "",
+        f"@compute @workgroup_size({WG})",
+        "fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, "
+        "@builtin(num_workgroups) ct_nwg: vec3<u32>,",
+        "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
+        f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
+        f"    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * {WG}u + ct_lid.x;",
+        f"    for (var ct_k: u32 = 0u; ct_k < {COARSEN}u; ct_k++) {{",
+        "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
+        "        if (ct_g >= ct_u.ct_threads) { return; }",
+        "        ct_vbody(ct_g);",
+        "    }",
+        "}",
+        "",
+    ]
+    pyname = next(loc.pyname for loc in kernel.locals if loc.ident == g)
+    return "\n".join(lines), VecPlan(pyname, tuple(printer.lists))

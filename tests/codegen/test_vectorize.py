@@ -1,0 +1,112 @@
+"""Which kernels get the four-lane variant (codegen/vectorize.py), and what it looks like."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from cthreads.indexes import GlobalIdx
+from cthreads.kernel import Gpu
+
+
+@Gpu
+def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = a * x[i] + y[i]
+
+
+@Gpu
+def blend(n: int, t: float, x: list[float], y: list[float], out: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < n:
+        d = y[i] - x[i]
+        t = t * 0.5
+        out[i] = math.sqrt(abs(x[i] + t * d)) / 2.0
+        out[i] += -d
+
+
+@Gpu
+def shifted(n: int, x: list[float], y: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = x[i + 1]
+
+
+@Gpu
+def branchy(n: int, x: list[float], y: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    if x[i] > 0.0:
+        y[i] = x[i]
+
+
+@Gpu
+def ints(n: int, x: list[int], y: list[int]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = x[i] + 1
+
+
+@Gpu
+def unguarded(n: int, y: list[float]) -> None:
+    i = GlobalIdx.x
+    y[i] = 2.0
+
+
+@Gpu
+def index_value(n: int, y: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = float(i)
+
+
+@Gpu
+def float_guard(n: int, m: float, y: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = min(y[i], m)
+
+
+@pytest.mark.parametrize("kernel, lists", [(saxpy, ("x", "y")), (blend, ("x", "y", "out"))],
+                         ids=["saxpy", "blend"])
+def test_lane_wise_kernels_get_the_variant(kernel, lists):
+    p = kernel.program
+    assert p.vec_guard == "n"
+    assert sorted(p.vec_lists) == sorted(lists)
+    text = p.wgsl(256, vec=True)
+    assert "array<vec4<f32>>" in text and "array<f32>" not in text
+    assert "ct_status" not in text                 # nothing can go out of range
+    assert "if (i32(ct_j * 4u) >= n) { return; }" in text
+
+
+def test_variant_text_for_saxpy():
+    text = saxpy.program.wgsl(64, vec=True, coarsen=2)
+    assert "var<storage, read> x: array<vec4<f32>>;" in text
+    assert "var<storage, read_write> y: array<vec4<f32>>;" in text
+    assert "y[ct_j] = ((a * x[ct_j]) + y[ct_j]);" in text
+    assert "ct_k < 2u" in text and "@workgroup_size(64)" in text
+
+
+def test_blend_keeps_python_order_and_reassigned_parameters():
+    text = blend.program.wgsl(64, vec=True)
+    assert "var t: vec4<f32> = vec4<f32>(ct_u.t);" in text
+    assert "var d: vec4<f32>;" in text
+    body = text[text.index("fn ct_vbody"):]
+    assert body.index("d = ") < body.index("t = (t") < body.index("ct_v_out[ct_j] = (sqrt")
+    assert "ct_v_out[ct_j] = (ct_v_out[ct_j] + (-d));" in body  # out: renamed, reserved
+
+
+@pytest.mark.parametrize("kernel", [shifted, branchy, ints, unguarded, index_value, float_guard],
+                         ids=lambda k: k.__name__)
+def test_other_kernels_keep_only_the_scalar_form(kernel):
+    assert kernel.program.vec_guard is None
+    with pytest.raises(ValueError):
+        kernel.program.wgsl(64, vec=True)

@@ -1,0 +1,120 @@
+"""The four-lane variant of element-wise kernels on the device: the same results as numpy, the
+plain-Python run and the scalar kernel, and the scalar kernel wherever its conditions fail."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cthreads.gpu import GlobalIdx, Gpu, GpuArena, GpuIndexError, gpu
+
+
+@Gpu
+def saxpy4(n: int, a: float, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = a * x[i] + y[i]
+
+
+@Gpu
+def blend4(n: int, t: float, x: list[float], y: list[float], out: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < n:
+        d = y[i] - x[i]
+        t = t * 0.5
+        out[i] = math.sqrt(abs(x[i] + t * d)) / 2.0
+        out[i] += -d
+        y[i] = out[i] * x[i] / t
+
+
+def _ran_vec(kernel) -> bool:
+    rt = kernel._runtime
+    return any(key[2] for key in rt._pipelines)
+
+
+@pytest.fixture
+def fresh(monkeypatch, device_name):
+    def reset(vec: bool):
+        monkeypatch.setenv("CTHREADS_VEC", "1" if vec else "0")
+        for k in (saxpy4, blend4):
+            k._runtime = None
+    yield reset
+    monkeypatch.delenv("CTHREADS_VEC")
+    for k in (saxpy4, blend4):
+        k._runtime = None
+
+
+@pytest.mark.parametrize("n", [4, 64, 1000, 65_536, 1_000_000])
+def test_saxpy_matches_numpy_and_the_scalar_kernel(fresh, n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    y0 = rng.standard_normal(n).astype(np.float32)
+    results = {}
+    for vec in (True, False):
+        fresh(vec)
+        y = y0.copy()
+        gpu(saxpy4, n, -1.25, x, y).join()
+        assert _ran_vec(saxpy4) == vec
+        results[vec] = y
+    np.testing.assert_allclose(results[True], results[False], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(results[True], np.float32(-1.25) * x + y0, rtol=1e-6, atol=1e-6)
+
+
+def test_blend_matches_plain_python(fresh):
+    fresh(True)
+    n = 4096
+    rng = np.random.default_rng(7)
+    x = [float(v) for v in rng.uniform(0.5, 2.0, n).astype(np.float32)]
+    y = [float(v) for v in rng.uniform(-2.0, 2.0, n).astype(np.float32)]
+    out = [0.0] * n
+    sx, sy, sout = list(x), list(y), list(out)
+    gpu(blend4, n, 3.0, x, y, out).join()
+    assert _ran_vec(blend4)
+    blend4.simulate(n, 3.0, sx, sy, sout)
+    np.testing.assert_allclose(out, sout, rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(y, sy, rtol=5e-5, atol=1e-5)
+    assert x == sx
+
+
+@pytest.mark.parametrize("n, size, vec", [(1001, 1004, False),     # n not a multiple of 4
+                                          (1000, 1002, False),     # a length not a multiple of 4
+                                          (1000, 1000, True), (996, 1000, True)])
+def test_conditions_choose_the_variant(fresh, n, size, vec):
+    fresh(True)
+    x = [float(k % 17) for k in range(size)]
+    y = [1.0] * size
+    expect = [2.0 * x[k] + 1.0 if k < n else 1.0 for k in range(size)]
+    gpu(saxpy4, n, 2.0, x, y).join()
+    assert y == expect
+    assert _ran_vec(saxpy4) == vec
+
+
+def test_guard_past_the_list_still_raises(fresh):
+    fresh(True)
+    x = [1.0] * 1000
+    y = [0.0] * 1000
+    with pytest.raises(GpuIndexError, match="out of range"):
+        gpu(saxpy4, 1004, 2.0, x, y).join()
+    assert y == [0.0] * 1000 and not _ran_vec(saxpy4)
+
+
+def test_resident_loop_with_nan_and_inf(fresh):
+    fresh(True)
+    n = 1 << 16
+    x = np.full(n, 0.5, np.float32)
+    x[:4] = [np.nan, np.inf, -np.inf, 0.0]
+    y = np.zeros(n, np.float32)
+    with GpuArena() as arena:
+        arena.bind(x=x, y=y)
+        for _ in range(10):
+            gpu(saxpy4, n, 3.0, x, y).join(download=False)
+        arena.sync()
+    with np.errstate(all="ignore"):
+        expect = np.zeros(n, np.float32)
+        for _ in range(10):
+            expect = np.float32(3.0) * x + expect
+    np.testing.assert_array_equal(y, expect)
+    assert _ran_vec(saxpy4)
