@@ -1,7 +1,40 @@
 """Uploads, dispatches, readbacks and completion tracking on the device queue.
 
-Every launch is one command buffer submitted at once (so ``gpu()`` really returns submitted
-work): a compute pass, then, for lists that will be read back, copies into staging buffers.
+Launches are *deferred*: a dispatch joins a pending batch, and a flush encodes every pending
+dispatch into one command buffer (one compute pass) and submits it once (on an H200, 100
+heavy dispatches submitted one by one left ~17 us idle gaps between them; in one pass they
+vanish; on lavapipe the per-submit CPU cost dominates tiny launches). ``dispatch`` returns the
+number of the submission that will contain the launch, and the batch is flushed
+
+* at once when nothing is in flight (a lone launch, or one after a join, is submitted right
+  away, so single-launch latency does not change), or when the batch holds ``BATCH_CAP``
+  dispatches, or, checked every ``IDLE_POLL_EVERY`` pending dispatches with one non-blocking
+  poll, when the device has finished everything submitted;
+* before anything that must see the pending work: a queue write (uploads, ``write``: a queued
+  write lands before the *next* submission, so a pending dispatch would see the new bytes), a
+  map (``read_into``), waits and ``is_done`` for a number not yet submitted, ``idle()`` and
+  closing the queue; readback copies ride in the same command buffer as the pending dispatches
+  (a launch with copies is flushed at once, copies after the compute pass);
+* by a daemon flusher thread (one per queue, started with the first batch) when a batch is
+  still pending ``FLUSH_DEADLINE_S`` after it opened, so launched work never waits for a join
+  that does not come.
+
+A launch's scalars live in its kernel's one uniform buffer. When they change while a pending
+dispatch still reads that buffer, the new bytes are not written at once: they are staged, and
+the batch copies them into the uniform buffer right before the dispatch that uses them (which
+ends the compute pass and opens another, still in the one command buffer); all staged bytes
+of a batch reach the device in one queue write at the flush. So loops with changing scalars
+batch too.
+
+Until they are submitted the batch keeps Python references to its pipelines and bind groups
+(which keep their buffers alive); pooled buffers are never destroyed (see ``buffers.py``).
+``cthreads.gpu.shutdown()`` flushes the batch and waits (before the device is destroyed) and
+closes the queue: the flusher stops and nothing is submitted to it afterwards. At interpreter
+exit pending batches are flushed. Every wgpu call here, the flusher's included, is made under
+the queue's lock (two threads polling wgpu-native at once deadlocked: its callbacks need the
+GIL). ``CTHREADS_BATCH=0`` turns batching off: every dispatch is submitted at once, in a
+command buffer of its own, as before.
+
 Submissions are numbered; the queue runs them in order, so one finished submission means every
 earlier one finished too. Completion is learned from wgpu-native's work-done notification
 (non-blocking for ``done()``, blocking for ``wait()``) or by mapping a job's staging buffers;
@@ -13,18 +46,30 @@ dimensions; the shader recovers the flat workgroup index (see ``codegen/program.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
+import time
+import weakref
 
-from ..errors import GpuInvalidArgument, VulkanOutOfMemory
+from ..errors import GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
-from .device import DeviceContext
+from .device import DeviceContext, on_shutdown
 from .fastpath import make_encoder
 
 
 #: How long waits poll without blocking before they block, on CPU drivers and on GPUs.
 CPU_SPIN_S = 0.0001
 GPU_SPIN_S = 0.002
+
+#: Deferred submission: most dispatches in one submission; a non-blocking poll for an idle
+#: device every this many pending dispatches; how long a batch may stay pending.
+BATCH_CAP = 64
+IDLE_POLL_EVERY = 8
+FLUSH_DEADLINE_S = 0.001
+
+#: every DeviceQueue alive (closed at shutdown and at exit)
+_queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
 
 
 def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
@@ -59,6 +104,18 @@ class DeviceQueue:
             make_encoder(self._device, self._queue)
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
+        #: False with CTHREADS_BATCH=0: every dispatch is submitted at once
+        self.batching = os.environ.get("CTHREADS_BATCH", "1").strip() != "0"
+        self._pending: list = []          # (pipeline, bind group, (x, y, z), pre) not submitted
+        self._pending_uniforms: set = set()   # uniform buffers those dispatches read
+        self._staged: list = []           # new uniform bytes the batch copies in before use
+        self._staged_size = 0
+        self._staging = None              # PooledBuffer the staged bytes are written into
+        self._opened_at = 0.0             # when the pending batch got its first dispatch
+        self._closed = False
+        self._wake = threading.Event()    # set while a batch is open (the flusher watches it)
+        self._flusher: threading.Thread | None = None
+        _queues.add(self)
 
     def _native_poll(self):
         """A function poll(wait) -> bool(queue empty), using wgpu-native's device poll."""
@@ -74,13 +131,21 @@ class DeviceQueue:
                 return True
             return poll
 
+    def _check_usable(self) -> None:
+        self.ctx.check_alive()
+        if self._closed:
+            raise GpuUseAfterDestroy(
+                "the device queue was closed by cthreads.gpu.shutdown(); launch again to start "
+                "a new device")
+
     # -- bind groups -------------------------------------------------------------------------
 
     def bind_group(self, layout, entries) -> object:
         """A bind group from ``[(binding, wgpu buffer, size in bytes), ...]``."""
-        return self._device.create_bind_group(layout=layout, entries=[
-            {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
-            for b, buf, size in entries])
+        with self._lock:
+            return self._device.create_bind_group(layout=layout, entries=[
+                {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
+                for b, buf, size in entries])
 
     # -- transfers ---------------------------------------------------------------------------
 
@@ -92,73 +157,203 @@ class DeviceQueue:
         return pooled
 
     def upload(self, pooled: PooledBuffer, data) -> None:
-        """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``."""
+        """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``.
+
+        Pending dispatches are submitted first: the write lands before the next submission.
+        """
         if memoryview(data).nbytes:
-            self._queue.write_buffer(pooled.buffer, 0, data)
+            with self._lock:
+                if self._pending:
+                    self._flush()
+                self._queue.write_buffer(pooled.buffer, 0, data)
 
     def write(self, buffer, data: bytes) -> None:
-        """Queue a small write (ordered before the next submission)."""
+        """Queue a small write (ordered after every launch made so far)."""
         with self._lock:
-            if self._native is not None:
-                self._native.write(buffer, data)
-            else:
-                self._queue.write_buffer(buffer, 0, data)
+            if self._pending:
+                self._flush()
+            self._write(buffer, data)
+
+    def _write(self, buffer, data: bytes) -> None:
+        if self._native is not None:
+            self._native.write(buffer, data)
+        else:
+            self._queue.write_buffer(buffer, 0, data)
 
     def submit_copies(self, copies) -> int:
-        """Submit copies ``[(src, src_offset, dst, dst_offset, nbytes), ...]``; returns its number."""
-        if self._native is not None:
-            with self._lock:
-                self.ctx.check_alive()
-                self._native.submit(None, None, None, copies)
-                self.submitted += 1
-                return self.submitted
-        encoder = self._device.create_command_encoder()
-        for src, src_off, dst, dst_off, nbytes in copies:
-            encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
-        return self._submit(encoder)
+        """Submit copies ``[(src, src_offset, dst, dst_offset, nbytes), ...]`` after every
+        pending dispatch (in the same command buffer); returns the submission's number."""
+        with self._lock:
+            self._check_usable()
+            self._flush(copies)
+            return self.submitted
 
     def dispatch(self, pipeline, bind_group, groups: int, uniform=None, copies=()) -> int:
-        """Encode and submit one compute dispatch (plus readback copies); returns its number.
+        """Queue one compute dispatch (``copies``, readback copies, go right after it); returns
+        the number of the submission that holds it (see the module docstring for when that
+        submission is made).
 
-        ``uniform`` is ``(buffer, bytes)``: written just before the submission, so each launch
+        ``uniform`` is ``(buffer, bytes)``: written at once, or, when a pending dispatch still
+        reads the old bytes, copied in by the batch right before this dispatch; so each launch
         sees its own scalars even when the previous launch has not run yet.
         """
         folded = fold_groups(groups, self._max_groups)
-        native = self._native
-        if native is not None:
-            with self._lock:
-                self.ctx.check_alive()
-                if uniform is not None and self._last_uniform.get(uniform[0]) != uniform[1]:
-                    native.write(uniform[0], uniform[1])
-                    self._last_uniform[uniform[0]] = uniform[1]
-                native.submit(pipeline, bind_group, folded, copies)
-                self.submitted += 1
+        with self._lock:
+            self._check_usable()
+            pre = None
+            if uniform is not None:
+                buf, data = uniform
+                if self._last_uniform.get(buf) != data:
+                    if buf in self._pending_uniforms:
+                        # pending dispatches read the old bytes: the batch copies the new ones
+                        # in right before this dispatch
+                        pre = (self._staged_size, buf, len(data))
+                        self._staged.append(data)
+                        self._staged_size += len(data)
+                    else:
+                        self._write(buf, data)
+                    self._last_uniform[buf] = data
+            pending = self._pending
+            pending.append((pipeline, bind_group, folded, pre))
+            count = len(pending)
+            if (not self.batching or copies or count >= BATCH_CAP
+                    or self._idle(count % IDLE_POLL_EVERY == 0)):
+                self._flush(copies)
                 return self.submitted
-        gx, gy, gz = folded
+            if uniform is not None:
+                self._pending_uniforms.add(uniform[0])
+            if count == 1:
+                self._opened_at = time.perf_counter()
+                if not self._wake.is_set():
+                    if self._flusher is None:
+                        self._start_flusher()
+                    self._wake.set()
+            return self.submitted + 1
+
+    def _flush(self, copies=()) -> None:
+        """Submit the pending dispatches, then ``copies``, as one command buffer (lock held).
+
+        The submission is counted even when it fails, so the numbers handed out stay true.
+        """
+        batch = self._pending
+        if not batch and not copies:
+            return
+        self._pending = []
+        self._pending_uniforms.clear()
+        staged, self._staged, self._staged_size = self._staged, [], 0
+        if self._closed:               # shut down: dropped, never submitted to a dead device
+            return
+        try:
+            src = None
+            if staged:
+                blob = b"".join(staged)
+                if self._staging is None or self._staging.capacity < len(blob):
+                    self._staging = self.pool.acquire(len(blob), "storage")
+                src = self._staging.buffer
+                self._write(src, blob)         # lands before this submission
+            if self._native is not None:
+                self._native.submit_batch(batch, copies, src)
+            else:
+                self._submit_public(batch, copies, src)
+        except MemoryError as exc:
+            raise VulkanOutOfMemory(f"the device ran out of memory submitting work ({exc})") \
+                from None
+        finally:
+            self.submitted += 1
+
+    def _submit_public(self, batch, copies, staged) -> None:
+        """``_flush`` through wgpu-py's public API (CTHREADS_NATIVE_ENCODER=0); the same
+        commands as ``NativeEncoder.submit_batch``."""
         encoder = self._device.create_command_encoder()
-        cpass = encoder.begin_compute_pass()
-        cpass.set_pipeline(pipeline)
-        cpass.set_bind_group(0, bind_group)
-        cpass.dispatch_workgroups(gx, gy, gz)
-        cpass.end()
+        cpass = None
+        last_pipeline = last_group = None
+        for pipeline, bind_group, (gx, gy, gz), pre in batch:
+            if pre is not None:
+                if cpass is not None:
+                    cpass.end()
+                    cpass = None
+                encoder.copy_buffer_to_buffer(staged, pre[0], pre[1], 0, pre[2])
+            if cpass is None:
+                cpass = encoder.begin_compute_pass()
+                last_pipeline = last_group = None
+            if pipeline is not last_pipeline:
+                cpass.set_pipeline(pipeline)
+                last_pipeline = pipeline
+            if bind_group is not last_group:
+                cpass.set_bind_group(0, bind_group)
+                last_group = bind_group
+            cpass.dispatch_workgroups(gx, gy, gz)
+        if cpass is not None:
+            cpass.end()
         for src, src_off, dst, dst_off, nbytes in copies:
             encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
-        with self._lock:
-            if uniform is not None and self._last_uniform.get(uniform[0]) != uniform[1]:
-                self._queue.write_buffer(uniform[0], 0, uniform[1])
-                self._last_uniform[uniform[0]] = uniform[1]
-            return self._submit(encoder)
+        self._queue.submit([encoder.finish()])
 
-    def _submit(self, encoder) -> int:
+    def _idle(self, poll: bool) -> bool:
+        """Whether everything submitted has finished, as far as known without blocking (lock
+        held). Without ``poll`` only notifications that already fired count (no wgpu call)."""
+        if self.completed >= self.submitted:
+            return True
+        native = self._native
+        if native is None:
+            return False
+        fence = self._fence_req
+        if fence is None:
+            if not poll:
+                return False
+            fence = self._fence()
+        fired = native.work_done_ready(fence[1], block=False) if poll else \
+            native.work_done_fired(fence[1])
+        if not fired:
+            return False
+        self._fence_done(fence)
+        return self.completed >= self.submitted
+
+    # -- the deadline flusher ----------------------------------------------------------------
+
+    def _start_flusher(self) -> None:
+        self._flusher = threading.Thread(target=_flusher_main,
+                                         args=(weakref.ref(self), self._wake),
+                                         name="cthreads-flusher", daemon=True)
+        self._flusher.start()
+
+    def _flush_due(self) -> float | None:
+        """The flusher's step: flush an overdue batch; seconds until the open batch is due
+        (0 when none is open), or None once the queue is closed."""
         with self._lock:
-            self.ctx.check_alive()
+            if self._closed:
+                return None
+            if self._pending:
+                remaining = self._opened_at + FLUSH_DEADLINE_S - time.perf_counter()
+                if remaining > 0:
+                    return remaining
+                try:
+                    self._flush()
+                except Exception as exc:   # reported by the next launch or wait
+                    self.ctx.errors.append(f"submitting queued launches failed: {exc}")
+            self._wake.clear()
+            return 0.0
+
+    def flushed(self, seq: int) -> bool:
+        """Whether submission ``seq`` was made (never submits anything; for tests)."""
+        return seq <= self.submitted
+
+    def pending(self) -> int:
+        """How many dispatches wait in the batch (for tests and diagnostics)."""
+        return len(self._pending)
+
+    def close(self) -> None:
+        """Submit the pending batch and stop submitting: later launches raise, the flusher
+        ends (idempotent; shutdown and interpreter exit call it while the device lives)."""
+        with self._lock:
+            if self._closed:
+                return
             try:
-                self._queue.submit([encoder.finish()])
-            except MemoryError as exc:
-                raise VulkanOutOfMemory(f"the device ran out of memory submitting work ({exc})") \
-                    from None
-            self.submitted += 1
-            return self.submitted
+                self._flush()
+            except Exception:
+                pass
+            self._closed = True
+            self._wake.set()
 
     # -- completion --------------------------------------------------------------------------
 
@@ -183,16 +378,19 @@ class DeviceQueue:
                 self._mark(fence[0])
 
     def is_done(self, seq: int) -> bool:
-        """Whether submission ``seq`` finished (never blocks)."""
+        """Whether submission ``seq`` finished (never blocks; submits it if still pending)."""
         if seq <= self.completed:
             return True
-        if self._native is None:
-            with self._lock:
+        with self._lock:
+            if self._closed:
+                return True
+            if seq > self.submitted:
+                self._flush()
+            if self._native is None:
                 snapshot = self.submitted
                 if self._poll(False):
                     self._mark(snapshot)
-            return seq <= self.completed
-        with self._lock:
+                return seq <= self.completed
             fence = self._fence()
             if self._native.work_done_ready(fence[1], block=False):
                 self._fence_done(fence)
@@ -201,7 +399,8 @@ class DeviceQueue:
             return seq <= self.completed
 
     def wait(self, seq: int) -> None:
-        """Block until submission ``seq`` (and all before it) finished.
+        """Block until submission ``seq`` (and all before it) finished; submits it first if
+        it is still pending.
 
         Polls under the queue's lock: with several threads polling wgpu-native at once (its
         callbacks need the GIL) the thread test deadlocked, so wgpu calls stay serialised.
@@ -209,6 +408,11 @@ class DeviceQueue:
         if seq <= self.completed:
             return
         with self._lock:
+            if self._closed:
+                return
+            if seq > self.submitted:
+                self._flush()
+                seq = min(seq, self.submitted)
             if self._native is None:
                 snapshot = self.submitted
                 self._poll(True)
@@ -229,20 +433,64 @@ class DeviceQueue:
         """Map a staging buffer and hand a read-only view of its bytes to ``convert``."""
         if self._native is not None:
             with self._lock:
+                if seq > self.submitted:
+                    self._flush()
                 result = self._native.read(staging.buffer, nbytes, convert)
             self._mark(seq)
             return result
-        buf = staging.buffer
-        buf.map_sync("READ", 0, nbytes)
-        try:
-            view = buf.read_mapped(0, nbytes, copy=False)
-            result = convert(view)
-            del view
-        finally:
-            buf.unmap()
+        with self._lock:
+            if seq > self.submitted:
+                self._flush()
+            buf = staging.buffer
+            buf.map_sync("READ", 0, nbytes)
+            try:
+                view = buf.read_mapped(0, nbytes, copy=False)
+                result = convert(view)
+                del view
+            finally:
+                buf.unmap()
         self._mark(seq)
         return result
 
     def idle(self) -> None:
-        """Wait for every submission (used before freeing resources)."""
+        """Submit the pending batch and wait for every submission (before freeing resources)."""
+        with self._lock:
+            self._flush()
         self.wait(self.submitted)
+
+
+def _flusher_main(queue_ref, wake: threading.Event) -> None:
+    """The flusher thread: submits a batch still pending FLUSH_DEADLINE_S after it opened.
+
+    Holds its queue only weakly between steps; ends when the queue is closed or collected.
+    """
+    while True:
+        wake.wait()
+        queue = queue_ref()
+        if queue is None:
+            return
+        delay = queue._flush_due()
+        del queue
+        if delay is None:
+            return
+        if delay > 0:
+            time.sleep(delay)
+
+
+def _close_queues(ctx) -> None:
+    """Shutdown hook: submit, then close, the queues of the device being shut down."""
+    for queue in list(_queues):
+        if ctx is None or queue.ctx is ctx:
+            queue.close()
+
+
+@atexit.register
+def _close_all_at_exit() -> None:
+    for queue in list(_queues):
+        try:
+            queue.close()
+        except Exception:
+            pass
+
+
+on_shutdown(_close_queues)

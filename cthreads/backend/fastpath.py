@@ -17,7 +17,7 @@ import time as _time
 
 
 class NativeEncoder:
-    """Encode-and-submit of one compute dispatch plus buffer copies, through raw C calls."""
+    """Encode-and-submit of compute dispatches plus buffer copies, through raw C calls."""
 
     def __init__(self, ffi, lib, device, queue):
         self._ffi = ffi
@@ -83,6 +83,59 @@ class NativeEncoder:
         arr[0] = cb
         lib.wgpuQueueSubmit(self._queue, 1, arr)
         lib.wgpuCommandBufferRelease(cb)
+
+    def submit_batch(self, dispatches, copies, staged=None) -> None:
+        """Encode ``dispatches`` then ``copies`` in one command buffer; submit it.
+
+        ``dispatches`` is ``[(pipeline, bind group, (x, y, z), pre), ...]``: one compute pass
+        holds them, except that a dispatch whose ``pre`` is ``(offset, buffer, nbytes)`` is
+        preceded by a copy of ``nbytes`` from ``staged`` at ``offset`` into ``buffer`` (a launch's
+        new scalars), which ends the pass and opens another. Within a pass a pipeline or bind
+        group equal to the previous dispatch's is not set again (a bind group stays bound
+        across pipelines of the same layout, as WebGPU specifies); wgpu still places a barrier
+        between dispatches that share a written buffer.
+        """
+        lib, null = self._lib, self._null
+        enc = lib.wgpuDeviceCreateCommandEncoder(self._device, null)
+        set_pipeline = lib.wgpuComputePassEncoderSetPipeline
+        set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
+        dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
+        cpass = None
+        last_pipeline = last_group = None
+        for pipeline, bind_group, (gx, gy, gz), pre in dispatches:
+            if pre is not None:
+                if cpass is not None:
+                    lib.wgpuComputePassEncoderEnd(cpass)
+                    lib.wgpuComputePassEncoderRelease(cpass)
+                    cpass = None
+                lib.wgpuCommandEncoderCopyBufferToBuffer(enc, staged._internal, pre[0],
+                                                         pre[1]._internal, 0, pre[2])
+            if cpass is None:
+                cpass = lib.wgpuCommandEncoderBeginComputePass(enc, null)
+                last_pipeline = last_group = None
+            if pipeline is not last_pipeline:
+                set_pipeline(cpass, pipeline._internal)
+                last_pipeline = pipeline
+            if bind_group is not last_group:
+                set_bind_group(cpass, 0, bind_group._internal, 0, null)
+                last_group = bind_group
+            dispatch(cpass, gx, gy, gz)
+        if cpass is not None:
+            lib.wgpuComputePassEncoderEnd(cpass)
+            lib.wgpuComputePassEncoderRelease(cpass)
+        for src, src_off, dst, dst_off, nbytes in copies:
+            lib.wgpuCommandEncoderCopyBufferToBuffer(enc, src._internal, src_off, dst._internal,
+                                                     dst_off, nbytes)
+        cb = lib.wgpuCommandEncoderFinish(enc, null)
+        lib.wgpuCommandEncoderRelease(enc)
+        arr = self._cb_array
+        arr[0] = cb
+        lib.wgpuQueueSubmit(self._queue, 1, arr)
+        lib.wgpuCommandBufferRelease(cb)
+
+    def work_done_fired(self, key: int) -> bool:
+        """Whether the work-done request ``key`` already fired (no poll: a dict look-up)."""
+        return key in self._done
 
     def map_request(self, buffer, nbytes: int) -> int:
         """Ask for ``buffer`` (MAP_READ) to be mapped once the GPU is done with it; a key."""
