@@ -46,7 +46,7 @@ MATH = {
     "fabs": MathFn((1,), "float", "abs({0})"),
     "hypot": MathFn((2,), "float", "ct_hypot({0}, {1})"),
     "copysign": MathFn((2,), "float", "ct_copysign({0}, {1})"),
-    "fmod": MathFn((2,), "float", "({0} % {1})"),
+    "fmod": MathFn((2,), "float", "ct_fmod({0}, {1})"),
     "degrees": MathFn((1,), "float", "degrees({0})"),
     "radians": MathFn((1,), "float", "radians({0})"),
     "floor": MathFn((1,), "int", "i32(floor({0}))", int_identity=True),
@@ -173,15 +173,39 @@ HELPERS = {
     if (((a < 0i) != (b < 0i)) && r != 0u) { r = ub - r; }
     return bitcast<i32>(select(r, 0u - r, b < 0i));
 }"""),
-    "ct_mod_f": (("ct_copysign",), """fn ct_mod_f(a: f32, b: f32) -> f32 {
-    var r = a % b;
+    # Float division and remainders with Python's exact results: WGSL lets f32 division be off
+    # by 2.5 ulp, and NVIDIA's driver is (27.0 / 1.0 came out 26.999998 in a 27 * y / y test),
+    # which also made `%` (a - b * trunc(a / b)) off by a whole b. The quotient is corrected
+    # with its fma residual; fmod's integer quotient is fixed with the residual's sign.
+    "ct_div_f": (("ct_isfinite",), """fn ct_div_f(x: f32, y: f32) -> f32 {
+    let q = x / y;
+    let r = fma(-q, y, x);
+    let c = q + r / y;
+    return select(q, c, ct_isfinite(r) && ct_isfinite(c));
+}"""),
+    "ct_fmod": (("ct_isfinite", "ct_isinf", "ct_isnan"), """fn ct_fmod(a: f32, b: f32) -> f32 {
+    if (!ct_isfinite(a) || b == 0.0f || ct_isnan(b)) { return a % b; }
+    if (ct_isinf(b)) { return a; }
+    var q = trunc(a / b);
+    if (!(abs(q) < 16777216.0f)) { return a % b; }
+    let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
+    let r = fma(-q, b, a);
+    if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
+        q = q - s;
+    } else if (abs(r) >= abs(b)) {
+        q = q + s;
+    }
+    return fma(-q, b, a);
+}"""),
+    "ct_mod_f": (("ct_copysign", "ct_fmod"), """fn ct_mod_f(a: f32, b: f32) -> f32 {
+    var r = ct_fmod(a, b);
     if (r == 0.0f) { return ct_copysign(0.0f, b); }
     if ((r < 0.0f) != (b < 0.0f)) { r = r + b; }
     return r;
 }"""),
-    "ct_floordiv_f": (("ct_copysign",), """fn ct_floordiv_f(a: f32, b: f32) -> f32 {
+    "ct_floordiv_f": (("ct_copysign", "ct_fmod"), """fn ct_floordiv_f(a: f32, b: f32) -> f32 {
     if (b == 0.0f) { return floor(a / b); }
-    var m = a % b;
+    var m = ct_fmod(a, b);
     var d = (a - m) / b;
     if (!(m == 0.0f) && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
     if (d == 0.0f) { return ct_copysign(0.0f, a / b); }

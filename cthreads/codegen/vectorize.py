@@ -32,6 +32,15 @@ LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh"
             "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "log", "log2", "log10", "fabs",
             "degrees", "radians", "abs"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
+#: lane-wise ct_div_f (builtins.py): the quotient corrected by its fma residual
+DIV4 = """fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
+    let q = x / y;
+    let r = fma(-q, y, x);
+    let c = q + r / y;
+    let inf = vec4<u32>(0x7f800000u);
+    let finite = ((bitcast<vec4<u32>>(r) & inf) != inf) & ((bitcast<vec4<u32>>(c) & inf) != inf);
+    return select(q, c, finite);
+}"""
 _GUARDS = {(">=", 0): "ge", ("<=", 1): "ge", ("<", 0): "lt", (">", 1): "lt"}
 
 
@@ -85,6 +94,11 @@ class _Printer:
         self.lists: dict[str, ir.ListRef] = {}
         self.lines: list[str] = []
         self.pylines: list[int] = []
+        self.divides = False
+
+    def div(self, a: str, b: str) -> str:
+        self.divides = True
+        return f"ct_div4(vec4<f32>({a}), vec4<f32>({b}))"
 
     def stmt(self, s: ir.Stmt, src):
         self.lines.append(f"    // line {s.loc.lineno}: {src.source_of(s.loc.lineno)}")
@@ -101,7 +115,9 @@ class _Printer:
             if s.aug_op is not None:
                 if s.aug_op not in _ARITH or s.aug_ty != "float":
                     raise _NotLanewise
-                value = f"({ref.ident}[ct_j] {_ARITH[s.aug_op]} {value})"
+                old = f"{ref.ident}[ct_j]"
+                value = self.div(old, value) if s.aug_op == "truediv" else \
+                    f"({old} {_ARITH[s.aug_op]} {value})"
             text = f"    {ref.ident}[ct_j] = {value};"
         else:
             raise _NotLanewise
@@ -134,7 +150,10 @@ class _Printer:
         if isinstance(e, ir.Binary) and e.op in _ARITH:
             if all(isinstance(x, (ir.Const, ir.Cast)) for x in (e.left, e.right)):
                 raise _NotLanewise      # constant arithmetic: leave it to the scalar kernel
-            return f"({self.expr(e.left)} {_ARITH[e.op]} {self.expr(e.right)})"
+            left, right = self.expr(e.left), self.expr(e.right)
+            if e.op == "truediv":
+                return self.div(left, right)
+            return f"({left} {_ARITH[e.op]} {right})"
         if isinstance(e, ir.Call) and e.fn in LANEWISE:
             from .builtins import MATH  # noqa: PLC0415
             args = [self.expr(a) for a in e.args]
@@ -194,7 +213,8 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
         else:
             body.append(f"    var {local.ident}: vec4<f32>;")
     body.append(f"    if (i32(ct_j * 4u) >= {g}) {{ return; }}")
-    lines = head + decls + body + printer.lines + ["}"]
+    helpers = ["", DIV4] if printer.divides else []
+    lines = head + decls + helpers + body + printer.lines + ["}"]
     lines += [
         "",
         f"@compute @workgroup_size({WG})",

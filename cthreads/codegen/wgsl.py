@@ -21,7 +21,8 @@ COARSEN = "{COARSEN}"
 T = {"int": "i32", "float": "f32", "bool": "bool"}
 NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
           "bitxor": "^"}
-HELPER_OP = {("floordiv", "int"): "ct_floordiv_i", ("floordiv", "float"): "ct_floordiv_f",
+HELPER_OP = {("truediv", "float"): "ct_div_f",
+             ("floordiv", "int"): "ct_floordiv_i", ("floordiv", "float"): "ct_floordiv_f",
              ("mod", "int"): "ct_mod_i", ("mod", "float"): "ct_mod_f",
              ("pow", "int"): "ct_pow_i", ("pow", "float"): "ct_pow_f"}
 

@@ -290,3 +290,29 @@ def test_division_by_zero_rule():
     gpu(divz, 3, a, [0, 0, 0], fo, io).join()
     assert io == [0] * 6
     assert fo[0] == math.inf and fo[1] == -math.inf and math.isnan(fo[2])
+
+
+# ------------------------------------------------- exact quotients (inexact device division)
+@Gpu
+def exact_quotients(n: int, x: list[float], y: list[float], out: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    o = i * 5
+    out[o] = x[i] / y[i]
+    out[o + 1] = x[i] // y[i]
+    out[o + 2] = x[i] % y[i]
+    out[o + 3] = math.fmod(x[i], y[i])
+    out[o + 4] = float(int(x[i] / y[i]))
+
+
+def test_exact_quotients_are_exact():
+    # x = k * y exactly, y not a power of two: Python gives k, k, 0, 0, k. WGSL allows f32
+    # division 2.5 ulp off, and NVIDIA's driver gave 26.999998 for such a quotient.
+    ys = [-9.25, -3.75, -1.5, 0.75, 1.25, 3.0, 7.5, 9.25, 11.0, 0.1875, -5.875]
+    pairs = [(float(np.float32(k * y)), y) for y in ys for k in range(-40, 41)]
+    pairs = [(x, y) for x, y in pairs if float(np.float32(x)) / y == x / y]
+    x = [p[0] for p in pairs]
+    y = [p[1] for p in pairs]
+    n = len(pairs)
+    run_both(exact_quotients, n, x, y, [0.0] * (5 * n), rtol=0, atol=0)

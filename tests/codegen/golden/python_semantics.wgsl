@@ -14,7 +14,7 @@ fn ct_copysign(a: f32, b: f32) -> f32 {
 
 fn ct_floordiv_f(a: f32, b: f32) -> f32 {
     if (b == 0.0f) { return floor(a / b); }
-    var m = a % b;
+    var m = ct_fmod(a, b);
     var d = (a - m) / b;
     if (!(m == 0.0f) && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
     if (d == 0.0f) { return ct_copysign(0.0f, a / b); }
@@ -31,6 +31,29 @@ fn ct_floordiv_i(a: i32, b: i32) -> i32 {
     var q = ua / ub;
     if (neg && (ua - q * ub) != 0u) { q = q + 1u; }
     return bitcast<i32>(select(q, 0u - q, neg));
+}
+
+fn ct_fmod(a: f32, b: f32) -> f32 {
+    if (!ct_isfinite(a) || b == 0.0f || ct_isnan(b)) { return a % b; }
+    if (ct_isinf(b)) { return a; }
+    var q = trunc(a / b);
+    if (!(abs(q) < 16777216.0f)) { return a % b; }
+    let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
+    let r = fma(-q, b, a);
+    if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
+        q = q - s;
+    } else if (abs(r) >= abs(b)) {
+        q = q + s;
+    }
+    return fma(-q, b, a);
+}
+
+fn ct_isfinite(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7f800000u) != 0x7f800000u;
+}
+
+fn ct_isinf(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7fffffffu) == 0x7f800000u;
 }
 
 fn ct_isnan(v: f32) -> bool {
