@@ -63,9 +63,12 @@ CPU_SPIN_S = 0.0001
 GPU_SPIN_S = 0.002
 
 #: Deferred submission: most dispatches in one submission; a non-blocking poll for an idle
-#: device every this many pending dispatches; how long a batch may stay pending.
+#: device every this many pending dispatches; how long a batch may stay pending. H200, 100
+#: queued saxpy launches at n=16M: 1834 GB/s one submission each, 3125 with these values,
+#: 2800 without the idle poll (the device waits for the first batch); 2000 queued n=64
+#: launches: 105, 38 and 28 us each. The poll costs 1-2 us on lavapipe.
 BATCH_CAP = 64
-IDLE_POLL_EVERY = 8
+IDLE_POLL_EVERY = 16
 FLUSH_DEADLINE_S = 0.001
 
 #: every DeviceQueue alive (closed at shutdown and at exit)
