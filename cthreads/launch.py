@@ -163,12 +163,12 @@ def download_slots(slots, runtimes=()) -> None:
         queue = get_queue()
         copies = readback.copies(queue.pool)
         seq = queue.submit_copies(copies)
-        try:
-            readback.finish(queue, seq)
-        finally:
-            for s in slots:
-                s.written = False
-                s.writers.clear()
+        readback.finish(queue, seq)
+        # only once the lists hold the device's data: after a failed bounds check nothing was
+        # written back, and a later sync() must still download what the other launches changed
+        for s in slots:
+            s.written = False
+            s.writers.clear()
 
 
 def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name

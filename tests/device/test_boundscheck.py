@@ -66,6 +66,21 @@ def test_failure_of_resident_launch_surfaces_at_sync(device_name):
         assert dst == [0.0] * 50
 
 
+def test_sync_after_a_failed_sync_downloads_the_changes(device_name):
+    # a failed bounds check writes nothing back; the next sync() still brings every list the
+    # launches changed, the failing launch's in-range writes included
+    src = [1.0] * 50
+    dst = [0.0] * 50
+    with GpuArena() as arena:
+        arena.bind(src=src, dst=dst)
+        gpu(shift_right, 50, src, dst).join(download=False)
+        with pytest.raises(GpuIndexError, match="'dst'"):
+            arena.sync()
+        assert dst == [0.0] * 50
+        arena.sync()
+        assert dst == [0.0] + [1.0] * 49
+
+
 def test_unchecked_kernel_has_no_status_buffer(device_name):
     assert shift_right_unchecked.program.status_binding is None
     assert "ct_status" not in shift_right_unchecked.wgsl
