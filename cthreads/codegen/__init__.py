@@ -83,6 +83,10 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool):
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl() + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
+    if "ct_div_f" in em.helpers:
+        # a zero the driver's compiler cannot see (counts stay below 2**31); see builtins.py
+        count = "ct_groups" if fixed else "ct_threads"
+        helper_blocks.append(f"fn ct_zero() -> u32 {{ return ct_u.{count} >> 31u; }}")
     tail = ["    ct_report();"] if lists.reports else []
     lines, pylines = [], []
 

@@ -177,8 +177,10 @@ HELPERS = {
     # by 2.5 ulp, and NVIDIA's driver is (27.0 / 1.0 came out 26.999998 in a 27 * y / y test),
     # which also made `%` (a - b * trunc(a / b)) off by a whole b. The quotient is corrected
     # with its fma residual; fmod's integer quotient is fixed with the residual's sign.
+    # ct_zero() (emitted per kernel, codegen/__init__.py) is 0 at run time but unknown to the
+    # driver's compiler, which folded fma(-(x / y), y, x) to 0 otherwise (NVIDIA).
     "ct_div_f": (("ct_isfinite",), """fn ct_div_f(x: f32, y: f32) -> f32 {
-    let q = x / y;
+    let q = bitcast<f32>(bitcast<u32>(x / y) ^ ct_zero());
     let r = fma(-q, y, x);
     let c = q + r / y;
     return select(q, c, ct_isfinite(r) && ct_isfinite(c));

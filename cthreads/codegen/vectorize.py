@@ -33,8 +33,10 @@ LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh"
             "degrees", "radians", "abs"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
 #: lane-wise ct_div_f (builtins.py): the quotient corrected by its fma residual
-DIV4 = """fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
-    let q = x / y;
+DIV4 = """fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }
+
+fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
+    let q = bitcast<vec4<f32>>(bitcast<vec4<u32>>(x / y) ^ vec4<u32>(ct_zero()));
     let r = fma(-q, y, x);
     let c = q + r / y;
     let inf = vec4<u32>(0x7f800000u);
