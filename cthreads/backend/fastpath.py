@@ -74,6 +74,11 @@ class NativeEncoder:
             lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, groups[0], groups[1], groups[2])
             lib.wgpuComputePassEncoderEnd(cpass)
             lib.wgpuComputePassEncoderRelease(cpass)
+        self._copy_and_submit(enc, copies)
+
+    def _copy_and_submit(self, enc, copies) -> None:
+        """Encode ``copies`` after what ``enc`` holds, finish it and submit the command buffer."""
+        lib, null = self._lib, self._null
         for src, src_off, dst, dst_off, nbytes in copies:
             lib.wgpuCommandEncoderCopyBufferToBuffer(enc, src._internal, src_off, dst._internal,
                                                      dst_off, nbytes)
@@ -123,15 +128,7 @@ class NativeEncoder:
         if cpass is not None:
             lib.wgpuComputePassEncoderEnd(cpass)
             lib.wgpuComputePassEncoderRelease(cpass)
-        for src, src_off, dst, dst_off, nbytes in copies:
-            lib.wgpuCommandEncoderCopyBufferToBuffer(enc, src._internal, src_off, dst._internal,
-                                                     dst_off, nbytes)
-        cb = lib.wgpuCommandEncoderFinish(enc, null)
-        lib.wgpuCommandEncoderRelease(enc)
-        arr = self._cb_array
-        arr[0] = cb
-        lib.wgpuQueueSubmit(self._queue, 1, arr)
-        lib.wgpuCommandBufferRelease(cb)
+        self._copy_and_submit(enc, copies)
 
     def work_done_fired(self, key: int) -> bool:
         """Whether the work-done request ``key`` already fired (no poll: a dict look-up)."""
