@@ -172,10 +172,18 @@ class KernelRuntime:
         return pipe
 
     def compile_all(self) -> None:
-        """Compile the variants small launches use (larger ones compile theirs on first use)."""
-        self.pipeline_for(False)
-        if self.fast_checks:
-            self.pipeline_for(True)
+        """Compile every variant a launch on this device may pick (checked or check-free,
+        four-lane, and the indexes-per-invocation factors of small and large launches)."""
+        small = self.launch_shape(1)[2]
+        large = self.launch_shape(1 << 30)[2]
+        for coarsen in sorted({small, large}):
+            self.pipeline_for(False, coarsen)
+            if self.fast_checks:
+                self.pipeline_for(True, coarsen)
+        if self.vec_check is not None:
+            for coarsen in sorted({self.launch_shape(4, True)[2],
+                                   self.launch_shape(1 << 30, True)[2]}):
+                self.pipeline_for(False, coarsen, True)
 
     def checked(self, seq: int) -> None:
         """The status was read after submission ``seq``: launches up to it are checked."""

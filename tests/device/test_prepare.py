@@ -17,6 +17,22 @@ def test_prepare_returns_a_summary(device_name):
     assert compile_kernels()["kernels"] == summary["kernels"]
 
 
+def test_prepare_compiles_every_variant_a_launch_picks(device_name):
+    import numpy as np
+
+    prepare()
+    rt = saxpy._runtime
+    compiled = set(rt._pipelines)
+    assert any(key[2] for key in compiled)                  # the four-lane form is among them
+    big = (1 << 21) + 64                                    # a large launch on any device
+    for n in (64, 63, big, big - 1):                        # four-lane and scalar, small and large
+        x = np.ones(n, np.float32)
+        y = np.zeros(n, np.float32)
+        gpu(saxpy, n, 2.0, x, y).join()
+        assert float(y.min()) == float(y.max()) == 2.0
+    assert set(rt._pipelines) == compiled
+
+
 def test_prepare_with_no_kernels_defined(tmp_path):
     out = run_python("import cthreads.gpu as g; s = g.prepare(); print(s['kernels'], s['backend'])")
     assert out.returncode == 0, out.stderr
