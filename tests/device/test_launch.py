@@ -111,6 +111,42 @@ def test_bad_int_elements(device_name):
     assert f == [True, 1]
 
 
+LONG = 70_001          # past SMALL and past one struct chunk (convert.CHUNK), with a tail
+
+
+@pytest.mark.parametrize("pos, bad, exc, kind", [
+    (LONG - 1, "3", TypeError, "float"), (66_000, None, TypeError, "float"),
+    (65_536, 1e39, GpuInvalidArgument, "float"), (5, 2**2000, GpuInvalidArgument, "float"),
+    (LONG - 2, 2**40, GpuInvalidArgument, "int"), (40_000, 2.5, TypeError, "int")])
+def test_bad_elements_of_long_lists(device_name, pos, bad, exc, kind):
+    good = 1.5 if kind == "float" else 7
+    v = [good] * LONG
+    v[pos] = bad
+    before = list(v)
+    with pytest.raises(exc, match=rf"\[{pos}\]"):
+        if kind == "float":
+            gpu(saxpy, LONG, 2.0, v, [0.0] * LONG)
+        else:
+            gpu(scale_ints, LONG, 2, v)
+    assert v == before
+
+
+def test_long_lists_pack_exactly(device_name):
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(LONG).astype(np.float32).tolist()
+    x[:4] = [float("inf"), -float("inf"), -0.0, 3.4028234663852886e38]
+    y = [0.0] * LONG
+    gpu(saxpy, LONG, 1.0, x, y).join()
+    assert y == x                                            # 1.0 * x + 0.0, bit for bit
+    v = list(range(-LONG // 2, LONG - LONG // 2))
+    v[0], v[1] = -(2**31), 2**31 - 1
+    w = list(v)
+    gpu(scale_ints, LONG, 1, w).join()
+    assert w == v
+
+
 def test_call_shape_errors(device_name):
     y = [0.0] * 4
     with pytest.raises(TypeError, match="positionally"):
