@@ -31,6 +31,30 @@ def _byte_to_char(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
+def _indented_block(lines: list, start: int) -> list:
+    """The decorators and ``def`` starting at ``lines[start]`` and every following line indented
+    deeper than the ``def`` (blank and comment lines inside included, as Python's tokenizer
+    ignores their indentation), or [] when there is no ``def``."""
+    k = start
+    while k < len(lines) and not lines[k].lstrip().startswith(("def ", "async def ")):
+        text = lines[k].strip()
+        if text and not text.startswith(("@", "#")):
+            return []
+        k += 1
+    if k == len(lines):
+        return []
+    depth = len(lines[k]) - len(lines[k].lstrip())
+    last = k
+    for end in range(k + 1, len(lines)):
+        line = lines[end]
+        text = line.strip()
+        if text and not text.startswith("#"):
+            if len(line) - len(line.lstrip()) <= depth:
+                break
+            last = end
+    return lines[start:last + 1]
+
+
 class KernelSource:
     """The parsed source of one kernel function plus what is needed to point into it."""
 
@@ -42,39 +66,55 @@ class KernelSource:
             raise GpuKernelTypeError(
                 f"@Gpu expects a plain Python function, got {type(fn).__name__}")
         self.filename = code.co_filename
-        lines, first = self._find_lines(fn, code)
+        error = None
+        for lines, first in self._candidates(fn, code):
+            indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+            try:
+                module = ast.parse(textwrap.dedent("".join(lines)))
+                break
+            except SyntaxError as exc:               # e.g. a lambda or a partial line
+                error = exc
+        else:
+            if error is None:
+                raise self._no_source(code)
+            raise GpuKernelError(
+                f"cannot parse the source of kernel {self.name} ({error.msg}); define the "
+                f"kernel with 'def' in a file or notebook cell",
+                self.filename, first) from None
         self.firstlineno = first
         self.lines = lines                       # the function's lines, as in the file
-        text = "".join(lines)
-        self.indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-        dedented = textwrap.dedent(text)
-        try:
-            module = ast.parse(dedented)
-        except SyntaxError as exc:               # e.g. a lambda or a partial line
-            raise GpuKernelError(
-                f"cannot parse the source of kernel {self.name} ({exc.msg}); define the kernel "
-                f"with 'def' in a file or notebook cell",
-                self.filename, first) from None
+        self.indent = indent
         self.tree = self._find_def(module, code)
 
     # -- finding the source --------------------------------------------------------------
-    def _find_lines(self, fn, code):
+    def _candidates(self, fn, code):
+        """Possible source blocks of the function, cheapest first: the lines its indentation
+        delimits (no tokenizer: ``inspect`` compiles tokenize's regexes on first use, ~4 ms of
+        a first decoration), then ``inspect``'s. A block cut short by a string or bracket that
+        spans a less-indented line does not parse, and the next candidate is tried."""
+        all_lines = linecache.getlines(code.co_filename)
+        start = code.co_firstlineno - 1
+        if 0 <= start < len(all_lines):
+            block = _indented_block(all_lines, start)
+            if block:
+                yield block, code.co_firstlineno
         try:
             lines, first = inspect.getsourcelines(fn)
             if lines:
-                return lines, max(first, 1)
+                yield lines, max(first, 1)
+                return
         except (OSError, TypeError):
             pass
-        all_lines = linecache.getlines(code.co_filename)
         if all_lines:
-            start = code.co_firstlineno - 1
             try:
                 block = inspect.getblock(all_lines[start:])
                 if block:
-                    return list(block), code.co_firstlineno
+                    yield list(block), code.co_firstlineno
             except Exception:
                 pass
-        raise GpuKernelError(
+
+    def _no_source(self, code) -> GpuKernelError:
+        return GpuKernelError(
             f"source not available for kernel {self.name} (defined in {code.co_filename}); "
             f"@Gpu translates the function's source text, so define the kernel in a file or a "
             f"notebook cell (code run with 'python -c' or exec() of a string has no source)",

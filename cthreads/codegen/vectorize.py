@@ -109,11 +109,12 @@ class _Printer:
             local = self.locals.get(s.ident)
             if local is None or local.ty != "float" or s.ident == self.index:
                 raise _NotLanewise
+            value = self.lanes(s.value)
             self.assigned.add(s.ident)
-            text = f"    {s.ident} = {self.expr(s.value)};"
+            text = f"    {s.ident} = {value};"
         elif isinstance(s, ir.Store):
             ref = self.access(s.lst, s.index)
-            value = self.expr(s.value)
+            value = self.lanes(s.value)
             if s.aug_op is not None:
                 if s.aug_op not in _ARITH or s.aug_ty != "float":
                     raise _NotLanewise
@@ -125,6 +126,13 @@ class _Printer:
             raise _NotLanewise
         self.lines.append(text)
         self.pylines.append(s.loc.lineno)
+
+    def lanes(self, e: ir.Expr) -> str:
+        """``e`` as a vec4<f32>: a value made of scalars only (literals, parameters) is splat."""
+        text = self.expr(e)
+        vector = any(isinstance(x, ir.Load) or (isinstance(x, ir.Var) and x.ident in self.assigned)
+                     for x in ir.walk_expr(e))
+        return text if vector else f"vec4<f32>({text})"
 
     def access(self, lst: ir.ListRef, index: ir.Expr) -> ir.ListRef:
         if lst.elem != "float" or lst.shared_size is not None or lst.atomic \

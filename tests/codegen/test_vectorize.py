@@ -100,7 +100,7 @@ def test_blend_keeps_python_order_and_reassigned_parameters():
     assert "var t: vec4<f32> = vec4<f32>(ct_u.t);" in text
     assert "var d: vec4<f32>;" in text
     body = text[text.index("fn ct_vbody"):]
-    assert body.index("d = ") < body.index("t = (t") < body.index("ct_v_out[ct_j] = ct_div4(vec4<f32>(sqrt")
+    assert body.index("d = ") < body.index("t = vec4<f32>((t") < body.index("ct_v_out[ct_j] = ct_div4(vec4<f32>(sqrt")
     assert "ct_v_out[ct_j] = (ct_v_out[ct_j] + (-d));" in body  # out: renamed, reserved
 
 

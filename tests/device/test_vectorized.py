@@ -30,6 +30,25 @@ def blend4(n: int, t: float, x: list[float], y: list[float], out: list[float]) -
         y[i] = out[i] * x[i] / t
 
 
+@Gpu
+def fill4(n: int, c: float, y: list[float], z: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    t = c * 2.0
+    y[i] = 19.0
+    z[i] = t + 1.0
+
+
+def test_values_made_of_scalars_only(fresh):
+    fresh(True)
+    y = [0.0] * 64
+    z = [0.0] * 64
+    gpu(fill4, 64, 1.25, y, z).join()
+    assert _ran_vec(fill4)
+    assert y == [19.0] * 64 and z == [3.5] * 64
+
+
 def _ran_vec(kernel) -> bool:
     rt = kernel._runtime
     return any(key[2] for key in rt._pipelines)
@@ -39,11 +58,11 @@ def _ran_vec(kernel) -> bool:
 def fresh(monkeypatch, device_name):
     def reset(vec: bool):
         monkeypatch.setenv("CTHREADS_VEC", "1" if vec else "0")
-        for k in (saxpy4, blend4):
+        for k in (saxpy4, blend4, fill4):
             k._runtime = None
     yield reset
     monkeypatch.delenv("CTHREADS_VEC")
-    for k in (saxpy4, blend4):
+    for k in (saxpy4, blend4, fill4):
         k._runtime = None
 
 
