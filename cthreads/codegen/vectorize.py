@@ -167,6 +167,8 @@ class _Printer:
         if isinstance(e, ir.Call) and e.fn in LANEWISE:
             from .builtins import MATH  # noqa: PLC0415
             args = [self.expr(a) for a in e.args]
+            if len(args) > 1:            # atan2(x, y): both the same type, vec4 where mixed
+                args = [f"vec4<f32>({a})" for a in args]
             template = "abs({0})" if e.fn == "abs" else MATH[e.fn].template
             return template.format(*args)
         raise _NotLanewise

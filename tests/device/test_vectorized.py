@@ -49,6 +49,51 @@ def test_values_made_of_scalars_only(fresh):
     assert y == [19.0] * 64 and z == [3.5] * 64
 
 
+@Gpu
+def ops4(n: int, a: float, x: list[float], y: list[float], z: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    t = x[i]
+    t = t * t
+    y[i] = -x[i] / (a + x[i]) + t
+    y[i] += x[i]
+    y[i] -= a
+    y[i] *= 2.0
+    y[i] /= x[i]
+    z[i] = y[i] + 1.0
+    a = a + x[i]
+    z[i] += a
+
+
+@Gpu
+def math4(n: int, a: float, x: list[float], y: list[float], z: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < n:
+        y[i] = math.exp(-x[i]) + math.log(x[i]) + math.sin(x[i]) * math.cos(a)
+        z[i] = math.tanh(x[i]) + math.atan2(x[i], a) + math.fabs(-x[i]) + abs(a - x[i])
+        z[i] += math.degrees(x[i]) / 100.0 + math.log10(x[i]) + math.sqrt(x[i]) + math.log2(a)
+
+
+@pytest.mark.parametrize("kernel", [ops4, math4], ids=["ops4", "math4"])
+def test_lane_wise_kernels_match_plain_python(fresh, kernel):
+    n = 4000
+    rng = np.random.default_rng(5)
+    x = [float(v) for v in rng.uniform(0.25, 4.0, n).astype(np.float32)]
+    results = {}
+    for vec in (True, False):
+        fresh(vec)
+        y, z = [0.0] * n, [1.0] * n
+        gpu(kernel, n, 1.5, list(x), y, z).join()
+        assert _ran_vec(kernel) == vec
+        results[vec] = (y, z)
+    sy, sz = [0.0] * n, [1.0] * n
+    kernel.simulate(n, 1.5, list(x), sy, sz)
+    for vec in (True, False):
+        np.testing.assert_allclose(results[vec][0], sy, rtol=2e-5, atol=2e-5)
+        np.testing.assert_allclose(results[vec][1], sz, rtol=2e-5, atol=2e-5)
+
+
 def _ran_vec(kernel) -> bool:
     rt = kernel._runtime
     return any(key[2] for key in rt._pipelines)
@@ -58,11 +103,11 @@ def _ran_vec(kernel) -> bool:
 def fresh(monkeypatch, device_name):
     def reset(vec: bool):
         monkeypatch.setenv("CTHREADS_VEC", "1" if vec else "0")
-        for k in (saxpy4, blend4, fill4):
+        for k in (saxpy4, blend4, fill4, ops4, math4):
             k._runtime = None
     yield reset
     monkeypatch.delenv("CTHREADS_VEC")
-    for k in (saxpy4, blend4, fill4):
+    for k in (saxpy4, blend4, fill4, ops4, math4):
         k._runtime = None
 
 
