@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import ir
-from .wgsl import COARSEN, WG, literal
+from .wgsl import COARSEN, WG, _const_tree, literal
 
 #: math functions whose WGSL form applies lane by lane to a vec4<f32>
 LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
@@ -157,9 +157,10 @@ class _Printer:
             return f"{self.access(e.lst, e.index).ident}[ct_j]"
         if isinstance(e, ir.Unary) and e.op == "neg":
             return f"(-{self.expr(e.operand)})"
+        if isinstance(e, (ir.Binary, ir.Call)) and _const_tree(e):
+            raise _NotLanewise          # WGSL would evaluate it at compile time (and may reject
+                                        # an overflow): the scalar kernel guards against that
         if isinstance(e, ir.Binary) and e.op in _ARITH:
-            if all(isinstance(x, (ir.Const, ir.Cast)) for x in (e.left, e.right)):
-                raise _NotLanewise      # constant arithmetic: leave it to the scalar kernel
             left, right = self.expr(e.left), self.expr(e.right)
             if e.op == "truediv":
                 return self.div(left, right)

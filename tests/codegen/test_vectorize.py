@@ -104,7 +104,24 @@ def test_blend_keeps_python_order_and_reassigned_parameters():
     assert "ct_v_out[ct_j] = (ct_v_out[ct_j] + (-d));" in body  # out: renamed, reserved
 
 
-@pytest.mark.parametrize("kernel", [shifted, branchy, ints, unguarded, index_value, float_guard],
+@Gpu
+def constant_math(n: int, y: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = y[i] + math.sqrt(-1.0)
+
+
+@Gpu
+def constant_overflow(n: int, y: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = -(1e38) * 10.0
+
+
+@pytest.mark.parametrize("kernel", [shifted, branchy, ints, unguarded, index_value, float_guard,
+                                    constant_math, constant_overflow],
                          ids=lambda k: k.__name__)
 def test_other_kernels_keep_only_the_scalar_form(kernel):
     assert kernel.program.vec_guard is None
