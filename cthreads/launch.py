@@ -2,8 +2,10 @@
 
 A launch checks every argument before the device sees it (nothing is allocated or uploaded for
 a call that raises), takes resident buffers for arena-bound lists and pooled buffers for the
-rest, and submits one command buffer: the dispatch plus readback copies for the lists the kernel
-may write. The returned ``GpuJob`` owns the pooled buffers until it is joined.
+rest, picks the compiled variant and launch shape (``runtime.py``: check-free, four-lane,
+indexes per invocation), and hands the queue one dispatch plus readback copies for the lists
+the kernel may write (the queue may batch it with other launches not joined in between:
+``backend/dispatch.py``). The returned ``GpuJob`` owns the pooled buffers until it is joined.
 """
 
 from __future__ import annotations

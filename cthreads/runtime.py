@@ -1,8 +1,12 @@
-"""Per-kernel device state: the compiled pipeline, uniform buffer and cached bind groups.
+"""Per-kernel device state: compiled pipelines, uniform buffer, cached bind groups, and the
+choice of variant and launch shape.
 
 A ``KernelRuntime`` is made on a kernel's first launch on a device (and again after
 ``shutdown()``); everything a launch can reuse lives here so that the per-launch path only packs
-scalars, looks up buffers and submits.
+scalars, looks up buffers and submits. Pipelines are compiled on first need, one per variant:
+checked or check-free (``fast``), scalar or four-lane (``vec``, element-wise kernels), and
+indexes per invocation (``coarsen``); ``launch_shape`` and ``vec_ok`` pick them per launch from
+the device type, the launch size and the list lengths.
 """
 
 from __future__ import annotations
