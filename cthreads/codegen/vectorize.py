@@ -95,7 +95,6 @@ class _Printer:
         self.assigned: set[str] = set()
         self.lists: dict[str, ir.ListRef] = {}
         self.lines: list[str] = []
-        self.pylines: list[int] = []
         self.divides = False
 
     def div(self, a: str, b: str) -> str:
@@ -104,7 +103,6 @@ class _Printer:
 
     def stmt(self, s: ir.Stmt, src):
         self.lines.append(f"    // line {s.loc.lineno}: {src.source_of(s.loc.lineno)}")
-        self.pylines.append(s.loc.lineno)
         if isinstance(s, ir.Assign):
             local = self.locals.get(s.ident)
             if local is None or local.ty != "float" or s.ident == self.index:
@@ -125,7 +123,6 @@ class _Printer:
         else:
             raise _NotLanewise
         self.lines.append(text)
-        self.pylines.append(s.loc.lineno)
 
     def lanes(self, e: ir.Expr) -> str:
         """``e`` as a vec4<f32>: a value made of scalars only (literals, parameters) is splat."""
