@@ -15,9 +15,8 @@ from .lists import ListAccess
 from .program import KernelProgram
 from .proofs import prove_in_range
 from .vectorize import vectorize
-from .wgsl import COARSEN, WG, Emitter
+from .wgsl import ENTRY_HEAD, ENTRY_POINT, WG, Emitter, grid_entry
 
-ENTRY_POINT = "ct_main"
 
 
 def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
@@ -98,7 +97,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool):
     for block in helper_blocks:
         add([""] + block.split("\n"))
     if fixed:
-        add(_ENTRY_HEAD + [
+        add(ENTRY_HEAD + [
             "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
             "    if (ct_flat >= ct_u.ct_groups) { return; }",
             f"    let ct_gidx: i32 = i32(ct_flat * {WG}u + ct_lid.x);",
@@ -111,28 +110,9 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool):
         # coalesced and gives each invocation more loads in flight (runtime.py picks it).
         add(["", "fn ct_body(ct_gidx: i32) {"])
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
-        add(_ENTRY_HEAD + [
-            f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
-            f"    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * {WG}u + ct_lid.x;",
-            f"    for (var ct_k: u32 = 0u; ct_k < {COARSEN}u; ct_k++) {{",
-            "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
-            "        if (ct_g >= ct_u.ct_threads) { return; }",
-            "        ct_body(i32(ct_g));",
-            "    }",
-            "}",
-            "",
-        ])
+        add(grid_entry("ct_body", "i32(ct_g)"))
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
     return "\n".join(lines), line_map, lists.workgroup_bytes()
-
-
-_ENTRY_HEAD = [
-    "",
-    f"@compute @workgroup_size({WG})",
-    f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
-    f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
-    "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
-]
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import ir
-from .wgsl import COARSEN, WG, _const_tree, literal
+from .wgsl import _const_tree, grid_entry, literal
 
 #: math functions whose WGSL form applies lane by lane to a vec4<f32>
 LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
@@ -225,21 +225,6 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
     body.append(f"    if (i32(ct_j * 4u) >= {g}) {{ return; }}")
     helpers = ["", DIV4] if printer.divides else []
     lines = head + decls + helpers + body + printer.lines + ["}"]
-    lines += [
-        "",
-        f"@compute @workgroup_size({WG})",
-        "fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, "
-        "@builtin(num_workgroups) ct_nwg: vec3<u32>,",
-        "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
-        f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
-        f"    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * {WG}u + ct_lid.x;",
-        f"    for (var ct_k: u32 = 0u; ct_k < {COARSEN}u; ct_k++) {{",
-        "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
-        "        if (ct_g >= ct_u.ct_threads) { return; }",
-        "        ct_vbody(ct_g);",
-        "    }",
-        "}",
-        "",
-    ]
+    lines += grid_entry("ct_vbody", "ct_g")
     pyname = next(loc.pyname for loc in kernel.locals if loc.ident == g)
     return "\n".join(lines), VecPlan(pyname, tuple(printer.lists))

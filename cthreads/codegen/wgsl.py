@@ -18,6 +18,33 @@ from .uniform import Uniformity
 
 WG = "{WORKGROUP_SIZE}"
 COARSEN = "{COARSEN}"
+ENTRY_POINT = "ct_main"
+
+#: the compute entry point's first lines (every generated shader)
+ENTRY_HEAD = [
+    "",
+    f"@compute @workgroup_size({WG})",
+    f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
+    f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
+    "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
+]
+
+
+def grid_entry(body_fn: str, arg: str) -> list[str]:
+    """The entry point of a kernel that only sees GlobalIdx.x: ``body_fn`` runs for every index
+    step below ``ct_u.ct_threads``, {COARSEN} per invocation, one grid apart (``arg`` turns the
+    u32 step ``ct_g`` into the function's argument)."""
+    return ENTRY_HEAD + [
+        f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
+        f"    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * {WG}u + ct_lid.x;",
+        f"    for (var ct_k: u32 = 0u; ct_k < {COARSEN}u; ct_k++) {{",
+        "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
+        "        if (ct_g >= ct_u.ct_threads) { return; }",
+        f"        {body_fn}({arg});",
+        "    }",
+        "}",
+        "",
+    ]
 T = {"int": "i32", "float": "f32", "bool": "bool"}
 NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
           "bitxor": "^"}
