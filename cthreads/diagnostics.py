@@ -62,6 +62,8 @@ def report() -> tuple[list[str], bool]:
         if key in ctx.limits:
             lines.append(f"  {key:40s} {int(ctx.limits[key]):,}")
     lines.append("features: " + ", ".join(sorted(ctx.features)))
+    from .runtime import describe_launches  # noqa: PLC0415
+    lines += ["launches:"] + describe_launches(ctx)
     return lines, True
 
 

@@ -79,6 +79,32 @@ VEC_COARSEN_GPU = (1, 1 << 30)
 VEC_COARSEN_CPU = (4, 1 << 12)
 
 
+def describe_launches(ctx) -> list[str]:
+    """How launches of kernels that only use ``GlobalIdx`` are shaped on ``ctx`` (for ``info``)."""
+    from .backend import dispatch  # noqa: PLC0415
+
+    wg = 64 if ctx.is_cpu else 256
+    env = os.environ.get("CTHREADS_WORKGROUP_SIZE", "").strip()
+    factor, from_threads = COARSEN_CPU if ctx.is_cpu else COARSEN_GPU
+    vec_factor, vec_from = VEC_COARSEN_CPU if ctx.is_cpu else VEC_COARSEN_GPU
+    coarsen = os.environ.get("CTHREADS_COARSEN", "").strip()
+    vec = os.environ.get("CTHREADS_VEC", "1") != "0"
+    batch = os.environ.get("CTHREADS_BATCH", "1").strip() != "0"
+    return [
+        f"  workgroup width          {env + ' (CTHREADS_WORKGROUP_SIZE)' if env else wg}"
+        " (64 for kernels that observe workgroups)",
+        "  indexes per invocation   " + (f"{coarsen} (CTHREADS_COARSEN)" if coarsen else
+                                         f"{factor} from {from_threads:,} indexes, else 1"),
+        "  four-lane variant        " + (
+            (f"on for element-wise kernels; {vec_factor} steps per invocation from "
+             f"{vec_from:,} steps" if vec_factor > 1 else "on for element-wise kernels")
+            if vec else "off (CTHREADS_VEC=0)"),
+        "  batched submissions      " + (
+            f"on: up to {dispatch.BATCH_CAP} launches, {dispatch.FLUSH_DEADLINE_S * 1e3:g} ms "
+            "deadline" if batch else "off (CTHREADS_BATCH=0)"),
+    ]
+
+
 class KernelRuntime:
     """What one kernel needs on one device."""
 

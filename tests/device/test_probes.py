@@ -106,6 +106,13 @@ def test_info_cli_reports_the_device(device_name):
     assert out.returncode == 0, out.stderr
     assert f"chosen: {device_name} [Vulkan" in out.stdout
     assert "wgpu-native" in out.stdout and "max-storage-buffer-binding-size" in out.stdout
+    assert "four-lane variant        on" in out.stdout
+    assert "batched submissions      on: up to 64 launches" in out.stdout
+    off = subprocess.run([sys.executable, "-m", "cthreads.gpu", "info"], capture_output=True,
+                         text=True, timeout=120,
+                         env=dict(os.environ, CTHREADS_BATCH="0", CTHREADS_COARSEN="2"))
+    assert "batched submissions      off (CTHREADS_BATCH=0)" in off.stdout
+    assert "indexes per invocation   2 (CTHREADS_COARSEN)" in off.stdout
 
 
 def test_info_cli_without_driver_fails_with_hint():
