@@ -257,18 +257,26 @@ class KernelRuntime:
             self.bind_groups.popitem(last=False)
         return bg
 
-    def vec_ok(self, scalars, lists) -> bool:
-        """Whether a launch with these scalars and lists ((param, value, ...) tuples) may run
-        the four-lane variant (see KernelProgram.vec_guard)."""
+    def vec_entries(self, scalars, lists, entries):
+        """The bind-group entries for the four-lane variant, or None when this launch must run
+        the scalar kernel (see KernelProgram.vec_guard). ``lists`` are the launch's (param,
+        value, ...) tuples, ``entries`` its (binding, PooledBuffer, bytes) bindings: the lists
+        the variant reads bind rounded up to whole 16-byte elements, within their buffers."""
         guard_pos, list_pos = self.vec_check
         g = scalars[guard_pos]
-        if g % 4:
-            return False
+        wanted = {}
         for k in list_pos:
-            length = len(lists[k][1])
-            if length % 4 or g > length:
-                return False
-        return True
+            param, value = lists[k][0], lists[k][1]
+            if g > len(value):
+                return None
+            wanted[param.binding] = -(-4 * len(value) // 16) * 16
+        out = []
+        for binding, pooled, nbytes in entries:
+            size = wanted.get(binding, nbytes)
+            if size > pooled.capacity:
+                return None
+            out.append((binding, pooled, size))
+        return tuple(out)
 
     def launch_shape(self, n: int, vec: bool = False) -> tuple[int, int, int]:
         """(the uniform's hidden first field, workgroups to dispatch, index steps per

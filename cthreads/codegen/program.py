@@ -93,8 +93,8 @@ class KernelProgram:
     needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
                                            # "shader-float32-atomic" for atomic_add on floats
     # The four-lane variant of an element-wise kernel (codegen/vectorize.py): valid for a
-    # launch when the int parameter ``vec_guard`` is a multiple of 4 and at most the length of
-    # each list in ``vec_lists``, and those lengths are multiples of 4. It runs index steps
+    # launch when the int parameter ``vec_guard`` is at most the length of each list in
+    # ``vec_lists``, which bind rounded up to whole 16-byte elements. It runs index steps
     # ``j`` below ``ct_threads`` (then n rounded up to 64, divided by 4), each over ``4j..4j+3``.
     vec_guard: str | None = None
     vec_lists: tuple[str, ...] = ()

@@ -14,10 +14,12 @@ whose meaning is the same lane by lane:
 * expressions are float arithmetic (``+ - * /``, unary ``-``), float parameters and literals,
   and the lane-wise math functions (``sqrt``, ``exp``, ``abs`` ...).
 
-The runtime uses the variant only when four indexes in a row are either all below ``g`` or
-all not (``g % 4 == 0``), ``g`` is within every accessed list and each list's length is a
-multiple of 4 (then no bounds check can fail and the list binds as whole ``vec4`` elements);
-any other launch runs the scalar kernel. Index step ``j`` covers indexes ``4j .. 4j+3``.
+Index step ``j`` covers indexes ``4j .. 4j+3``; where ``g`` falls inside a step, its stores
+keep the lanes at or past ``g`` (``select`` with the old value). The runtime uses the variant
+when ``g`` is within every accessed list (then no bounds check can fail) and each list's buffer
+can be bound rounded up to whole ``vec4`` elements (pooled buffers can: the few bytes past the
+list are the buffer's own padding, read into unused lanes and written back unchanged); any
+other launch runs the scalar kernel.
 """
 
 from __future__ import annotations
@@ -94,22 +96,25 @@ class _Printer:
         self.locals = locals_
         self.assigned: set[str] = set()
         self.lists: dict[str, ir.ListRef] = {}
-        self.lines: list[str] = []
-        self.divides = False
+        self.lines: list[str] = []          # the statements for four indexes below the guard
+        self.tail: list[str] = []           # the same where only the first k < 4 are: stores
+        self.divides = False                # keep the other lanes (ct_mask)
 
     def div(self, a: str, b: str) -> str:
         self.divides = True
         return f"ct_div4(vec4<f32>({a}), vec4<f32>({b}))"
 
     def stmt(self, s: ir.Stmt, src):
-        self.lines.append(f"    // line {s.loc.lineno}: {src.source_of(s.loc.lineno)}")
+        comment = f"// line {s.loc.lineno}: {src.source_of(s.loc.lineno)}"
+        self.lines.append(comment)
+        self.tail.append(comment)
         if isinstance(s, ir.Assign):
             local = self.locals.get(s.ident)
             if local is None or local.ty != "float" or s.ident == self.index:
                 raise _NotLanewise
             value = self.lanes(s.value)
             self.assigned.add(s.ident)
-            text = f"    {s.ident} = {value};"
+            text = tail = f"{s.ident} = {value};"
         elif isinstance(s, ir.Store):
             ref = self.access(s.lst, s.index)
             value = self.lanes(s.value)
@@ -119,10 +124,12 @@ class _Printer:
                 old = f"{ref.ident}[ct_j]"
                 value = self.div(old, value) if s.aug_op == "truediv" else \
                     f"({old} {_ARITH[s.aug_op]} {value})"
-            text = f"    {ref.ident}[ct_j] = {value};"
+            text = f"{ref.ident}[ct_j] = {value};"
+            tail = f"{ref.ident}[ct_j] = select({ref.ident}[ct_j], {value}, ct_mask);"
         else:
             raise _NotLanewise
         self.lines.append(text)
+        self.tail.append(tail)
 
     def lanes(self, e: ir.Expr) -> str:
         """``e`` as a vec4<f32>: a value made of scalars only (literals, parameters) is splat."""
@@ -222,9 +229,16 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
                 body.append(f"    let {local.ident}: {t} = {init};")
         else:
             body.append(f"    var {local.ident}: vec4<f32>;")
-    body.append(f"    if (i32(ct_j * 4u) >= {g}) {{ return; }}")
+    body += [
+        "    let ct_i: i32 = i32(ct_j * 4u);",
+        f"    if (ct_i >= {g}) {{ return; }}",
+        f"    if ({g} - ct_i >= 4i) {{",
+    ] + ["        " + text for text in printer.lines] + [
+        "    } else {",
+        f"        let ct_mask = vec4<i32>(ct_i) + vec4<i32>(0i, 1i, 2i, 3i) < vec4<i32>({g});",
+    ] + ["        " + text for text in printer.tail] + ["    }", "}"]
     helpers = ["", DIV4] if printer.divides else []
-    lines = head + decls + helpers + body + printer.lines + ["}"]
+    lines = head + decls + helpers + body
     lines += grid_entry("ct_vbody", "ct_g")
     pyname = next(loc.pyname for loc in kernel.locals if loc.ident == g)
     return "\n".join(lines), VecPlan(pyname, tuple(printer.lists))

@@ -84,7 +84,8 @@ def test_lane_wise_kernels_get_the_variant(kernel, lists):
     text = p.wgsl(256, vec=True)
     assert "array<vec4<f32>>" in text and "array<f32>" not in text
     assert "ct_status" not in text                 # nothing can go out of range
-    assert "if (i32(ct_j * 4u) >= n) { return; }" in text
+    assert "if (ct_i >= n) { return; }" in text and "if (n - ct_i >= 4i) {" in text
+    assert "select(" in text and "ct_mask)" in text          # the last, partial step
 
 
 def test_variant_text_for_saxpy():

@@ -25,7 +25,7 @@ def test_prepare_compiles_every_variant_a_launch_picks(device_name):
     compiled = set(rt._pipelines)
     assert any(key[2] for key in compiled)                  # the four-lane form is among them
     big = (1 << 21) + 64                                    # a large launch on any device
-    for n in (64, 63, big, big - 1):                        # four-lane and scalar, small and large
+    for n in (64, 63, big, big - 1):                        # small and large launches
         x = np.ones(n, np.float32)
         y = np.zeros(n, np.float32)
         gpu(saxpy, n, 2.0, x, y).join()

@@ -101,8 +101,10 @@ def test_no_vulkan_driver_means_no_device_and_no_crash():
 
 
 def test_info_cli_reports_the_device(device_name):
+    plain = {k: v for k, v in os.environ.items()
+             if k not in ("CTHREADS_BATCH", "CTHREADS_COARSEN", "CTHREADS_VEC")}
     out = subprocess.run([sys.executable, "-m", "cthreads.gpu", "info"], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=120, env=plain)
     assert out.returncode == 0, out.stderr
     assert f"chosen: {device_name} [Vulkan" in out.stdout
     assert "wgpu-native" in out.stdout and "max-storage-buffer-binding-size" in out.stdout
@@ -110,7 +112,7 @@ def test_info_cli_reports_the_device(device_name):
     assert "batched submissions      on: up to 64 launches" in out.stdout
     off = subprocess.run([sys.executable, "-m", "cthreads.gpu", "info"], capture_output=True,
                          text=True, timeout=120,
-                         env=dict(os.environ, CTHREADS_BATCH="0", CTHREADS_COARSEN="2"))
+                         env=dict(plain, CTHREADS_BATCH="0", CTHREADS_COARSEN="2"))
     assert "batched submissions      off (CTHREADS_BATCH=0)" in off.stdout
     assert "indexes per invocation   2 (CTHREADS_COARSEN)" in off.stdout
 

@@ -143,17 +143,37 @@ def test_blend_matches_plain_python(fresh):
     assert x == sx
 
 
-@pytest.mark.parametrize("n, size, vec", [(1001, 1004, False),     # n not a multiple of 4
-                                          (1000, 1002, False),     # a length not a multiple of 4
-                                          (1000, 1000, True), (996, 1000, True)])
-def test_conditions_choose_the_variant(fresh, n, size, vec):
+@pytest.mark.parametrize("n, size", [(1001, 1004), (1000, 1002), (1003, 1003), (1, 1),
+                                     (2, 7), (996, 1000), (65, 129)])
+def test_any_n_within_the_lists_runs_four_lanes(fresh, n, size):
+    # n not a multiple of 4, lengths not multiples of 4: the last step keeps the lanes past n,
+    # and the elements past n (and the buffer's padding past the list) are left alone
     fresh(True)
     x = [float(k % 17) for k in range(size)]
     y = [1.0] * size
     expect = [2.0 * x[k] + 1.0 if k < n else 1.0 for k in range(size)]
     gpu(saxpy4, n, 2.0, x, y).join()
     assert y == expect
-    assert _ran_vec(saxpy4) == vec
+    assert _ran_vec(saxpy4)
+
+
+def test_odd_lengths_resident_and_numpy(fresh):
+    fresh(True)
+    n = 4097
+    xa = np.arange(n, dtype=np.float32)
+    ya = np.ones(n, np.float32)
+    gpu(saxpy4, n - 2, 0.5, xa, ya).join()
+    np.testing.assert_array_equal(ya[:n - 2], np.float32(0.5) * xa[:n - 2] + 1)
+    np.testing.assert_array_equal(ya[n - 2:], [1.0, 1.0])
+    x = [1.0] * 4099
+    y = [0.0] * 4099
+    with GpuArena() as arena:
+        arena.bind(x=x, y=y)
+        for k in range(5):
+            gpu(saxpy4, 4099 - k, 1.0, x, y).join(download=False)
+        arena.sync()
+    assert y == [5.0] * 4095 + [4.0, 3.0, 2.0, 1.0]
+    assert _ran_vec(saxpy4)
 
 
 def test_guard_past_the_list_still_raises(fresh):
