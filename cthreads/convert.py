@@ -4,8 +4,9 @@ Everything is validated before anything reaches the device, and errors name the 
 element index and the fix. Lists of floats and ints are converted and type-checked in C: small
 ones by ``array.array``, long ones by ``struct`` in chunks (16% faster than ``array.array`` for
 16M floats, and it refuses finite floats beyond float32's range by itself, where
-``array.array`` makes them inf and a second pass had to look); bool lists use numpy. numpy is imported only when first needed, so ``import cthreads.gpu`` and a
-first small launch stay fast. The per-element loops below run only on error paths, to name the
+``array.array`` makes them inf and a second pass had to look); bool lists use numpy. numpy
+is imported only when first needed, so ``import cthreads.gpu`` and a first small launch stay
+fast. The per-element loops below run only on error paths, to name the
 first offending element.
 """
 

@@ -126,10 +126,10 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
             if readback:                   # the status rides along with this job's results
                 readback.add_status(rt)
         copies = readback.copies(pool) if readback else ()
-        vec_entries = rt.vec_entries(scalars, lists, entries) if rt.vec_check else None
-        vec = vec_entries is not None
-        hidden, groups, coarsen = rt.launch_shape(n, vec)
-        bind_group = rt.bind_group(vec_entries if vec else tuple(entries))
+        vec, bound = rt.vec_entries(scalars, lists, entries) if rt.vec_check else (None, None)
+        vec = vec or ""
+        hidden, groups, coarsen = rt.launch_shape(n, bool(vec))
+        bind_group = rt.bind_group(bound if vec else tuple(entries))
         uniform = rt.uniform_struct.pack(hidden, *scalars)
         fast = not vec and bool(rt.fast_checks) and all(scalars[si] <= len(lists[li][1])
                                                         for si, li in rt.fast_checks)

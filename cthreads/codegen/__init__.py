@@ -38,13 +38,13 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
         fast_requires = tuple(sorted({(p, lists_by_check[c]) for c, p in proofs.items()
                                       if p is not None}))
     src = fe.src
-    vec_template, vec_plan = "", None
+    vec_template, vec_tail_template, vec_plan = "", "", None
     if not fixed and "float_atomic" not in uses:
         head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__} (four lanes per index "
                 "step)"] + layout.uniform_decl()
         found = vectorize(kernel, layout, src, head, layout.written)
         if found is not None:
-            vec_template, vec_plan = found
+            vec_template, vec_tail_template, vec_plan = found
     features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
     return KernelProgram(
         name=fn.__name__,
@@ -67,6 +67,7 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
         vec_guard=vec_plan.guard if vec_plan else None,
         vec_lists=vec_plan.lists if vec_plan else (),
         _vec_template=vec_template,
+        _vec_tail_template=vec_tail_template,
     )
 
 

@@ -98,22 +98,26 @@ class KernelProgram:
     # ``j`` below ``ct_threads`` (then n rounded up to 64, divided by 4), each over ``4j..4j+3``.
     vec_guard: str | None = None
     vec_lists: tuple[str, ...] = ()
-    _vec_template: str = ""
+    _vec_template: str = ""           # for guards that are multiples of 4 (``vec="whole"``)
+    _vec_tail_template: str = ""      # for any guard: the last step may be partial (``"tail"``)
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
-             vec: bool = False) -> str:
+             vec: str = "") -> str:
         """The WGSL source for a given workgroup size (64 unless the runtime picks another).
 
         ``fast``: the variant without the bounds checks that ``fast_requires`` makes
         unnecessary (only valid for launches that satisfy it). ``coarsen``: indexes each
         invocation runs (kernels without ``fixed_workgroup_size`` only). ``vec``: the four-lane
-        variant (only where ``vec_guard`` is set).
+        variant (only where ``vec_guard`` is set): ``"whole"`` when the guard is a multiple of
+        4, ``"tail"`` for any guard.
         """
         if self.fixed_workgroup_size and (workgroup_size != 64 or coarsen != 1):
             raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
         if vec and not self._vec_template:
             raise ValueError(f"kernel {self.name} has no four-lane variant")
-        template = self._vec_template if vec else \
+        if vec not in ("", "whole", "tail"):
+            raise ValueError(f"vec={vec!r}: use '', 'whole' or 'tail'")
+        template = self._vec_template if vec == "whole" else self._vec_tail_template if vec else \
             self._fast_template if fast and self._fast_template else self._template
         return (template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
                 .replace("{COARSEN}", str(int(coarsen))))

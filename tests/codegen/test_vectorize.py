@@ -81,15 +81,17 @@ def test_lane_wise_kernels_get_the_variant(kernel, lists):
     p = kernel.program
     assert p.vec_guard == "n"
     assert sorted(p.vec_lists) == sorted(lists)
-    text = p.wgsl(256, vec=True)
+    text = p.wgsl(256, vec="tail")
     assert "array<vec4<f32>>" in text and "array<f32>" not in text
     assert "ct_status" not in text                 # nothing can go out of range
     assert "if (ct_i >= n) { return; }" in text and "if (n - ct_i >= 4i) {" in text
     assert "select(" in text and "ct_mask)" in text          # the last, partial step
+    whole = p.wgsl(256, vec="whole")
+    assert "ct_mask" not in whole and "if (ct_i >= n) { return; }" in whole
 
 
 def test_variant_text_for_saxpy():
-    text = saxpy.program.wgsl(64, vec=True, coarsen=2)
+    text = saxpy.program.wgsl(64, vec="whole", coarsen=2)
     assert "var<storage, read> x: array<vec4<f32>>;" in text
     assert "var<storage, read_write> y: array<vec4<f32>>;" in text
     assert "y[ct_j] = ((a * x[ct_j]) + y[ct_j]);" in text
@@ -97,7 +99,7 @@ def test_variant_text_for_saxpy():
 
 
 def test_blend_keeps_python_order_and_reassigned_parameters():
-    text = blend.program.wgsl(64, vec=True)
+    text = blend.program.wgsl(64, vec="whole")
     assert "var t: vec4<f32> = vec4<f32>(ct_u.t);" in text
     assert "var d: vec4<f32>;" in text
     body = text[text.index("fn ct_vbody"):]
@@ -127,4 +129,4 @@ def constant_overflow(n: int, y: list[float]) -> None:
 def test_other_kernels_keep_only_the_scalar_form(kernel):
     assert kernel.program.vec_guard is None
     with pytest.raises(ValueError):
-        kernel.program.wgsl(64, vec=True)
+        kernel.program.wgsl(64, vec="whole")
