@@ -232,8 +232,8 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
             body.append(f"    var {local.ident}: vec4<f32>;")
     helpers = ["", DIV4] if printer.divides else []
     start = ["    let ct_i: i32 = i32(ct_j * 4u);", f"    if (ct_i >= {g}) {{ return; }}"]
-    # the form for guards that are multiples of 4 (every step whole): a separate shader, as
-    # NVIDIA's compiler made the one with the partial-step branch 2.3x slower (H200 W5big)
+    # the form for guards that are multiples of 4 (every step whole), without the partial-step
+    # branch: ~10% faster on lavapipe, the same on the H200
     whole = body + start + ["    " + text for text in printer.lines] + ["}"]
     tail = body + start + [f"    if ({g} - ct_i >= 4i) {{"] + [
         "        " + text for text in printer.lines] + [
