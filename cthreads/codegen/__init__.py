@@ -107,7 +107,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool):
     else:
         # A kernel that only sees GlobalIdx.x: its body is a function of the index, run for
         # every index below ct_threads (n rounded up to 64, as the spec's 64-wide grid has).
-        # Each invocation runs it for {COARSEN} indexes one grid apart, which keeps accesses
+        # Each invocation runs it for one or more indexes one grid apart, which keeps accesses
         # coalesced and gives each invocation more loads in flight (runtime.py picks it).
         add(["", "fn ct_body(ct_gidx: i32) {"])
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))

@@ -119,8 +119,9 @@ class KernelProgram:
             raise ValueError(f"vec={vec!r}: use '', 'whole' or 'tail'")
         template = self._vec_template if vec == "whole" else self._vec_tail_template if vec else \
             self._fast_template if fast and self._fast_template else self._template
-        return (template.replace("{WORKGROUP_SIZE}", str(int(workgroup_size)))
-                .replace("{COARSEN}", str(int(coarsen))))
+        from .wgsl import expand_steps  # noqa: PLC0415 - the entry's step loop
+        return expand_steps(template, int(coarsen)).replace("{WORKGROUP_SIZE}",
+                                                            str(int(workgroup_size)))
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

@@ -17,7 +17,6 @@ from .lists import ListAccess
 from .uniform import Uniformity
 
 WG = "{WORKGROUP_SIZE}"
-COARSEN = "{COARSEN}"
 ENTRY_POINT = "ct_main"
 
 #: the compute entry point's first lines (every generated shader)
@@ -32,19 +31,36 @@ ENTRY_HEAD = [
 
 def grid_entry(body_fn: str, arg: str) -> list[str]:
     """The entry point of a kernel that only sees GlobalIdx.x: ``body_fn`` runs for every index
-    step below ``ct_u.ct_threads``, {COARSEN} per invocation, one grid apart (``arg`` turns the
-    u32 step ``ct_g`` into the function's argument)."""
+    step below ``ct_u.ct_threads``, some per invocation, one grid apart (``arg`` turns the
+    u32 step ``ct_g`` into the function's argument). ``expand_steps`` writes the loop."""
     return ENTRY_HEAD + [
-        f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
         f"    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * {WG}u + ct_lid.x;",
-        f"    for (var ct_k: u32 = 0u; ct_k < {COARSEN}u; ct_k++) {{",
-        "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
-        "        if (ct_g >= ct_u.ct_threads) { return; }",
-        f"        {body_fn}({arg});",
-        "    }",
+        f"    {{STEPS}} {body_fn}({arg});",
         "}",
         "",
     ]
+
+
+def expand_steps(wgsl: str, coarsen: int) -> str:
+    """``grid_entry``'s step line for ``coarsen`` steps per invocation: a loop, or for one step
+    a plain call (llvmpipe compiled the one-trip loop form ~5 ms slower)."""
+    lines = []
+    for line in wgsl.split("\n"):
+        if not line.startswith("    {STEPS} "):
+            lines.append(line)
+            continue
+        call = line[len("    {STEPS} "):]
+        if coarsen == 1:
+            lines += ["    let ct_g: u32 = ct_first;",
+                      f"    if (ct_g < ct_u.ct_threads) {{ {call} }}"]
+        else:
+            lines += [f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
+                      f"    for (var ct_k: u32 = 0u; ct_k < {coarsen}u; ct_k++) {{",
+                      "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
+                      "        if (ct_g >= ct_u.ct_threads) { return; }",
+                      f"        {call}",
+                      "    }"]
+    return "\n".join(lines)
 T = {"int": "i32", "float": "f32", "bool": "bool"}
 NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
           "bitxor": "^"}

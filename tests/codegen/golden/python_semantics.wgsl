@@ -129,11 +129,7 @@ fn ct_body(ct_gidx: i32) {
 @compute @workgroup_size(64)
 fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
         @builtin(local_invocation_id) ct_lid: vec3<u32>) {
-    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * 64u;
     let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * 64u + ct_lid.x;
-    for (var ct_k: u32 = 0u; ct_k < 1u; ct_k++) {
-        let ct_g: u32 = ct_first + ct_k * ct_stride;
-        if (ct_g >= ct_u.ct_threads) { return; }
-        ct_body(i32(ct_g));
-    }
+    let ct_g: u32 = ct_first;
+    if (ct_g < ct_u.ct_threads) { ct_body(i32(ct_g)); }
 }
