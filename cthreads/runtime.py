@@ -5,7 +5,7 @@ A ``KernelRuntime`` is made on a kernel's first launch on a device (and again af
 ``shutdown()``); everything a launch can reuse lives here so that the per-launch path only packs
 scalars, looks up buffers and submits. Pipelines are compiled on first need, one per variant:
 checked or check-free (``fast``), scalar or four-lane (``vec``, element-wise kernels), and
-indexes per invocation (``coarsen``); ``launch_shape`` and ``vec_ok`` pick them per launch from
+indexes per invocation (``coarsen``); ``launch_shape`` and ``vec_entries`` pick them per launch from
 the device type, the launch size and the list lengths.
 """
 
@@ -79,6 +79,11 @@ VEC_COARSEN_GPU = (1, 1 << 30)
 VEC_COARSEN_CPU = (4, 1 << 12)
 
 
+def _vec_enabled() -> bool:
+    """False when ``CTHREADS_VEC=0`` turns the four-lane variant off."""
+    return os.environ.get("CTHREADS_VEC", "1").strip() != "0"
+
+
 def describe_launches(ctx) -> list[str]:
     """How launches of kernels that only use ``GlobalIdx`` are shaped on ``ctx`` (for ``info``)."""
     from .backend import dispatch  # noqa: PLC0415
@@ -88,8 +93,8 @@ def describe_launches(ctx) -> list[str]:
     factor, from_threads = COARSEN_CPU if ctx.is_cpu else COARSEN_GPU
     vec_factor, vec_from = VEC_COARSEN_CPU if ctx.is_cpu else VEC_COARSEN_GPU
     coarsen = os.environ.get("CTHREADS_COARSEN", "").strip()
-    vec = os.environ.get("CTHREADS_VEC", "1") != "0"
-    batch = os.environ.get("CTHREADS_BATCH", "1").strip() != "0"
+    vec = _vec_enabled()
+    batch = dispatch.batching_enabled()
     return [
         f"  workgroup width          {env + ' (CTHREADS_WORKGROUP_SIZE)' if env else wg}"
         " (64 for kernels that observe workgroups)",
@@ -138,7 +143,7 @@ class KernelRuntime:
         # the four-lane variant (codegen/vectorize.py): where its guard and lists sit among
         # the launch's scalars and lists; CTHREADS_VEC=0 turns it off
         self.vec_check = None
-        if program.vec_guard is not None and os.environ.get("CTHREADS_VEC", "1") != "0":
+        if program.vec_guard is not None and _vec_enabled():
             scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
             list_pos = {p.name: k for k, p in enumerate(program.lists)}
             self.vec_check = (scalar_pos[program.vec_guard],

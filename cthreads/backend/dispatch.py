@@ -75,6 +75,11 @@ FLUSH_DEADLINE_S = 0.001
 _queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
 
 
+def batching_enabled() -> bool:
+    """False when ``CTHREADS_BATCH=0`` asks for one submission per launch."""
+    return os.environ.get("CTHREADS_BATCH", "1").strip() != "0"
+
+
 def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
     """(x, y, 1) workgroup counts covering ``groups`` flat workgroups."""
     if groups <= max_per_dim:
@@ -108,7 +113,7 @@ class DeviceQueue:
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
         #: False with CTHREADS_BATCH=0: every dispatch is submitted at once
-        self.batching = os.environ.get("CTHREADS_BATCH", "1").strip() != "0"
+        self.batching = batching_enabled()
         self._pending: list = []          # (pipeline, bind group, (x, y, z), pre) not submitted
         self._pending_uniforms: set = set()   # uniform buffers those dispatches read
         self._staged: list = []           # new uniform bytes the batch copies in before use
