@@ -14,6 +14,7 @@ from .layout import Layout
 from .lists import ListAccess
 from .program import KernelProgram
 from .proofs import prove_in_range
+from .types import elem
 from .vectorize import vectorize
 from .wgsl import ENTRY_HEAD, ENTRY_POINT, WG, Emitter, grid_entry
 
@@ -118,9 +119,9 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool):
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):
     for local in kernel.locals:
-        t = {"int": "i32", "float": "f32", "bool": "bool"}[local.ty]
+        t = elem(local.ty).wgsl
         if local.param:
-            init = f"ct_u.{local.ident}" + (" != 0u" if local.ty == "bool" else "")
+            init = elem(local.ty).from_uniform.format(f"ct_u.{local.ident}")
             em.line(f"var {local.ident}: {t} = {init};")
         else:
             em.line(f"var {local.ident}: {t};")

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from . import ir
 from .program import ProgramParam
-from .types import ListType
-
-_KIND = {"int": "int", "float": "float", "bool": "bool"}
-_UNIFORM_T = {"int": "i32", "float": "f32", "bool": "u32"}
+from .types import ListType, elem
 
 
 def written_lists(kernel: ir.Kernel) -> set:
@@ -45,9 +42,9 @@ class Layout:
                                                 binding, None, name in written, name in atomic))
                 binding += 1
             else:
-                self.fields.append(f"    {ident}: {_UNIFORM_T[ty]},")
+                self.fields.append(f"    {ident}: {elem(ty).uniform},")
                 self.params.append(ProgramParam(name, ty, False, ty, None, offset))
-                offset += 4
+                offset += elem(ty).size
         self.uniform_size = max(16, (offset + 15) // 16 * 16)
         self.status_binding = binding if has_checks else None
         self.written = written

@@ -14,10 +14,7 @@ from dataclasses import dataclass
 
 from . import ir
 from .builtins import ATOMIC_WGSL
-
-STORE_T = {"int": "i32", "float": "f32", "bool": "u32"}
-ZERO = {"int": "0i", "float": "0.0f", "bool": "false"}
-VALUE_T = {"int": "i32", "float": "f32", "bool": "bool"}
+from .types import elem
 
 
 @dataclass(frozen=True)
@@ -49,7 +46,7 @@ class ListAccess:
 
     # -- declarations ----------------------------------------------------------------------
     def elem_type(self, ref: ir.ListRef) -> str:
-        t = STORE_T[ref.elem]
+        t = elem(ref.elem).storage
         return f"atomic<{t}>" if ref.atomic else t
 
     def declarations(self) -> list[str]:
@@ -75,7 +72,7 @@ class ListAccess:
         for v in self.refs:
             if v.shared_size is None:
                 continue
-            zero = "0.0f" if v.ref.elem == "float" else ("0i" if v.ref.elem == "int" else "0u")
+            zero = elem(v.ref.elem).storage_zero
             store = (f"atomicStore(&{v.ident}[ct_k], {zero})" if v.ref.atomic
                      else f"{v.ident}[ct_k] = {zero}")
             out.append(f"for (var ct_k: u32 = ct_lid.x; ct_k < {v.shared_size}u; "
@@ -85,7 +82,7 @@ class ListAccess:
         return out
 
     def workgroup_bytes(self) -> int:
-        return sum(4 * v.shared_size for v in self.refs if v.shared_size is not None)
+        return sum(elem(v.ref.elem).size * v.shared_size for v in self.refs if v.shared_size is not None)
 
     # -- raw access ------------------------------------------------------------------------
     def length(self, ref: ir.ListRef) -> str:
@@ -101,22 +98,18 @@ class ListAccess:
     def _raw_load(self, ref, idx) -> str:
         if ref.atomic:
             return f"atomicLoad(&{ref.ident}[{idx}])"
-        if ref.elem == "bool":
-            return f"({ref.ident}[{idx}] != 0u)"
-        return f"{ref.ident}[{idx}]"
+        return elem(ref.elem).load.format(f"{ref.ident}[{idx}]")
 
     def _raw_store(self, ref, idx, value) -> str:
         if ref.atomic:
             return f"atomicStore(&{ref.ident}[{idx}], {value})"
-        if ref.elem == "bool":
-            return f"{ref.ident}[{idx}] = select(0u, 1u, {value})"
-        return f"{ref.ident}[{idx}] = {value}"
+        return f"{ref.ident}[{idx}] = {elem(ref.elem).store.format(value)}"
 
     def _raw_atomic(self, ref, op, idx, args) -> str:
         if op == "compare_exchange":
             name = f"ct_cas_{ref.ident}"
             if name not in self.helpers:
-                t = STORE_T[ref.elem]
+                t = elem(ref.elem).storage
                 self.helpers[name] = (
                     f"fn {name}(ct_i: i32, ct_e: {t}, ct_v: {t}) -> {t} {{\n"
                     f"    loop {{\n"
@@ -170,7 +163,7 @@ class ListAccess:
             self._note()
             n = self._ulen(ref)
             self.helpers[name] = (
-                f"fn {name}(ct_i: i32, ct_c: u32) -> {VALUE_T[ref.elem]} {{\n"
+                f"fn {name}(ct_i: i32, ct_c: u32) -> {elem(ref.elem).wgsl} {{\n"
                 f"    ct_note(bitcast<u32>(ct_i) >= {n}, ct_c, ct_i, {n});\n"
                 f"    return {self._raw_load(ref, 'ct_i')};\n}}")
         return f"{name}({idx}, {check + 1}u)"
@@ -183,7 +176,7 @@ class ListAccess:
             self._note()
             n = self._ulen(ref)
             self.helpers[name] = (
-                f"fn {name}(ct_i: i32, ct_v: {VALUE_T[ref.elem]}, ct_c: u32) {{\n"
+                f"fn {name}(ct_i: i32, ct_v: {elem(ref.elem).wgsl}, ct_c: u32) {{\n"
                 f"    let ct_bad_here = bitcast<u32>(ct_i) >= {n};\n"
                 f"    ct_note(ct_bad_here, ct_c, ct_i, {n});\n"
                 f"    if (!ct_bad_here) {{ {self._raw_store(ref, 'ct_i', 'ct_v')}; }}\n}}")
@@ -193,7 +186,7 @@ class ListAccess:
         if check is None or check in self.skip:
             return self._raw_atomic(ref, op, idx, args)
         name = f"ct_at_{op}_{ref.ident}"
-        t = STORE_T[ref.elem]
+        t = elem(ref.elem).storage
         if name not in self.helpers:
             self._note()
             n = self._ulen(ref)
@@ -203,7 +196,7 @@ class ListAccess:
                 f"fn {name}(ct_i: i32{params}, ct_c: u32) -> {t} {{\n"
                 f"    let ct_bad_here = bitcast<u32>(ct_i) >= {n};\n"
                 f"    ct_note(ct_bad_here, ct_c, ct_i, {n});\n"
-                f"    if (ct_bad_here) {{ return {ZERO[ref.elem]}; }}\n"
+                f"    if (ct_bad_here) {{ return {elem(ref.elem).zero}; }}\n"
                 f"    return {inner};\n}}")
         return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
 

@@ -11,11 +11,47 @@ import builtins
 import typing
 from dataclasses import dataclass
 
-SCALARS = ("bool", "int", "float")
-_RANK = {"bool": 0, "int": 1, "float": 2}
+@dataclass(frozen=True)
+class ElemType:
+    """One element type of kernel values, lists and parameters: every spelling of it.
 
-WGSL_SCALAR = {"int": "i32", "float": "f32", "bool": "bool"}
-WGSL_STORAGE = {"int": "i32", "float": "f32", "bool": "u32"}   # element type in buffers
+    The compiler reads the WGSL columns; the runtime packs arguments and reads results with the
+    host columns. A new element type (float64, int64, uint32) is a new row of ``ELEM_TYPES``.
+    """
+    name: str            # the annotation's spelling: 'int' in 'list[int]'
+    python: type         # the Python type of its values
+    rank: int            # promotion order (Python's numeric tower: bool < int < float)
+    wgsl: str            # WGSL type of a value (locals, expressions)
+    storage: str         # WGSL element type in a storage buffer or shared array
+    uniform: str         # WGSL field type in the uniform struct (scalar parameters)
+    code: str            # struct / array.array code of one element or field on the host
+    host_dtype: str      # numpy dtype of the device representation (what a buffer holds)
+    array_dtype: str     # numpy dtype a caller's array must have to be taken as it is
+    zero: str            # WGSL literal zero of ``wgsl``
+    storage_zero: str    # WGSL literal zero of ``storage``
+    suffix: str          # WGSL literal suffix ('' for bool: true/false)
+    load: str = "{0}"    # a storage element ``{0}`` read as a value
+    store: str = "{0}"   # a value ``{0}`` written as a storage element
+    from_uniform: str = "{0}"    # a uniform field ``{0}`` read as a value
+    size: int = 4        # bytes per element in buffers and per uniform field
+    feature: str | None = None   # the device feature a kernel using it needs (None: core)
+
+
+ELEM_TYPES = {
+    "bool": ElemType("bool", bool, 0, "bool", "u32", "u32", "I", "uint32", "bool", "false",
+                     "0u", "", load="({0} != 0u)", store="select(0u, 1u, {0})",
+                     from_uniform="{0} != 0u"),
+    "int": ElemType("int", int, 1, "i32", "i32", "i32", "i", "int32", "int32", "0i", "0i", "i"),
+    "float": ElemType("float", float, 2, "f32", "f32", "f32", "f", "float32", "float32",
+                      "0.0f", "0.0f", "f"),
+}
+#: how many times a local's inferred type can widen: unknown -> bool -> int -> float
+LATTICE_HEIGHT = len(ELEM_TYPES)
+
+
+def elem(name: str) -> ElemType:
+    """The row of an element type by its annotation spelling ('int', 'float', 'bool')."""
+    return ELEM_TYPES[name]
 
 
 @dataclass(frozen=True)
@@ -26,15 +62,11 @@ class ListType:
         return f"list[{self.elem}]"
 
 
-def is_list(ty) -> bool:
-    return isinstance(ty, ListType)
-
-
 def join(a: str | None, b: str) -> str:
     """Least common scalar type (``int`` and ``float`` join to ``float``)."""
     if a is None:
         return b
-    return a if _RANK[a] >= _RANK[b] else b
+    return a if ELEM_TYPES[a].rank >= ELEM_TYPES[b].rank else b
 
 
 def arith(a: str, b: str) -> str:
@@ -42,11 +74,7 @@ def arith(a: str, b: str) -> str:
     return "float" if "float" in (a, b) else "int"
 
 
-def describe(ty) -> str:
-    return str(ty)
-
-
-_SCALAR_OBJECTS = {int: "int", float: "float", bool: "bool"}
+_SCALAR_OBJECTS = {row.python: row.name for row in ELEM_TYPES.values()}
 _LIST_OBJECTS = (list, typing.List)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import ir
+from .types import elem
 from .wgsl import _const_tree, grid_entry, literal
 
 #: math functions whose WGSL form applies lane by lane to a vec4<f32>
@@ -222,8 +223,8 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
         if local.ident == index or (not local.param and local.ident not in printer.assigned):
             continue
         if local.param:
-            init = f"ct_u.{local.ident}" + (" != 0u" if local.ty == "bool" else "")
-            t = {"int": "i32", "float": "f32", "bool": "bool"}[local.ty]
+            init = elem(local.ty).from_uniform.format(f"ct_u.{local.ident}")
+            t = elem(local.ty).wgsl
             if local.ident in printer.assigned:
                 body.append(f"    var {local.ident}: vec4<f32> = vec4<f32>({init});")
             else:

@@ -14,6 +14,7 @@ import struct
 from . import ir
 from .builtins import ATOMIC_WGSL, HELPERS, LOG_BASE, MATH
 from .lists import ListAccess
+from .types import elem
 from .uniform import Uniformity
 
 WG = "{WORKGROUP_SIZE}"
@@ -61,7 +62,6 @@ def expand_steps(wgsl: str, coarsen: int) -> str:
                       f"        {call}",
                       "    }"]
     return "\n".join(lines)
-T = {"int": "i32", "float": "f32", "bool": "bool"}
 NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
           "bitxor": "^"}
 HELPER_OP = {("truediv", "float"): "ct_div_f",
@@ -71,19 +71,20 @@ HELPER_OP = {("truediv", "float"): "ct_div_f",
 
 
 def literal(value, ty: str) -> str:
-    if ty == "bool":
+    row = elem(ty)
+    if row.python is bool:
         return "true" if value else "false"
-    if ty == "int":
+    if row.python is int:
         v = int(value)
         if v == -2**31:
             return "i32(-2147483648)"
-        return f"{v}i" if v >= 0 else f"({v}i)"
+        return f"{v}{row.suffix}" if v >= 0 else f"({v}{row.suffix})"
     v = float(value)
     if math.isnan(v) or math.isinf(v):
-        bits = struct.unpack("<I", struct.pack("<f", v))[0]
-        return f"bitcast<f32>(0x{bits:08x}u)"
+        bits = struct.unpack("<I", struct.pack("<" + row.code, v))[0]
+        return f"bitcast<{row.wgsl}>(0x{bits:08x}u)"
     text = repr(v)
-    return f"{text}f" if not text.startswith("-") else f"({text}f)"
+    return f"{text}{row.suffix}" if not text.startswith("-") else f"({text}{row.suffix})"
 
 
 def _const_tree(e: ir.Expr) -> bool:
@@ -185,8 +186,9 @@ class Emitter:
         if src == dst:
             return text
         if dst == "bool":
-            return f"({text} != 0i)" if src == "int" else f"!({text} == 0.0f)"
-        return f"{T[dst]}({text})"
+            zero = elem(src).zero
+            return f"({text} != {zero})" if src == "int" else f"!({text} == {zero})"
+        return f"{elem(dst).wgsl}({text})"
 
     def e_Cast(self, e):
         (a,) = self.operands(e, [e.operand])
@@ -278,7 +280,7 @@ class Emitter:
         if e.ty == "bool" and not pre:
             return f"({left} {'&&' if e.op == 'and' else '||'} {right})"
         t = self.temp()
-        self.line(f"var {t}: {T[e.ty]} = {left};")
+        self.line(f"var {t}: {elem(e.ty).wgsl} = {left};")
         truth = self.cast(t, e.ty, "bool")
         self.line(f"if {truth} {{" if e.op == "and" else f"if !{truth} {{")
         self.splice(pre, pre_py)
@@ -293,7 +295,7 @@ class Emitter:
         if not pre_b and not pre_o and _pure(e.body) and _pure(e.orelse):
             return f"select({orelse}, {body}, {test})"
         t = self.temp()
-        self.line(f"var {t}: {T[e.ty]};")
+        self.line(f"var {t}: {elem(e.ty).wgsl};")
         self.line(f"if {_paren(test)} {{")
         self.splice(pre_b, py_b)
         self.line(f"    {t} = {body};")
