@@ -1,18 +1,23 @@
 """The kernel compiler: a Python function -> ``KernelProgram`` (WGSL text plus its layout).
 
-Pipeline: ``source`` (find and parse) -> ``checks`` (signature, declarations) -> ``frontend`` /
-``exprs`` (typed IR) -> ``uniform`` (barrier placement) -> ``layout`` + ``lists`` + ``wgsl``
-(text). Needs no device and never imports wgpu.
+Pipeline: ``source`` (find and parse) -> ``checks`` (signature, declarations) -> ``scope``
+(what names mean) -> ``frontend`` / ``exprs`` (typed IR, ``ir``) -> ``proofs`` (bounds checks
+that need not run) -> ``uniform`` (barrier placement) -> ``layout`` + ``lists`` + ``wgsl``
+(text), ``vectorize`` (four-lane variant). Tables: ``types`` (element types), ``builtins``
+(callables, operators, WGSL helpers), ``unsupported`` (constructs kernels lack). Every pass
+dispatches with ``visit.Visitor``. Needs no device and never imports wgpu.
 """
 
 from __future__ import annotations
 
+from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir
 from .builtins import HELPERS
-from .frontend import Frontend
+from .frontend import Progress, translate
 from .layout import Layout
 from .lists import ListAccess
 from .program import KernelProgram
+from .source import SourceLoc
 from .proofs import prove_in_range
 from .types import elem
 from .vectorize import vectorize
@@ -21,20 +26,51 @@ from .wgsl import ENTRY_HEAD, ENTRY_POINT, WG, Emitter, grid_entry
 
 
 def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
-    """Translate ``fn`` (a plain function) to a KernelProgram; raises located errors."""
-    fe = Frontend(fn, boundscheck=boundscheck)
-    kernel = fe.translate()
-    checks = tuple(fe.checks)
+    """Translate ``fn`` (a plain function) to a KernelProgram; raises located errors, and
+    turns any unexpected failure into a GpuKernelError at the kernel line it happened on."""
+    progress = Progress()
+    try:
+        return _compile(fn, boundscheck, progress)
+    except CThreadsGPUError:
+        raise
+    except Exception as exc:
+        raise _internal_error(fn, progress, exc) from exc
+
+
+def _internal_error(fn, progress: Progress, exc: Exception) -> GpuKernelError:
+    name = getattr(fn, "__name__", "<kernel>")
+    message = (f"internal compiler error in kernel {name} ({type(exc).__name__}: {exc}); "
+               f"please report it to the cthreads developers with the kernel's source")
+    src = progress.src
+    if src is None:
+        code = getattr(fn, "__code__", None)
+        return GpuKernelError(message, getattr(code, "co_filename", None),
+                              getattr(code, "co_firstlineno", None))
+    lineno = progress.lineno or src.firstlineno
+    text = src.line_text(lineno)
+    col = len(text) - len(text.lstrip())
+    loc = SourceLoc(lineno, col, len(text.rstrip()))
+    return GpuKernelError(f"{message}\n{src.format_location(loc)}", src.filename, lineno,
+                          col + 1, text)
+
+
+def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
+    fe = translate(fn, boundscheck, progress)
+    kernel = fe.kernel
+    checks = fe.checks
+    progress.lineno = None          # past the translation: the def line until emission starts
     uses = kernel.uses
     # GridDim.x is ceil(n / 64) by the spec: a kernel that reads it keeps 64-wide groups too
     fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "barrier", "shared"})
     layout = Layout(kernel, bool(checks), fixed)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
-    template, line_map, workgroup_bytes = _render(fn, fe, kernel, layout, always, fixed)
+    template, line_map, workgroup_bytes = _render(fn, fe, kernel, layout, always, fixed,
+                                                  progress)
     fast_template, fast_requires = "", ()
     if len(always) < len(proofs):
-        fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed)[0]
+        fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
+                                progress)[0]
         lists_by_check = {c.id: c.list_name for c in checks}
         fast_requires = tuple(sorted({(p, lists_by_check[c]) for c, p in proofs.items()
                                       if p is not None}))
@@ -72,14 +108,14 @@ def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
     )
 
 
-def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool):
+def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Progress):
     """(WGSL template, WGSL line -> Python line map, workgroup bytes), without the bounds
     checks in ``skip``."""
     # a variant whose checks are all proven away does not declare the status buffer (the
     # runtime still binds it; an unused binding is valid, an unused declaration cost ~7% here)
     status = layout.status_binding if any(c.id not in skip for c in fe.checks) else None
     lists = ListAccess(kernel, layout.written, layout.bindings, status, skip)
-    em = Emitter(kernel, fe.src, lists)
+    em = Emitter(kernel, fe.src, lists, progress)
     _emit_main(em, kernel)
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl() + lists.declarations()

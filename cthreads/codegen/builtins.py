@@ -58,7 +58,36 @@ MATH = {
 }
 LOG_BASE = "(log({0}) / log({1}))"
 
-PY_BUILTINS = {"int", "float", "bool", "abs", "min", "max", "len", "round", "range"}
+
+@dataclass(frozen=True)
+class PyFn:
+    """A Python builtin kernels may call: how the translator types it (``exprs.PY_RULES``)."""
+    rule: str             # 'convert' | 'abs' | 'round' | 'len' | 'minmax' | 'range'
+    nargs: tuple = (1,)   # accepted argument counts (() : the rule checks)
+    result: str = ""      # the target type of a conversion
+
+
+PY_BUILTINS = {
+    "int": PyFn("convert", result="int"),
+    "float": PyFn("convert", result="float"),
+    "bool": PyFn("convert", result="bool"),
+    "abs": PyFn("abs"),
+    "round": PyFn("round"),
+    "len": PyFn("len"),
+    "min": PyFn("minmax", ()),
+    "max": PyFn("minmax", ()),
+    "range": PyFn("range", ()),
+}
+
+#: ``ir.Call.fn`` of min/max by the operand type
+MINMAX = {("min", "int"): "min_i", ("max", "int"): "max_i",
+          ("min", "float"): "min_f", ("max", "float"): "max_f"}
+
+#: ``ir.Call.fn`` -> WGSL format string over the (already converted) arguments
+CALLS = {name: fn.template for name, fn in MATH.items()}
+CALLS.update({"log_base": LOG_BASE, "abs": "abs({0})", "round": "i32(round({0}))",
+              "min_i": "min({0}, {1})", "max_i": "max({0}, {1})",
+              "min_f": "ct_min_f({0}, {1})", "max_f": "ct_max_f({0}, {1})"})
 
 ATOMIC_OPS = {
     intrinsics.atomic_add: "add", intrinsics.atomic_sub: "sub",
@@ -72,27 +101,34 @@ ATOMIC_WGSL = {"add": "atomicAdd", "sub": "atomicSub", "min": "atomicMin", "max"
 BARRIER_OBJECTS = (sync.__sync_threads, sync.Barrier.arrive_and_wait)
 
 
+@dataclass(frozen=True)
+class Callee:
+    """What a callable object is to a kernel: a row of one of the tables above."""
+    kind: str             # 'math' | 'py' | 'atomic' | 'barrier' | 'shared'
+    name: str = ""        # the MATH / PY_BUILTINS key, or the atomic operation
+
+
 def function_table() -> dict:
-    """Object id -> ('math', name) | ('py', name) | ('atomic', op) | ('barrier',) | ('shared',)."""
+    """Object id -> ``Callee`` for every object a kernel may call."""
     import builtins as py
     table = {}
     for name in MATH:
         if hasattr(math, name):
-            table[id(getattr(math, name))] = ("math", name)
+            table[id(getattr(math, name))] = Callee("math", name)
     for name in PY_BUILTINS:
-        table[id(getattr(py, name))] = ("py", name)
+        table[id(getattr(py, name))] = Callee("py", name)
     for obj, op in ATOMIC_OPS.items():
-        table[id(obj)] = ("atomic", op)
+        table[id(obj)] = Callee("atomic", op)
     for obj in BARRIER_OBJECTS:
-        table[id(obj)] = ("barrier",)
-    table[id(intrinsics.shared)] = ("shared",)
+        table[id(obj)] = Callee("barrier")
+    table[id(intrinsics.shared)] = Callee("shared")
     # Our own re-exports (cthreads.gpu.sqrt, ...) if they are distinct objects.
     for modname in ("cthreads.gpu", "cthreads.intrinsics"):
         mod = sys.modules.get(modname)
         for name in MATH:
             obj = getattr(mod, name, None) if mod is not None else None
             if callable(obj) and id(obj) not in table:
-                table[id(obj)] = ("math", name)
+                table[id(obj)] = Callee("math", name)
     return table
 
 
@@ -287,4 +323,6 @@ HELPERS = {
     "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
 }
 
-HELPER_CALLS = {name for name in HELPERS}
+#: ``ir.Call.fn`` -> the HELPERS its WGSL calls
+CALL_HELPERS = {fn: tuple(name for name in HELPERS if name + "(" in template)
+                for fn, template in CALLS.items()}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import GpuKernelTypeError
+from . import unsupported
 from .source import KernelSource
 from .types import AnnotationError, ListType, resolve_annotation
 
@@ -65,11 +66,6 @@ def check_signature(src: KernelSource, lookup) -> list:
     return params
 
 
-_REJECT_EARLY = {"ListComp", "SetComp", "DictComp", "GeneratorExp", "Lambda", "Await", "Yield",
-                 "YieldFrom", "ClassDef", "FunctionDef", "AsyncFunctionDef", "Try", "TryStar",
-                 "With", "AsyncWith", "Assert", "Raise", "Delete", "Match", "NamedExpr"}
-
-
 class Declarations(ast.NodeVisitor):
     """Names assigned in the body, with their annotation nodes and for-target uses."""
 
@@ -83,11 +79,10 @@ class Declarations(ast.NodeVisitor):
 
     def generic_visit(self, node):
         """Reject, in source order, constructs that have no meaning in a kernel at all."""
-        from .exprs import _UNSUPPORTED_EXPR
-        from .frontend import _UNSUPPORTED_STMT
         name = type(node).__name__
-        if name in _REJECT_EARLY:
-            table = _UNSUPPORTED_STMT if name in _UNSUPPORTED_STMT else _UNSUPPORTED_EXPR
+        if name in unsupported.REJECT_EARLY:
+            table = unsupported.STATEMENTS if name in unsupported.STATEMENTS else \
+                unsupported.EXPRESSIONS
             what, hint = table[name]
             verb = "are" if what.endswith("s") and not what.startswith("'") else "is"
             self.src.error(node, f"{what} {verb} not supported in kernels", hint)

@@ -1,7 +1,7 @@
-"""Expressions: Python AST expression nodes -> typed IR, one ``ex_<Node>`` method per node.
+"""Expressions: Python AST expression nodes -> typed IR, one ``visit_<Node>`` method per node.
 
-A mixin of ``frontend.Frontend``; it relies on ``self.src`` (errors), ``self.resolve`` (names
-to objects by identity), ``self.scalar``/``self.lists`` (the kernel's names).
+A mixin of ``frontend.Translator``; it relies on ``self.src`` (errors), ``self.scope`` (the
+kernel's names, and Python objects by identity) and the pass state (``uses``, checks).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import struct
 
 from ..errors import GpuKernelTypeError
 from .. import indexes, sync
-from . import ir
-from .builtins import MATH, index_builtin_name
+from . import ir, unsupported
+from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .types import MISSING, arith, join
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
@@ -26,42 +26,16 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-_UNSUPPORTED_EXPR = {
-    "ListComp": ("list comprehensions", "write a for loop over range(...) that stores into a "
-                 "list parameter"),
-    "SetComp": ("set comprehensions", "write a for loop over range(...)"),
-    "DictComp": ("dict comprehensions", "write a for loop over range(...)"),
-    "GeneratorExp": ("generator expressions", "write a for loop over range(...)"),
-    "Lambda": ("lambda", "write the expression inline"),
-    "Tuple": ("tuples", "use separate scalar locals"),
-    "List": ("list literals", "pass a list parameter, or declare shared(size) memory"),
-    "Dict": ("dicts", "use list parameters indexed by int"),
-    "Set": ("sets", "use list parameters indexed by int"),
-    "JoinedStr": ("f-strings", "kernels cannot build strings; write values into a list"),
-    "Await": ("await", "kernels are not coroutines"),
-    "Yield": ("yield", "kernels are not generators; write results into a list parameter"),
-    "YieldFrom": ("yield from", "write results into a list parameter"),
-    "Starred": ("*unpacking", "pass arguments one by one"),
-    "NamedExpr": ("the walrus operator ':='", "assign in a separate statement"),
-    "Slice": ("slices", "index one element at a time: x[i]"),
-}
-
-
-def f32_round(v: float) -> float:
-    return struct.unpack("<f", struct.pack("<f", v))[0]
-
-
 class ExprMixin:
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
-        method = getattr(self, "ex_" + type(node).__name__, None)
-        if method is None:
-            what, hint = _UNSUPPORTED_EXPR.get(
+        if type(node).__name__ not in self._visitors:
+            what, hint = unsupported.EXPRESSIONS.get(
                 type(node).__name__, (f"construct '{type(node).__name__}'", None))
             self.src.error(node, f"{what} are not supported in kernels"
                            if what.endswith("s") else f"{what} is not supported in kernels",
                            hint)
-        return method(node)
+        return self.visit(node)
 
     # -- helpers ---------------------------------------------------------------------------
     def conv(self, e: ir.Expr, ty: str) -> ir.Expr:
@@ -115,33 +89,33 @@ class ExprMixin:
                        "data as parameters")
 
     def list_of(self, node, what="indexed") -> ir.ListRef:
-        if isinstance(node, ast.Name) and node.id in self.lists:
-            return self.lists[node.id]
+        if isinstance(node, ast.Name) and node.id in self.scope.lists:
+            return self.scope.lists[node.id]
         text = ast.unparse(node)
         self.src.error(node, f"'{text}' is not a list parameter or shared array, so it cannot be "
                        f"{what}", "index list parameters (x[i]) or arrays declared with "
                        "shared(size)", cls=GpuKernelTypeError)
 
     # -- leaves ----------------------------------------------------------------------------
-    def ex_Constant(self, node):
+    def visit_Constant(self, node):
         if node.value is None or isinstance(node.value, (str, bytes, complex)) \
                 or node.value is Ellipsis:
             self.src.error(node, f"the constant {node.value!r} is not supported in kernels",
                            "kernels compute with int, float and bool values")
         return self.const(node.value, node)
 
-    def ex_Name(self, node):
+    def visit_Name(self, node):
         name = node.id
-        if name in self.lists:
+        if name in self.scope.lists:
             self.src.error(node, f"list '{name}' cannot be used as a value",
                            f"index it ({name}[i]) or take len({name})", cls=GpuKernelTypeError)
-        if name in self.scalar:
-            local = self.scalar[name]
+        if name in self.scope.scalar:
+            local = self.scope.scalar[name]
             return ir.Var(self.local_type(name), self.src.loc(node), local.ident)
-        return self.object_value(self.resolve(node), node, name)
+        return self.object_value(self.scope.resolve(node), node, name)
 
-    def ex_Attribute(self, node):
-        base = self.resolve(node.value)
+    def visit_Attribute(self, node):
+        base = self.scope.resolve(node.value)
         if base is None:
             self.src.error(node, f"attribute access '{ast.unparse(node)}' is not supported on "
                            f"kernel values", "kernels have no attributes except "
@@ -156,10 +130,10 @@ class ExprMixin:
             if node.attr == "x":
                 return ir.Special("int", loc, bname, "x")
             return ir.Const("int", loc, 1 if bname in ("BlockDim", "GridDim") else 0)
-        obj = self.resolve(node)
+        obj = self.scope.resolve(node)
         return self.object_value(obj, node, ast.unparse(node))
 
-    def ex_Subscript(self, node):
+    def visit_Subscript(self, node):
         lst = self.list_of(node.value)
         index = self.index_expr(node.slice, lst)
         return ir.Load(lst.elem, self.src.loc(node), lst, index, self.new_check(node, lst))
@@ -180,7 +154,7 @@ class ExprMixin:
         return e
 
     # -- operators -------------------------------------------------------------------------
-    def ex_BinOp(self, node):
+    def visit_BinOp(self, node):
         op = BINOPS.get(type(node.op))
         if op is None:
             self.src.error(node, "the '@' operator is not supported in kernels",
@@ -215,8 +189,12 @@ class ExprMixin:
             return ir.Binary("bool", loc, op, left, right)
         return ir.Binary("int", loc, op, self.conv(left, "int"), self.conv(right, "int"))
 
-    def ex_UnaryOp(self, node):
-        e = self.expr(node.operand)
+    def visit_UnaryOp(self, node):
+        operand = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and \
+                type(operand.value) is int and operand.value == -INT_MIN:
+            return self.const(INT_MIN, node)      # -2147483648: the literal alone is too large
+        e = self.expr(operand)
         loc = self.src.loc(node)
         if isinstance(node.op, ast.Not):
             return ir.Unary("bool", loc, "not", self.truthy(e))
@@ -239,7 +217,7 @@ class ExprMixin:
             return ir.Const(ty, loc, value)
         return ir.Unary(ty, loc, "neg", e)
 
-    def ex_Compare(self, node):
+    def visit_Compare(self, node):
         for op in node.ops:
             if type(op) not in CMPOPS:
                 self.src.error(node, f"the '{type(op).__name__}' comparison "
@@ -260,7 +238,7 @@ class ExprMixin:
             types.append(ty)
         return ir.Compare("bool", self.src.loc(node), tuple(ops), tuple(operands), tuple(types))
 
-    def ex_BoolOp(self, node):
+    def visit_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
         values = [self.expr(v) for v in node.values]
         ty = values[0].ty
@@ -271,14 +249,14 @@ class ExprMixin:
             result = ir.BoolOp(ty, self.src.loc(node), op, result, self.conv(v, ty))
         return result
 
-    def ex_IfExp(self, node):
+    def visit_IfExp(self, node):
         test = self.truthy(self.expr(node.test))
         body, orelse = self.expr(node.body), self.expr(node.orelse)
         ty = join(body.ty, orelse.ty)
         return ir.IfExp(ty, self.src.loc(node), test, self.conv(body, ty), self.conv(orelse, ty))
 
     # -- calls -----------------------------------------------------------------------------
-    def ex_Call(self, node):
+    def visit_Call(self, node):
         if node.keywords:
             self.src.error(node.keywords[0], "keyword arguments are not supported in kernel "
                            "calls", "pass the arguments by position")
@@ -287,26 +265,26 @@ class ExprMixin:
                 self.src.error(a, "*unpacking is not supported in kernels",
                                "pass arguments one by one")
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
-                and node.func.value.id in self.lists:
+                and node.func.value.id in self.scope.lists:
             self.src.error(node.func, f"list methods such as '.{node.func.attr}()' are not "
                            f"supported in kernels", "lists have a fixed length on the device; "
                            "write elements by index")
-        obj = self.resolve(node.func)
+        obj = self.scope.resolve(node.func)
         text = ast.unparse(node.func)
         if obj is sync.Barrier:
             self.src.error(node, "Barrier(...) cannot be created inside a kernel",
                            "use Barrier.arrive_and_wait() (or __sync_threads()) for a workgroup "
                            "barrier", cls=GpuKernelTypeError)
-        kind = self.ftable.get(id(obj)) if obj is not None else None
-        if kind is None:
+        callee = self.scope.callee(obj)
+        if callee is None:
             self.unknown_call(node, obj, text)
-        if kind[0] == "py":
-            return self.py_call(kind[1], node)
-        if kind[0] == "math":
-            return self.math_call(kind[1], node, text)
-        if kind[0] == "atomic":
-            return self.atomic_call(kind[1], node, text)
-        if kind[0] == "barrier":
+        if callee.kind == "py":
+            return self.py_call(callee.name, node)
+        if callee.kind == "math":
+            return self.math_call(callee.name, node, text)
+        if callee.kind == "atomic":
+            return self.atomic_call(callee.name, node, text)
+        if callee.kind == "barrier":
             self.src.error(node, f"{text}() is a statement, not a value",
                            f"write '{text}()' on its own line")
         self.src.error(node, "shared(size) declares workgroup memory and must be the value of "
@@ -336,45 +314,50 @@ class ExprMixin:
                            None, cls=GpuKernelTypeError)
 
     def py_call(self, name, node):
+        row = PY_BUILTINS[name]
+        if row.nargs:
+            self.nargs(node, name, row.nargs)
+        return PY_RULES[row.rule](self, name, row, node)
+
+    def py_range(self, name, row, node):
+        self.src.error(node, "range(...) can only be used as 'for k in range(...)'",
+                       "write a for loop")
+
+    def py_len(self, name, row, node):
+        lst = self.list_of(node.args[0], "measured with len()")
+        if lst.shared_size is not None:
+            return ir.Const("int", self.src.loc(node), lst.shared_size)
+        return ir.Len("int", self.src.loc(node), lst)
+
+    def py_minmax(self, name, row, node):
+        if len(node.args) < 2:
+            self.src.error(node, f"{name}() needs at least 2 arguments in a kernel",
+                           f"write {name}(a, b, ...); iterate over lists with a loop",
+                           cls=GpuKernelTypeError)
+        args = [self.expr(a) for a in node.args]
+        ty = "int"
+        for a in args:
+            ty = arith(ty, a.ty)
         loc = self.src.loc(node)
-        if name == "range":
-            self.src.error(node, "range(...) can only be used as 'for k in range(...)'",
-                           "write a for loop")
-        if name == "len":
-            self.nargs(node, name, (1,))
-            lst = self.list_of(node.args[0], "measured with len()")
-            if lst.shared_size is not None:
-                return ir.Const("int", loc, lst.shared_size)
-            return ir.Len("int", loc, lst)
-        if name in ("min", "max"):
-            if len(node.args) < 2:
-                self.src.error(node, f"{name}() needs at least 2 arguments in a kernel",
-                               f"write {name}(a, b, ...); iterate over lists with a loop",
-                               cls=GpuKernelTypeError)
-            args = [self.expr(a) for a in node.args]
-            ty = "int"
-            for a in args:
-                ty = arith(ty, a.ty)
-            result = self.conv(args[0], ty)
-            for a in args[1:]:
-                result = ir.Call(ty, loc, f"{name}_{ty[0]}", (result, self.conv(a, ty)))
-            return result
-        self.nargs(node, name, (1,))
+        result = self.conv(args[0], ty)
+        for a in args[1:]:
+            result = ir.Call(ty, loc, MINMAX[(name, ty)], (result, self.conv(a, ty)))
+        return result
+
+    def py_convert(self, name, row, node):
+        return self.conv(self.expr(node.args[0]), row.result)
+
+    def py_abs(self, name, row, node):
         arg = self.expr(node.args[0])
-        if name == "int":
-            return self.conv(arg, "int")
-        if name == "float":
-            return self.conv(arg, "float")
-        if name == "bool":
-            return self.truthy(arg)
-        if name == "abs":
-            ty = "float" if arg.ty == "float" else "int"
-            arg = self.conv(arg, ty)
-            return ir.Call(ty, loc, "abs", (arg,))
+        ty = "float" if arg.ty == "float" else "int"
+        return ir.Call(ty, self.src.loc(node), "abs", (self.conv(arg, ty),))
+
+    def py_round(self, name, row, node):
         # round(x): Python rounds half to even and returns an int
+        arg = self.expr(node.args[0])
         if arg.ty != "float":
             return self.conv(arg, "int")
-        return ir.Call("int", loc, "round", (arg,))
+        return ir.Call("int", self.src.loc(node), "round", (arg,))
 
     def math_call(self, name, node, text):
         spec = MATH[name]
@@ -386,3 +369,9 @@ class ExprMixin:
         args = tuple(self.conv(a, "float") for a in args)
         key = "log_base" if name == "log" and len(args) == 2 else name
         return ir.Call(spec.result, loc, key, args)
+
+
+#: PyFn.rule -> the ExprMixin method that types the call
+PY_RULES = {"range": ExprMixin.py_range, "len": ExprMixin.py_len, "minmax": ExprMixin.py_minmax,
+            "convert": ExprMixin.py_convert, "abs": ExprMixin.py_abs,
+            "round": ExprMixin.py_round}

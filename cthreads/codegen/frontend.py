@@ -1,83 +1,109 @@
 """Statements and the driver: a kernel's Python AST -> typed IR (``ir.Kernel``).
 
-One ``st_<Node>`` method per supported statement; anything else raises "construct X is not
-supported in kernels" at its node. Types of unannotated locals are inferred by repeating the
-translation until they stop widening (bool < int < float); annotated locals keep their type.
+One ``visit_<Node>`` method per supported statement (``exprs.py`` has the expressions); any
+other statement raises "construct X is not supported in kernels" at its node. Types of
+unannotated locals are inferred by repeating the translation until they stop widening
+(bool < int < float): each pass that changes anything widens some local, so the passes are
+bounded by ``inference_bound``; annotated locals keep their type.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
+from dataclasses import dataclass
 
-from ..errors import GpuKernelTypeError
-from .program import BoundsCheck
-from . import ir
-from .builtins import function_table, wgsl_ident
-from .checks import check_signature, collect_declarations, declared_type
+from ..errors import GpuKernelError, GpuKernelTypeError
+from . import ir, unsupported
 from .exprs import BINOPS, ExprMixin
+from .program import BoundsCheck
+from .scope import KernelScope, build_scope
 from .source import KernelSource
-from .types import MISSING, ListType, builtin_lookup, join, resolve_annotation
-
-_ALLOWED_IMPORTS = ("math", "cthreads", "cthreads.gpu", "cthreads.sync", "cthreads.indexes",
-                    "cthreads.intrinsics")
-
-_UNSUPPORTED_STMT = {
-    "Try": ("'try'", "kernels cannot catch exceptions; test the condition with 'if'"),
-    "TryStar": ("'try'", "kernels cannot catch exceptions; test the condition with 'if'"),
-    "With": ("'with'", "kernels have no context managers; remove the 'with'"),
-    "AsyncWith": ("'async with'", "kernels are not coroutines"),
-    "AsyncFor": ("'async for'", "use 'for k in range(...)'"),
-    "ClassDef": ("class definitions", "define classes outside the kernel"),
-    "FunctionDef": ("nested 'def'", "define helpers outside and inline their code; kernels "
-                    "cannot call Python functions"),
-    "AsyncFunctionDef": ("nested 'async def'", "kernels cannot call Python functions"),
-    "Assert": ("'assert'", "kernels cannot raise; write a flag into a list and check it after "
-               "join()"),
-    "Raise": ("'raise'", "kernels cannot raise; write a flag into a list and check it after "
-              "join()"),
-    "Delete": ("'del'", "kernel locals and lists cannot be deleted"),
-    "Match": ("'match'", "use if/elif/else"),
-}
+from .types import LATTICE_HEIGHT, join
+from .visit import Visitor
 
 
-class Frontend(ExprMixin):
-    def __init__(self, fn, boundscheck: bool = True):
-        self.src = KernelSource(fn)
-        self.boundscheck = boundscheck
-        code = fn.__code__
-        closure = {}
-        for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:
-                pass
-        self.imports = {}
-        self.lookup = builtin_lookup(fn.__globals__, closure)
-        self.ftable = function_table()
+def inference_bound(nlocals: int) -> int:
+    """Passes after which the types of ``nlocals`` inferred locals have settled: a pass that
+    changes anything widens a local by one step, a local widens at most ``LATTICE_HEIGHT``
+    times (unknown -> bool -> int -> float), and one more pass sees no change."""
+    return LATTICE_HEIGHT * nlocals + 1
 
-    # -- names -----------------------------------------------------------------------------
-    def resolve(self, node):
-        """The Python object an expression names (globals/closure/imports), or None."""
-        if isinstance(node, ast.Name):
-            if node.id in self.scalar or node.id in self.lists:
-                return None
-            if node.id in self.imports:
-                return self.imports[node.id]
-            return self.lookup(node.id)
-        if isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            if base is None or isinstance(base, MISSING):
-                return base
-            return getattr(base, node.attr, MISSING())
-        return None
+
+class Progress:
+    """Where the compiler is, so that an unexpected failure can name the kernel's line."""
+
+    def __init__(self):
+        self.src: KernelSource | None = None
+        self.lineno: int | None = None
+
+
+@dataclass(frozen=True)
+class Translation:
+    kernel: ir.Kernel
+    checks: tuple                # of BoundsCheck, by id
+    src: KernelSource
+
+
+def translate(fn, boundscheck: bool = True, progress: Progress | None = None) -> Translation:
+    """Translate ``fn`` to typed IR, inferring the types of its unannotated locals."""
+    progress = progress if progress is not None else Progress()
+    scope = build_scope(fn, boundscheck)
+    src = progress.src = scope.src
+    types = dict(scope.fixed)
+    for name in scope.decl.for_targets:
+        types.setdefault(name, "int")
+    bound = inference_bound(sum(1 for name in scope.scalar if name not in types))
+    for _ in range(bound):
+        tr = Translator(scope, types, progress)
+        try:
+            body = tr.block(src.tree.body, top=True)
+        except (SyntaxError, TypeError):
+            if tr.widened:
+                continue
+            raise
+        if not tr.widened:
+            break
+    else:
+        still = ", ".join(sorted(tr.widened))
+        src.error(src.tree, f"the types of the locals did not settle after {bound} passes of "
+                  f"type inference (still widening: {still})",
+                  "annotate these locals (v: float = ...) and report the kernel to the "
+                  "cthreads developers", cls=GpuKernelError)
+    locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
+                    for name, local in scope.scalar.items())
+    uses = set(tr.uses)
+    if any(lst.shared_size is not None for lst in scope.lists.values()):
+        uses.add("shared")
+    params = scope.params
+    kernel = ir.Kernel(src.name, tuple((n, t) for n, t, _ in params),
+                       tuple(scope.scalar[n].ident if n in scope.scalar else scope.lists[n].ident
+                             for n, _, _ in params),
+                       locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
+                       frozenset(uses))
+    return Translation(kernel, tuple(tr.checks), src)
+
+
+class Translator(ExprMixin, Visitor):
+    """One inference pass: statements here, expressions in ``ExprMixin``. The scope is shared
+    and fixed; ``types`` (inferred local types) is shared between passes and only widens."""
+
+    def __init__(self, scope: KernelScope, types: dict, progress: Progress):
+        self.scope = scope
+        self.src = scope.src
+        self.types = types
+        self.progress = progress
+        self.widened: set[str] = set()       # locals whose type this pass widened
+        self.checks: list[BoundsCheck] = []
+        self.uses: set[str] = set()
+        self.hidden: list[ir.Local] = []
+        self.loop_targets: list[str] = []
 
     def local_type(self, name):
         ty = self.types.get(name)
         return ty if ty is not None else "int"
 
     def new_check(self, node, lst: ir.ListRef):
-        if not self.boundscheck:
+        if not self.scope.boundscheck:
             return None
         cid = len(self.checks)
         loc = self.src.loc(node)
@@ -90,172 +116,6 @@ class Frontend(ExprMixin):
         self.hidden.append(ir.Local(ident, ident, ty))
         return ident
 
-    # -- driver ----------------------------------------------------------------------------
-    def translate(self) -> ir.Kernel:
-        src = self.src
-        self.scalar, self.lists = {}, {}
-        params = check_signature(src, self.lookup)
-        self.params = params
-        decl = collect_declarations(src, {p[0] for p in params})
-        self.decl = decl
-        for name, node in decl.imported.items():
-            self.imports[name] = None
-        self._bind_imports()
-        atomic = self._atomic_lists(params)
-        fixed = {}
-        for k, (name, ty, _) in enumerate(params):
-            if isinstance(ty, ListType):
-                self.lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, None,
-                                              name in atomic)
-            else:
-                fixed[name] = ty
-                self.scalar[name] = ir.Local(name, wgsl_ident(name), ty, param=True)
-        self.shared_nodes = self._shared_decls(atomic)
-        for name, nodes in decl.annotations.items():
-            if name in self.lists:
-                lst = self.lists[name]
-                if lst.shared_size is not None and len(nodes) == 1:
-                    continue
-                what = "list parameter" if lst.shared_size is None else "shared array"
-                src.error(nodes[-1], f"'{name}' is already a {what} of the kernel",
-                          "use a new name for the local", cls=GpuKernelTypeError)
-            if name in fixed:
-                src.error(nodes[0], f"'{name}' is already a parameter of the kernel",
-                          "parameters keep their annotated type; use a new name for the local",
-                          cls=GpuKernelTypeError)
-            ty = declared_type(src, name, nodes, self.lookup)
-            if isinstance(ty, ListType) and isinstance(nodes[0].value, ast.Call) and \
-                    self.ftable.get(id(self.resolve(nodes[0].value.func))) == ("shared",):
-                src.error(nodes[0], "shared arrays are declared at the top level of the kernel "
-                          "body, outside loops and branches",
-                          "move the shared(...) declaration to the start of the kernel")
-            if isinstance(ty, ListType):
-                src.error(nodes[0], f"list local '{name}' must be declared with shared(size)",
-                          f"write '{name}: {ty} = shared(64)' at the top of the kernel, or pass "
-                          f"the list as a parameter", cls=GpuKernelTypeError)
-            fixed[name] = ty
-        for name in list(decl.assigned) + list(decl.for_targets):
-            if name in self.lists and name not in self.shared_nodes:
-                src.error(decl.assigned.get(name, decl.for_targets.get(name)),
-                          f"list parameter '{name}' cannot be reassigned",
-                          f"write elements instead: {name}[i] = value", cls=GpuKernelTypeError)
-            if name not in self.scalar and name not in self.lists:
-                self.scalar[name] = ir.Local(name, wgsl_ident(name), fixed.get(name))
-        self.fixed = fixed
-        self.types = dict(fixed)
-        for name in decl.for_targets:
-            self.types.setdefault(name, "int")
-        for _ in range(6):
-            self.changed = False
-            self.checks, self.uses, self.hidden, self.loop_targets = [], set(), [], []
-            try:
-                body = self.block(src.tree.body, top=True)
-            except (SyntaxError, TypeError):
-                if self.changed:
-                    continue
-                raise
-            if not self.changed:
-                break
-        locals_ = []
-        for name, local in self.scalar.items():
-            locals_.append(ir.Local(name, local.ident, self.local_type(name), local.param))
-        if any(lst.shared_size is not None for lst in self.lists.values()):
-            self.uses.add("shared")
-        return ir.Kernel(src.name, tuple((n, t) for n, t, _ in params),
-                         tuple(wgsl_ident(n) for n, _, _ in params),
-                         tuple(locals_) + tuple(self.hidden), tuple(self.lists.values()),
-                         tuple(body), frozenset(self.uses))
-
-    def _bind_imports(self):
-        for stmt in ast.walk(self.src.tree):
-            if isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    if alias.name not in _ALLOWED_IMPORTS:
-                        self._bad_import(stmt, alias.name)
-                    mod = importlib.import_module(alias.name)
-                    if alias.asname:
-                        self.imports[alias.asname] = mod
-                    else:
-                        self.imports[alias.name.split(".")[0]] = importlib.import_module(
-                            alias.name.split(".")[0])
-            elif isinstance(stmt, ast.ImportFrom):
-                if stmt.level or stmt.module not in _ALLOWED_IMPORTS:
-                    self._bad_import(stmt, stmt.module or ".")
-                mod = importlib.import_module(stmt.module)
-                for alias in stmt.names:
-                    obj = getattr(mod, alias.name, MISSING())
-                    if alias.name == "*" or isinstance(obj, MISSING):
-                        self.src.error(stmt, f"cannot import '{alias.name}' from {stmt.module} "
-                                       f"in a kernel", "import the names you use explicitly")
-                    self.imports[alias.asname or alias.name] = obj
-
-    def _bad_import(self, node, name):
-        self.src.error(node, f"importing '{name}' inside a kernel is not supported",
-                       "kernels may import math and cthreads names; import other modules at "
-                       "module level (kernels cannot use them anyway)")
-
-    def _atomic_lists(self, params) -> set:
-        self.scalar, self.lists = {p[0]: None for p in params if not isinstance(p[1], ListType)}, \
-            {p[0]: None for p in params if isinstance(p[1], ListType)}
-        names = set()
-        for node in ast.walk(self.src.tree):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
-                obj = self.resolve(node.func) if not (
-                    isinstance(node.func, ast.Name) and node.func.id in self.decl.assigned) \
-                    else None
-                kind = self.ftable.get(id(obj)) if obj is not None else None
-                if kind is not None and kind[0] == "atomic":
-                    names.add(node.args[0].id)
-        self.scalar, self.lists = {}, {}
-        return names
-
-    def _shared_decls(self, atomic) -> dict:
-        found = {}
-        for stmt in self.src.tree.body:
-            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.value, ast.Call)):
-                continue
-            obj = self.resolve(stmt.value.func)
-            if obj is None or self.ftable.get(id(obj)) != ("shared",):
-                continue
-            if not isinstance(stmt.target, ast.Name):
-                self.src.error(stmt.target, "shared(size) must be assigned to a plain name")
-            name = stmt.target.id
-            try:
-                ty = resolve_annotation(stmt.annotation, self.lookup)
-            except Exception:
-                ty = None
-            if not isinstance(ty, ListType):
-                self.src.error(stmt.annotation, "a shared array is annotated list[float], "
-                               "list[int] or list[bool]",
-                               f"write '{name}: list[float] = shared(64)'",
-                               cls=GpuKernelTypeError)
-            if name in found or name in self.lists or len(self.decl.annotations[name]) > 1:
-                self.src.error(stmt, f"'{name}' is declared more than once",
-                               "declare each shared array once, with a new name")
-            call = stmt.value
-            if call.keywords or len(call.args) != 1:
-                self.src.error(call, "shared() takes exactly one argument, the size",
-                               "write shared(64)", cls=GpuKernelTypeError)
-            size = self._const_size(call.args[0])
-            self.lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, size, name in atomic)
-            found[name] = stmt
-        return found
-
-    def _const_size(self, node) -> int:
-        value = None
-        if isinstance(node, ast.Constant):
-            value = node.value
-        elif isinstance(node, (ast.Name, ast.Attribute)):
-            if isinstance(node, ast.Name) and node.id in self.decl.assigned:
-                value = None
-            else:
-                value = self.resolve(node)
-        if type(value) is not int or value < 1 or value > 2**24:
-            self.src.error(node, "the size of a shared array must be a positive int literal or "
-                           "module-level int constant",
-                           "write shared(64) or shared(TILE) with TILE = 64 at module level")
-        return value
-
     # -- blocks and statements -------------------------------------------------------------
     def block(self, stmts, top=False) -> list:
         out = []
@@ -263,33 +123,36 @@ class Frontend(ExprMixin):
             if top and k == 0 and isinstance(stmt, ast.Expr) and isinstance(
                     stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
                 continue            # docstring
-            method = getattr(self, "st_" + type(stmt).__name__, None)
-            if method is None:
-                what, hint = _UNSUPPORTED_STMT.get(type(stmt).__name__, (
-                    f"construct '{type(stmt).__name__}'", None))
-                self.src.error(stmt, f"{what} is not supported in kernels", hint)
-            result = method(stmt) if not isinstance(stmt, ast.AnnAssign) else method(stmt, top)
+            self.progress.lineno = self.src.abs_line(stmt.lineno)
+            result = self.stmt(stmt)
             if result is None:
                 continue
             out.extend(result if isinstance(result, list) else [result])
         return out
 
-    def st_Pass(self, node):
+    def stmt(self, node):
+        if type(node).__name__ not in self._visitors:
+            what, hint = unsupported.STATEMENTS.get(type(node).__name__, (
+                f"construct '{type(node).__name__}'", None))
+            self.src.error(node, f"{what} is not supported in kernels", hint)
+        return self.visit(node)
+
+    def visit_Pass(self, node):
         return None
 
-    def st_Import(self, node):
+    def visit_Import(self, node):
         return None
 
-    st_ImportFrom = st_Import
+    visit_ImportFrom = visit_Import
 
-    def st_Expr(self, node):
+    def visit_Expr(self, node):
         v = node.value
         if isinstance(v, ast.Constant):
             return None
         if isinstance(v, ast.Call):
-            obj = self.resolve(v.func)
-            kind = self.ftable.get(id(obj)) if obj is not None else None
-            if kind == ("barrier",):
+            obj = self.scope.resolve(v.func)
+            callee = self.scope.callee(obj)
+            if callee is not None and callee.kind == "barrier":
                 if v.args or v.keywords:
                     self.src.error(v, "the barrier takes no arguments", "write __sync_threads()",
                                    cls=GpuKernelTypeError)
@@ -299,19 +162,19 @@ class Frontend(ExprMixin):
 
     def assign_scalar(self, target: ast.Name, value: ir.Expr, node) -> ir.Stmt:
         name = target.id
-        if name in self.lists:
+        if name in self.scope.lists:
             self.src.error(target, f"list '{name}' cannot be reassigned",
                            f"write elements instead: {name}[i] = value", cls=GpuKernelTypeError)
-        local = self.scalar[name]
-        declared = self.fixed.get(name)
-        if name in self.decl.for_targets and declared is None:
+        local = self.scope.scalar[name]
+        declared = self.scope.fixed.get(name)
+        if name in self.scope.decl.for_targets and declared is None:
             declared = "int"
         if declared is not None:
             ok = value.ty == declared or (declared == "float" and value.ty in ("int", "bool")) \
                 or (declared == "int" and value.ty == "bool")
             if not ok:
                 kind = "parameter" if local.param else (
-                    "loop variable" if name in self.decl.for_targets else "local")
+                    "loop variable" if name in self.scope.decl.for_targets else "local")
                 self.src.error(node, f"cannot assign a {value.ty} value to {kind} '{name}' "
                                f"of type {declared}",
                                f"convert explicitly, e.g. {declared}(...), or use a new local "
@@ -322,7 +185,7 @@ class Frontend(ExprMixin):
             ty = join(old, value.ty)
             if ty != old:
                 self.types[name] = ty
-                self.changed = True
+                self.widened.add(name)
         return ir.Assign(self.src.loc(node), local.ident, self.conv(value, ty))
 
     def store(self, target: ast.Subscript, value: ir.Expr, node, aug_op=None) -> ir.Stmt:
@@ -345,7 +208,7 @@ class Frontend(ExprMixin):
                            f"list[{lst.elem}]", f"convert explicitly, e.g. {lst.elem}(...)",
                            cls=GpuKernelTypeError)
 
-    def st_Assign(self, node):
+    def visit_Assign(self, node):
         targets = node.targets
         if len(targets) == 1 and isinstance(targets[0], ast.Tuple):
             return self.tuple_assign(targets[0], node)
@@ -384,14 +247,14 @@ class Frontend(ExprMixin):
             out.append(self.assign_to(t, v, node))
         return out
 
-    def st_AnnAssign(self, node, top=False):
+    def visit_AnnAssign(self, node):
         if not isinstance(node.target, ast.Name):
             self.src.error(node.target, "only plain names can be declared with an annotation",
                            "write 'v: float = ...' for a local, or 'x[i] = ...' for a list "
                            "element")
         name = node.target.id
-        if name in self.lists and self.lists[name].shared_size is not None:
-            if not top or node not in self.shared_nodes.values():
+        if name in self.scope.lists and self.scope.lists[name].shared_size is not None:
+            if node not in self.scope.shared_nodes.values():
                 self.src.error(node, "shared arrays are declared at the top level of the kernel "
                                "body, outside loops and branches",
                                "move the shared(...) declaration to the start of the kernel")
@@ -400,14 +263,14 @@ class Frontend(ExprMixin):
             return None
         return self.assign_scalar(node.target, self.expr(node.value), node)
 
-    def st_AugAssign(self, node):
+    def visit_AugAssign(self, node):
         op = BINOPS.get(type(node.op))
         if op is None:
             self.src.error(node, "the '@=' operator is not supported in kernels")
         value = self.expr(node.value)
         t = node.target
         if isinstance(t, ast.Name):
-            if t.id in self.lists:
+            if t.id in self.scope.lists:
                 self.src.error(t, f"list '{t.id}' cannot be reassigned",
                                f"update elements: {t.id}[i] += value", cls=GpuKernelTypeError)
             current = self.expr(t)
@@ -416,19 +279,19 @@ class Frontend(ExprMixin):
             return self.store(t, value, node, aug_op=op)
         return self.assign_to(t, value, node)
 
-    def st_If(self, node):
+    def visit_If(self, node):
         test = self.truthy(self.expr(node.test))
         return ir.If(self.src.loc(node), test, tuple(self.block(node.body)),
                      tuple(self.block(node.orelse)))
 
-    def st_While(self, node):
+    def visit_While(self, node):
         if node.orelse:
             self.src.error(node.orelse[0], "'while ... else' is not supported in kernels",
                            "use a flag local set before 'break' and test it after the loop")
         test = self.truthy(self.expr(node.test))
         return ir.While(self.src.loc(node), test, tuple(self.block(node.body)))
 
-    def st_For(self, node):
+    def visit_For(self, node):
         if node.orelse:
             self.src.error(node.orelse[0], "'for ... else' is not supported in kernels",
                            "use a flag local set before 'break' and test it after the loop")
@@ -437,9 +300,9 @@ class Frontend(ExprMixin):
                            "write 'for k in range(...)'")
         name = node.target.id
         it = node.iter
-        obj = self.resolve(it.func) if isinstance(it, ast.Call) else None
+        obj = self.scope.resolve(it.func) if isinstance(it, ast.Call) else None
         if obj is not range:
-            if isinstance(it, ast.Name) and it.id in self.lists:
+            if isinstance(it, ast.Name) and it.id in self.scope.lists:
                 self.src.error(it, f"iterating over a list ('for {name} in {it.id}') is not "
                                f"supported in kernels",
                                f"write 'for k in range(len({it.id})):' and read {it.id}[k]")
@@ -472,16 +335,16 @@ class Frontend(ExprMixin):
             body = self.block(node.body)
         finally:
             self.loop_targets.pop()
-        return ir.ForRange(self.src.loc(node), self.scalar[name].ident, args[0], args[1],
+        return ir.ForRange(self.src.loc(node), self.scope.scalar[name].ident, args[0], args[1],
                            args[2], tuple(body))
 
-    def st_Break(self, node):
+    def visit_Break(self, node):
         return ir.Break(self.src.loc(node))
 
-    def st_Continue(self, node):
+    def visit_Continue(self, node):
         return ir.Continue(self.src.loc(node))
 
-    def st_Return(self, node):
+    def visit_Return(self, node):
         if node.value is not None and not (isinstance(node.value, ast.Constant)
                                            and node.value.value is None):
             self.src.error(node.value, "kernels cannot return a value",

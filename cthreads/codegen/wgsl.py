@@ -12,10 +12,11 @@ import math
 import struct
 
 from . import ir
-from .builtins import ATOMIC_WGSL, HELPERS, LOG_BASE, MATH
+from .builtins import CALL_HELPERS, CALLS, HELPERS
 from .lists import ListAccess
 from .types import elem
 from .uniform import Uniformity
+from .visit import Visitor
 
 WG = "{WORKGROUP_SIZE}"
 ENTRY_POINT = "ct_main"
@@ -93,9 +94,10 @@ def _const_tree(e: ir.Expr) -> bool:
                    for x in ir.walk_expr(e))
 
 
-class Emitter:
-    def __init__(self, kernel: ir.Kernel, src, lists: ListAccess):
+class Emitter(Visitor):
+    def __init__(self, kernel: ir.Kernel, src, lists: ListAccess, progress=None):
         self.k = kernel
+        self.progress = progress
         self.src = src
         self.lists = lists
         self.uni = Uniformity(kernel, src)
@@ -114,6 +116,8 @@ class Emitter:
 
     def comment(self, s: ir.Stmt):
         self.cur_line = s.loc.lineno
+        if self.progress is not None:
+            self.progress.lineno = s.loc.lineno
         self.line(f"// line {s.loc.lineno}: {self.src.source_of(s.loc.lineno)}")
 
     def temp(self, prefix="ct_t") -> str:
@@ -128,7 +132,7 @@ class Emitter:
 
     # -- expressions -----------------------------------------------------------------------
     def expr(self, e: ir.Expr) -> str:
-        return getattr(self, "e_" + type(e).__name__)(e)
+        return self.visit(e)
 
     def operands(self, e, subs) -> list:
         out = [self.expr(s) for s in subs]
@@ -138,28 +142,28 @@ class Emitter:
             out[0] = f"{ident}({out[0]})"
         return out
 
-    def e_Const(self, e):
+    def visit_Const(self, e):
         return literal(e.value, e.ty)
 
-    def e_Var(self, e):
+    def visit_Var(self, e):
         return e.ident
 
-    def e_Special(self, e):
+    def visit_Special(self, e):
         return {"GlobalIdx": "ct_gidx", "ThreadIdx": "i32(ct_lid.x)", "BlockIdx": "i32(ct_flat)",
                 "BlockDim": f"i32({WG})", "GridDim": "i32(ct_u.ct_groups)"}[e.name]
 
-    def e_Len(self, e):
+    def visit_Len(self, e):
         return self.lists.length(e.lst)
 
-    def e_Load(self, e):
+    def visit_Load(self, e):
         return self.lists.load(e.lst, self.expr(e.index), e.check)
 
-    def e_Atomic(self, e):
+    def visit_Atomic(self, e):
         idx = self.expr(e.index)
         args = [self.expr(a) for a in e.args]
         return self.lists.atomic(e.lst, e.op, idx, args, e.check)
 
-    def e_Unary(self, e):
+    def visit_Unary(self, e):
         (a,) = self.operands(e, [e.operand])
         if e.op == "not":
             return f"!({a})"
@@ -167,7 +171,7 @@ class Emitter:
             return f"(~{a})"
         return f"(-{a})"
 
-    def e_Binary(self, e):
+    def visit_Binary(self, e):
         a, b = self.operands(e, [e.left, e.right])
         return self.binop(e.op, e.left.ty, a, b)
 
@@ -190,34 +194,22 @@ class Emitter:
             return f"({text} != {zero})" if src == "int" else f"!({text} == {zero})"
         return f"{elem(dst).wgsl}({text})"
 
-    def e_Cast(self, e):
+    def visit_Cast(self, e):
         (a,) = self.operands(e, [e.operand])
         return self.cast(a, e.operand.ty, e.ty)
 
-    def e_Call(self, e):
+    def visit_Call(self, e):
         args = self.operands(e, list(e.args))
-        fn = e.fn
-        if fn == "abs":
-            return f"abs({args[0]})"
-        if fn in ("min_i", "max_i"):
-            return f"{fn[:3]}({args[0]}, {args[1]})"
-        if fn in ("min_f", "max_f"):
-            self.helper("ct_" + fn)
-            return f"ct_{fn}({args[0]}, {args[1]})"
-        if fn == "round":
-            return f"i32(round({args[0]}))"
-        template = LOG_BASE if fn == "log_base" else MATH[fn].template
-        for name in HELPERS:
-            if name + "(" in template:
-                self.helper(name)
-        return template.format(*args)
+        for name in CALL_HELPERS[e.fn]:
+            self.helper(name)
+        return CALLS[e.fn].format(*args)
 
     def compare(self, op, ty, a, b) -> str:
         if op == "!=" and ty == "float":
             return f"!({a} == {b})"        # NaN != x is True in Python; keep it unordered
         return f"({a} {op} {b})"
 
-    def e_Compare(self, e):
+    def visit_Compare(self, e):
         if len(e.ops) == 1:
             a, b = self.operands(e, list(e.operands))
             ty = e.cmp_types[0]
@@ -274,7 +266,7 @@ class Emitter:
             self.lines.append("    " * extra_indent + text)
             self.pylines.append(py)
 
-    def e_BoolOp(self, e):
+    def visit_BoolOp(self, e):
         left = self.expr(e.left)
         right, pre, pre_py = self.sub_expr(e.right)
         if e.ty == "bool" and not pre:
@@ -288,7 +280,7 @@ class Emitter:
         self.line("}")
         return t
 
-    def e_IfExp(self, e):
+    def visit_IfExp(self, e):
         test = self.expr(e.test)
         body, pre_b, py_b = self.sub_expr(e.body)
         orelse, pre_o, py_o = self.sub_expr(e.orelse)
@@ -353,19 +345,19 @@ class Emitter:
 
     def stmt(self, s, mode, loops):
         self.comment(s)
-        getattr(self, "s_" + type(s).__name__)(s, mode, loops)
+        self.visit(s, mode, loops)
 
-    def s_Assign(self, s, mode, loops):
+    def visit_Assign(self, s, mode, loops):
         self.line(f"{s.ident} = {self.expr(s.value)};")
 
-    def s_ExprStmt(self, s, mode, loops):
+    def visit_ExprStmt(self, s, mode, loops):
         text = self.expr(s.value)
         if isinstance(s.value, ir.Atomic) or text.startswith("ct_"):
             self.line(f"_ = {text};")
         elif not isinstance(s.value, ir.Var):
             self.line(f"_ = {text};")
 
-    def s_Store(self, s, mode, loops):
+    def visit_Store(self, s, mode, loops):
         lst = s.lst
         if s.aug_op is None:
             idx = self.expr(s.index)
@@ -378,7 +370,7 @@ class Emitter:
         new = self.cast(self.binop(s.aug_op, s.aug_ty, old, rhs), s.aug_ty, lst.elem)
         self.line(self.lists.store(lst, idx, new, s.check) + ";")
 
-    def s_If(self, s, mode, loops):
+    def visit_If(self, s, mode, loops):
         self.line(f"if {_paren(self.expr(s.test))} {{")
         self.indent += 1
         self.block(s.body, mode, loops)
@@ -390,7 +382,7 @@ class Emitter:
             self.indent -= 1
         self.line("}")
 
-    def s_While(self, s, mode, loops):
+    def visit_While(self, s, mode, loops):
         test, pre, pre_py = self.sub_expr(s.test)
         if not pre:
             self.line(f"while {_paren(test)} {{")
@@ -403,7 +395,7 @@ class Emitter:
         self.indent -= 1
         self.line("}")
 
-    def s_ForRange(self, s, mode, loops):
+    def visit_ForRange(self, s, mode, loops):
         n = self.temp("ct_r")
         start = self.bind(s.start)
         stop = self.bind(s.stop)
@@ -421,13 +413,13 @@ class Emitter:
         self.indent -= 1
         self.line("}")
 
-    def s_Break(self, s, mode, loops):
+    def visit_Break(self, s, mode, loops):
         self.line("break;")
 
-    def s_Continue(self, s, mode, loops):
+    def visit_Continue(self, s, mode, loops):
         self.line("continue;")
 
-    def s_Return(self, s, mode, loops):
+    def visit_Return(self, s, mode, loops):
         if mode == "plain":
             if self.lists.status_binding is not None:
                 self.line("ct_report();")
@@ -437,7 +429,7 @@ class Emitter:
             if mode == "inner" and loops:
                 self.line("break;")
 
-    def s_Barrier(self, s, mode, loops):
+    def visit_Barrier(self, s, mode, loops):
         if any(lst.shared_size is None and lst.written for lst in self.lists.refs):
             self.line("storageBarrier();")
         self.line("workgroupBarrier();")

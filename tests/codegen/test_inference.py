@@ -1,0 +1,90 @@
+"""Type inference of unannotated locals reaches its fixed point, and compiler failures are
+located: the generated WGSL gives every local the type of every value assigned to it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cthreads.codegen import compile_kernel, frontend
+from cthreads.errors import GpuKernelError
+from cthreads.kernel import Gpu
+
+
+def copy_chain(n: int, out: list[float]) -> None:
+    a = False
+    b = False
+    c = False
+    d = False
+    e = False
+    f = False
+    g = False
+    h = False
+    k = 0
+    while k < n:
+        a = b
+        b = c
+        c = d
+        d = e
+        e = f
+        f = g
+        g = h
+        h = 1.5
+        k += 1
+    out[0] = a
+    out[1] = b
+    out[2] = c
+    out[3] = d
+    out[4] = e
+    out[5] = f
+    out[6] = g
+    out[7] = h
+
+
+def min_int_literal(out: list[int]) -> None:
+    x: int = -2147483648
+    out[0] = x
+    out[1] = -2147483648 + 5
+    out[2] = x // -2147483648
+
+
+def test_widening_through_eight_copies_reaches_every_local():
+    wgsl = compile_kernel(copy_chain)._template
+    for name in "abcdefgh":
+        assert re.search(rf"var {name}: f32;", wgsl), name
+        assert not re.search(rf"^\s*{name} = (true|false);", wgsl, re.M), name
+
+
+def test_inference_that_does_not_settle_is_a_located_error(monkeypatch):
+    monkeypatch.setattr(frontend, "inference_bound", lambda nlocals: 2)
+    with pytest.raises(GpuKernelError) as info:
+        compile_kernel(copy_chain)
+    exc = info.value
+    assert "types of the locals did not settle" in str(exc)
+    assert exc.lineno == copy_chain.__code__.co_firstlineno
+
+
+def test_unexpected_compiler_failure_names_the_kernel_line(monkeypatch):
+    from cthreads.codegen import wgsl
+
+    def broken(value, ty):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(wgsl, "literal", broken)
+    with pytest.raises(GpuKernelError) as info:
+        compile_kernel(copy_chain)
+    exc = info.value
+    assert str(exc).startswith("internal compiler error in kernel copy_chain")
+    assert "please report" in str(exc)
+    assert exc.filename == __file__
+    assert exc.lineno == copy_chain.__code__.co_firstlineno + 1      # a = False
+    assert isinstance(exc.__cause__, KeyError)
+    with pytest.raises(GpuKernelError, match="internal compiler error"):
+        Gpu(copy_chain)
+
+
+def test_most_negative_int_literal_compiles():
+    wgsl = compile_kernel(min_int_literal)._template
+    assert "2147483648" in wgsl
+    assert "(-2147483647i - 1i)" in wgsl or "i32(-2147483648)" in wgsl
