@@ -81,18 +81,171 @@ def cache_dir() -> str:
     return os.path.join(base, "cthreads")
 
 
+def _is_private(st) -> bool:
+    """True when the file or folder ``st`` describes is the user's and nobody else can write it.
+
+    The same rule as ssh's for keys: owned by the user, not writable by group or others.
+    """
+    import os  # noqa: PLC0415
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or (st.st_uid == getuid() and not st.st_mode & 0o022)
+
+
+def _model_classes() -> dict:
+    """cffi's C type classes by name: the only objects a cache entry may describe."""
+    from cffi import model  # noqa: PLC0415
+    return {name: c for name, c in vars(model).items()
+            if isinstance(c, type) and issubclass(c, model.BaseTypeByIdentity)}
+
+
+_PLAIN = (bool, int, float, str)
+
+
+def _encode(state: dict, classes: dict) -> dict:
+    """A JSON-able description of the parser's state: plain values, tuples as arrays, other
+    containers tagged by kind, and cffi type objects as numbered records (shared and cyclic
+    references kept)."""
+    allowed = {c: name for name, c in classes.items()}
+    objects: list = []
+    index: dict[int, int] = {}
+    pending: list = []
+
+    def enc(v):
+        if v is None or v.__class__ in _PLAIN:
+            return v
+        kind = v.__class__
+        if kind is tuple:                    # the common container: a bare JSON array
+            return [enc(x) for x in v]
+        if kind is list:
+            return {"L": [enc(x) for x in v]}
+        if kind is set or kind is frozenset:
+            return {"S": [enc(x) for x in v]}
+        if kind is dict:
+            return {"D": [[enc(k), enc(x)] for k, x in v.items()]}
+        if kind in allowed:
+            i = index.get(id(v))
+            if i is None:
+                i = index[id(v)] = len(objects)
+                objects.append([allowed[kind], None])
+                pending.append(v)
+            return {"O": i}
+        raise TypeError(f"a {kind.__name__} cannot be cached")
+
+    top = enc(state)
+    done = 0
+    while done < len(pending):               # breadth first: no deep recursion on type chains
+        obj = pending[done]
+        objects[done][1] = {k: enc(x) for k, x in vars(obj).items()}
+        done += 1
+    return {"objects": objects, "state": top}
+
+
+def _settable(cls, name) -> bool:
+    """An attribute a cache entry may set: a private data name that shadows no method."""
+    return (isinstance(name, str) and name.isidentifier() and not name.startswith("__")
+            and not callable(getattr(cls, name, None)))
+
+
+def _decode(doc: dict, classes: dict, parser_cls) -> dict:
+    """The parser state ``_encode`` described; ValueError (or another Exception) when the entry
+    is not exactly such a description. Only cffi type objects and plain data are created."""
+    records = doc["objects"]
+    objects = []
+    for name, _ in records:
+        cls = classes[name]
+        objects.append(cls.__new__(cls))
+
+    def dec(v):
+        kind = v.__class__
+        if kind is str or kind is int or v is None or kind is bool or kind is float:
+            return v
+        if kind is list:
+            return tuple([dec(x) for x in v])
+        [(tag, body)] = v.items()
+        if tag == "O":
+            if body.__class__ is not int or body < 0:
+                raise ValueError("bad object reference")
+            return objects[body]
+        if body.__class__ is not list:
+            raise ValueError("bad container")
+        if tag == "L":
+            return [dec(x) for x in body]
+        if tag == "S":
+            return {dec(x) for x in body}
+        if tag == "D":
+            return {dec(k): dec(x) for k, x in body}
+        raise ValueError(f"unknown tag {tag!r}")
+
+    checked = set()                          # (class, attribute name) pairs found settable
+    for obj, (_, attrs) in zip(objects, records):
+        cls = obj.__class__
+        for k, x in attrs.items():
+            if (cls, k) not in checked:
+                if not _settable(cls, k):
+                    raise ValueError(f"bad attribute name {k!r}")
+                checked.add((cls, k))
+        vars(obj).update({k: dec(x) for k, x in attrs.items()})
+    state = dec(doc["state"])
+    if state.__class__ is not dict or not all(_settable(parser_cls, k) for k in state):
+        raise ValueError("bad parser state")
+    return state
+
+
+def _read_entry(folder: str, path: str):
+    """The decoded JSON document at ``path``; raises when it is missing, unreadable, or the
+    folder or the file can be written by someone other than the user."""
+    import json  # noqa: PLC0415
+    import os  # noqa: PLC0415
+    if not _is_private(os.stat(folder)):
+        raise PermissionError(f"{folder} can be written by others")
+    with open(path, "rb") as f:
+        if not _is_private(os.fstat(f.fileno())):
+            raise PermissionError(f"{path} can be written by others")
+        return json.loads(f.read())
+
+
+def _write_entry(folder: str, path: str, doc: dict) -> None:
+    """Write ``doc`` atomically (temporary file, then rename); the temporary file never stays
+    behind, even when the write fails (a full disk). Nothing is written into a folder that others
+    can write."""
+    import json  # noqa: PLC0415
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+    data = json.dumps(doc, separators=(",", ":")).encode()
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not _is_private(os.stat(folder)):
+        return
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def import_native_ffi():
     """Import wgpu-py's native ``_ffi`` module, reusing a cached parse of wgpu.h.
 
     ``ffi.cdef`` of the 100 KB header costs ~0.1 s of pycparser on every start. The parser's
-    resulting declarations are plain Python objects, so they are pickled once into the cache
-    folder, keyed by the header text and the cffi/pycparser/Python versions, and loaded on later
-    starts (~2 ms). Writes are atomic (temporary file, then rename), so concurrent processes are
-    safe; an unreadable or mismatched entry is parsed afresh and rewritten.
+    resulting declarations are cffi type objects holding plain values, so they are written once
+    to the cache folder as JSON, keyed by the header text and the cffi/pycparser/Python
+    versions, and read back on later starts. Reading an entry creates only cffi type objects
+    and plain data (nothing in the file can run code), and an entry is used only when the user
+    owns it and its folder and neither can be written by others (a planted entry could still
+    describe wrong C layouts). Writes are atomic, so concurrent processes are safe; an
+    unreadable, untrusted or mismatched entry is parsed afresh and rewritten.
     """
     import hashlib  # noqa: PLC0415
     import os  # noqa: PLC0415
-    import pickle  # noqa: PLC0415
     import sys  # noqa: PLC0415
     import weakref  # noqa: PLC0415
 
@@ -102,6 +255,7 @@ def import_native_ffi():
         import cffi  # noqa: PLC0415
         from cffi import cparser  # noqa: PLC0415
         original = cparser.Parser.parse
+        classes = _model_classes()
     except Exception:
         from wgpu.backends.wgpu_native import _ffi  # noqa: PLC0415
         return _ffi
@@ -112,13 +266,13 @@ def import_native_ffi():
             return original(self, csource, *args, **kwargs)
         options = repr((args, sorted(kwargs.items())))
         key = hashlib.sha256((versions + options + csource).encode()).hexdigest()[:32]
-        path = os.path.join(cache_dir(), f"cffi-decls-{key}.pickle")
+        folder = cache_dir()
+        path = os.path.join(folder, f"cffi-decls-{key}.json")
         try:
-            with open(path, "rb") as f:
-                state = pickle.load(f)
-            if state.pop("__key__", None) != key or not isinstance(state, dict):
+            doc = _read_entry(folder, path)
+            if doc.get("key") != key:
                 raise ValueError("stale entry")
-            vars(self).update(state)
+            vars(self).update(_decode(doc, classes, cparser.Parser))
             self._structnode2type = weakref.WeakKeyDictionary()
             return None
         except Exception:
@@ -126,12 +280,9 @@ def import_native_ffi():
         result = original(self, csource, *args, **kwargs)
         try:
             state = {k: v for k, v in vars(self).items() if k != "_structnode2type"}
-            state["__key__"] = key
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "wb") as f:
-                pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
+            doc = _encode(state, classes)
+            doc["key"] = key
+            _write_entry(folder, path, doc)
         except Exception:
             pass
         return result
