@@ -4,11 +4,17 @@ Expressions carry their scalar type ``ty`` ('bool' | 'int' | 'float'). Operands 
 nodes are already promoted to the node's operand type by the frontend, so the emitter never
 decides types. Names are WGSL-safe identifiers (renaming happened in the frontend); lists are
 referred to by their ``ListRef``.
+
+Each node class names the fields that hold its sub-expressions (``EXPRS``: one expression each,
+``EXPR_SEQS``: tuples of them) and, for statements, its nested blocks (``BODIES``); every pass
+walks the tree through ``children()``, ``bodies()`` and the ``walk_*`` helpers below, so a new
+node is declared here and printed by the emitter, and nothing else changes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .source import SourceLoc
 
@@ -23,8 +29,25 @@ class ListRef:
 
 
 # ---------------------------------------------------------------------------- expressions
+class _Node:
+    EXPRS: ClassVar[tuple] = ()
+    EXPR_SEQS: ClassVar[tuple] = ()
+    BODIES: ClassVar[tuple] = ()
+
+    def children(self) -> tuple:
+        """The expressions directly inside this node, in field order."""
+        out = tuple(getattr(self, name) for name in self.EXPRS)
+        for name in self.EXPR_SEQS:
+            out += tuple(getattr(self, name))
+        return out
+
+    def bodies(self) -> tuple:
+        """The statement blocks nested in this node (``If``: body and orelse)."""
+        return tuple(getattr(self, name) for name in self.BODIES)
+
+
 @dataclass(frozen=True)
-class Expr:
+class Expr(_Node):
     ty: str
     loc: SourceLoc
 
@@ -49,6 +72,7 @@ class Special(Expr):
 
 @dataclass(frozen=True)
 class Load(Expr):
+    EXPRS = ("index",)
     lst: ListRef = None
     index: Expr = None
     check: int | None = None
@@ -61,12 +85,14 @@ class Len(Expr):
 
 @dataclass(frozen=True)
 class Unary(Expr):
+    EXPRS = ("operand",)
     op: str = ""             # 'neg' | 'not' | 'invert'
     operand: Expr = None
 
 
 @dataclass(frozen=True)
 class Binary(Expr):
+    EXPRS = ("left", "right")
     op: str = ""             # add sub mul truediv floordiv mod pow bitand bitor bitxor lshift rshift
     left: Expr = None
     right: Expr = None
@@ -75,6 +101,7 @@ class Binary(Expr):
 @dataclass(frozen=True)
 class Compare(Expr):
     """One comparison or a chain ``a < b <= c``; ``cmp_types[k]`` is the type compared at k."""
+    EXPR_SEQS = ("operands",)
     ops: tuple = ()
     operands: tuple = ()
     cmp_types: tuple = ()
@@ -82,6 +109,7 @@ class Compare(Expr):
 
 @dataclass(frozen=True)
 class BoolOp(Expr):
+    EXPRS = ("left", "right")
     op: str = ""             # 'and' | 'or'; operands already converted to ty
     left: Expr = None
     right: Expr = None
@@ -89,6 +117,7 @@ class BoolOp(Expr):
 
 @dataclass(frozen=True)
 class IfExp(Expr):
+    EXPRS = ("test", "body", "orelse")
     test: Expr = None
     body: Expr = None
     orelse: Expr = None
@@ -97,17 +126,21 @@ class IfExp(Expr):
 @dataclass(frozen=True)
 class Cast(Expr):
     """Conversion to ``ty``; to 'bool' means Python truthiness, float->int truncates."""
+    EXPRS = ("operand",)
     operand: Expr = None
 
 
 @dataclass(frozen=True)
 class Call(Expr):
+    EXPR_SEQS = ("args",)
     fn: str = ""             # key into builtins.FUNCTIONS
     args: tuple = ()
 
 
 @dataclass(frozen=True)
 class Atomic(Expr):
+    EXPRS = ("index",)
+    EXPR_SEQS = ("args",)
     op: str = ""             # add sub min max exchange compare_exchange
     lst: ListRef = None
     index: Expr = None
@@ -117,18 +150,20 @@ class Atomic(Expr):
 
 # ----------------------------------------------------------------------------- statements
 @dataclass(frozen=True)
-class Stmt:
+class Stmt(_Node):
     loc: SourceLoc
 
 
 @dataclass(frozen=True)
 class Assign(Stmt):
+    EXPRS = ("value",)
     ident: str = ""
     value: Expr = None
 
 
 @dataclass(frozen=True)
 class Store(Stmt):
+    EXPRS = ("index", "value")
     lst: ListRef = None
     index: Expr = None
     value: Expr = None
@@ -139,11 +174,14 @@ class Store(Stmt):
 
 @dataclass(frozen=True)
 class ExprStmt(Stmt):
+    EXPRS = ("value",)
     value: Expr = None
 
 
 @dataclass(frozen=True)
 class If(Stmt):
+    EXPRS = ("test",)
+    BODIES = ("body", "orelse")
     test: Expr = None
     body: tuple = ()
     orelse: tuple = ()
@@ -151,12 +189,16 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class While(Stmt):
+    EXPRS = ("test",)
+    BODIES = ("body",)
     test: Expr = None
     body: tuple = ()
 
 
 @dataclass(frozen=True)
 class ForRange(Stmt):
+    EXPRS = ("start", "stop", "step")
+    BODIES = ("body",)
     ident: str = ""
     start: Expr = None
     stop: Expr = None
@@ -208,32 +250,19 @@ def walk_stmts(stmts):
     """Yield every statement, depth first."""
     for s in stmts:
         yield s
-        if isinstance(s, If):
-            yield from walk_stmts(s.body)
-            yield from walk_stmts(s.orelse)
-        elif isinstance(s, (While, ForRange)):
-            yield from walk_stmts(s.body)
-
-
-def child_exprs(e):
-    for name in ("index", "operand", "left", "right", "test", "body", "orelse"):
-        v = getattr(e, name, None)
-        if isinstance(v, Expr):
-            yield v
-    for name in ("operands", "args"):
-        for v in getattr(e, name, ()) or ():
-            if isinstance(v, Expr):
-                yield v
+        for body in s.bodies():
+            yield from walk_stmts(body)
 
 
 def walk_expr(e):
+    """Yield ``e`` and every expression inside it, depth first."""
     yield e
-    for c in child_exprs(e):
+    for c in e.children():
         yield from walk_expr(c)
 
 
-def stmt_exprs(s):
-    for name in ("value", "index", "test", "start", "stop", "step"):
-        v = getattr(s, name, None)
-        if isinstance(v, Expr):
-            yield v
+def walk_stmt_exprs(stmts):
+    """Yield every expression of every statement (nested blocks included), depth first."""
+    for s in walk_stmts(stmts):
+        for e in s.children():
+            yield from walk_expr(e)

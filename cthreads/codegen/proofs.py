@@ -20,6 +20,7 @@ name of ``p``.
 from __future__ import annotations
 
 from . import ir
+from .visit import Visitor
 
 _LESS = {"<": False, ">": True}          # v < B, or B > v (value: operands swapped)
 _NOT_LESS = {">=": False, "<=": True}    # v >= B, or B <= v
@@ -31,19 +32,14 @@ def _assign_counts(stmts, counts: dict) -> None:
             counts[s.ident] = counts.get(s.ident, 0) + 1
         elif isinstance(s, ir.ForRange):
             counts[s.ident] = counts.get(s.ident, 0) + 2     # a loop variable is never fixed
-        for body in _bodies(s):
+        for body in s.bodies():
             _assign_counts(body, counts)
 
 
-def _bodies(s):
-    if isinstance(s, ir.If):
-        return (s.body, s.orelse)
-    if isinstance(s, (ir.While, ir.ForRange)):
-        return (s.body,)
-    return ()
+class _Prover(Visitor):
+    """Walks statements and expressions (``visit_<node>(node, facts)``) with the facts that
+    hold there."""
 
-
-class _Prover:
     def __init__(self, kernel: ir.Kernel):
         counts: dict = {}
         _assign_counts(kernel.body, counts)
@@ -105,25 +101,33 @@ class _Prover:
                 facts = facts | self._false_facts(s.test)
 
     def stmt(self, s, facts) -> None:
-        if isinstance(s, ir.If):
-            self.expr(s.test, facts)
-            self.block(s.body, facts | self._true_facts(s.test))
-            self.block(s.orelse, facts | self._false_facts(s.test))
-        elif isinstance(s, ir.While):
-            self.expr(s.test, facts)
-            self.block(s.body, facts)
-        elif isinstance(s, ir.ForRange):
-            for e in (s.start, s.stop, s.step):
-                self.expr(e, facts)
-            self.block(s.body, facts)
-        elif isinstance(s, ir.Store):
-            self.access(s.lst, s.index, s.check, facts)
-            self.expr(s.index, facts)
-            self.expr(s.value, facts)
-            if s.check is not None:
-                self.cover(s, s.value)
-        elif isinstance(s, (ir.Assign, ir.ExprStmt)):
-            self.expr(s.value, facts)
+        self.visit(s, facts)
+
+    def visit_If(self, s, facts) -> None:
+        self.expr(s.test, facts)
+        self.block(s.body, facts | self._true_facts(s.test))
+        self.block(s.orelse, facts | self._false_facts(s.test))
+
+    def visit_While(self, s, facts) -> None:
+        self.expr(s.test, facts)
+        self.block(s.body, facts)
+
+    def visit_ForRange(self, s, facts) -> None:
+        for e in (s.start, s.stop, s.step):
+            self.expr(e, facts)
+        self.block(s.body, facts)
+
+    def visit_Store(self, s, facts) -> None:
+        self.access(s.lst, s.index, s.check, facts)
+        self.expr(s.index, facts)
+        self.expr(s.value, facts)
+        if s.check is not None:
+            self.cover(s, s.value)
+
+    def visit_Assign(self, s, facts) -> None:
+        self.expr(s.value, facts)
+
+    visit_ExprStmt = visit_Assign
 
     def access(self, lst, index, check, facts) -> None:
         if check is None or lst.shared_size is not None:
@@ -144,31 +148,35 @@ class _Prover:
         if isinstance(e, ir.Load) and e.check is not None and e.lst == store.lst and \
                 _same_index(e.index, store.index):
             self.result.setdefault(e.check, None)
-        for sub in _children(e):
+        for sub in e.children():
             self.cover(store, sub)
 
     def expr(self, e, facts) -> None:
-        if e is None:
+        if e is not None:
+            self.visit(e, facts)
+
+    def default(self, node, facts) -> None:
+        """Expressions: their sub-expressions, under the same facts; other statements: none."""
+        for sub in node.children():
+            self.visit(sub, facts)
+
+    def visit_Load(self, e, facts) -> None:
+        self.access(e.lst, e.index, e.check, facts)
+        self.default(e, facts)
+
+    visit_Atomic = visit_Load
+
+    def visit_IfExp(self, e, facts) -> None:
+        self.expr(e.test, facts)
+        self.expr(e.body, facts | self._true_facts(e.test))
+        self.expr(e.orelse, facts | self._false_facts(e.test))
+
+    def visit_BoolOp(self, e, facts) -> None:
+        if e.op != "and":
+            self.default(e, facts)
             return
-        if isinstance(e, (ir.Load, ir.Atomic)):
-            self.access(e.lst, e.index, e.check, facts)
-        if isinstance(e, ir.IfExp):
-            self.expr(e.test, facts)
-            self.expr(e.body, facts | self._true_facts(e.test))
-            self.expr(e.orelse, facts | self._false_facts(e.test))
-            return
-        if isinstance(e, ir.BoolOp) and e.op == "and":
-            self.expr(e.left, facts)
-            self.expr(e.right, facts | self._true_facts(e.left))
-            return
-        for name in ("operand", "left", "right", "index", "test", "body", "orelse"):
-            sub = getattr(e, name, None)
-            if isinstance(sub, ir.Expr):
-                self.expr(sub, facts)
-        for name in ("operands", "args"):
-            for sub in getattr(e, name, ()) or ():
-                if isinstance(sub, ir.Expr):
-                    self.expr(sub, facts)
+        self.expr(e.left, facts)
+        self.expr(e.right, facts | self._true_facts(e.left))
 
 
 def _same_index(a, b) -> bool:
@@ -177,16 +185,6 @@ def _same_index(a, b) -> bool:
     if isinstance(a, ir.Const) and isinstance(b, ir.Const):
         return a.value == b.value and a.ty == b.ty
     return False
-
-
-def _children(e):
-    if not isinstance(e, ir.Expr):
-        return ()
-    out = [getattr(e, name, None) for name in
-           ("operand", "left", "right", "index", "test", "body", "orelse")]
-    for name in ("operands", "args"):
-        out.extend(getattr(e, name, ()) or ())
-    return [c for c in out if isinstance(c, ir.Expr)]
 
 
 def prove_in_range(kernel: ir.Kernel) -> dict[int, str | None]:
