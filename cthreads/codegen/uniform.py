@@ -17,11 +17,15 @@ leave an enclosing uniform loop).
 from __future__ import annotations
 
 from . import ir
+from .visit import Visitor
 
 UNIFORM_SPECIALS = ("BlockIdx", "BlockDim", "GridDim")
 
 
-class Uniformity:
+class Uniformity(Visitor):
+    """Walks: ``flow_*`` (which locals stay uniform), ``exit_*`` (divergent loop exits),
+    ``barriers_*`` (barrier placement), ``region_*`` (what the emitter asks)."""
+
     def __init__(self, kernel: ir.Kernel, src):
         self.kernel = kernel
         self.src = src
@@ -52,76 +56,109 @@ class Uniformity:
 
     def _walk(self, stmts, cf: bool):
         for s in stmts:
-            if isinstance(s, ir.Assign):
-                if not (cf and self.expr_uniform(s.value)):
-                    self.uniform.discard(s.ident)
-            elif isinstance(s, ir.If):
-                inner = cf and self.expr_uniform(s.test)
-                self._walk(s.body, inner)
-                self._walk(s.orelse, inner)
-            elif isinstance(s, ir.While):
-                inner = cf and self.expr_uniform(s.test) and not self.divergent_exit(s.body)
-                self._walk(s.body, inner)
-            elif isinstance(s, ir.ForRange):
-                inner = (cf and all(self.expr_uniform(e) for e in (s.start, s.stop, s.step))
-                         and not self.divergent_exit(s.body))
-                if not inner:
-                    self.uniform.discard(s.ident)
-                self._walk(s.body, inner)
+            self.dispatch("flow", s, cf)
+
+    def flow_Assign(self, s, cf):
+        if not (cf and self.expr_uniform(s.value)):
+            self.uniform.discard(s.ident)
+
+    def flow_If(self, s, cf):
+        inner = cf and self.expr_uniform(s.test)
+        self._walk(s.body, inner)
+        self._walk(s.orelse, inner)
+
+    def flow_While(self, s, cf):
+        inner = cf and self.expr_uniform(s.test) and not self.divergent_exit(s.body)
+        self._walk(s.body, inner)
+
+    def flow_ForRange(self, s, cf):
+        inner = (cf and all(self.expr_uniform(e) for e in (s.start, s.stop, s.step))
+                 and not self.divergent_exit(s.body))
+        if not inner:
+            self.uniform.discard(s.ident)
+        self._walk(s.body, inner)
+
+    def flow_default(self, s, cf):
+        pass
 
     def divergent_exit(self, stmts, cond_uniform=True) -> bool:
         """Does a break/continue of this loop level sit under a non-uniform condition?"""
-        for s in stmts:
-            if isinstance(s, (ir.Break, ir.Continue)) and not cond_uniform:
-                return True
-            if isinstance(s, ir.If):
-                u = cond_uniform and self.expr_uniform(s.test)
-                if self.divergent_exit(s.body, u) or self.divergent_exit(s.orelse, u):
-                    return True
+        return any(self.dispatch("exit", s, cond_uniform) for s in stmts)
+
+    def exit_Break(self, s, cond_uniform) -> bool:
+        return not cond_uniform
+
+    exit_Continue = exit_Break
+
+    def exit_If(self, s, cond_uniform) -> bool:
+        u = cond_uniform and self.expr_uniform(s.test)
+        return self.divergent_exit(s.body, u) or self.divergent_exit(s.orelse, u)
+
+    def exit_default(self, s, cond_uniform) -> bool:
         return False
 
     # -- barrier placement -----------------------------------------------------------------
     def _check_barriers(self, stmts, why):
         for s in stmts:
-            if isinstance(s, ir.Barrier) and why is not None:
-                self.src.error(
-                    s.loc, f"barrier in non-uniform control flow: not every thread of the "
-                    f"workgroup reaches it ({why})",
-                    "every thread of a workgroup must reach each barrier: move it out of "
-                    "branches and loops whose condition depends on GlobalIdx/ThreadIdx or list "
-                    "values (an early 'if i >= n: return' before it is fine)")
-            elif isinstance(s, ir.If):
-                w = why
-                if w is None and not self.expr_uniform(s.test):
-                    w = f"the condition on line {s.loc.lineno} differs between threads"
-                self._check_barriers(s.body, w)
-                self._check_barriers(s.orelse, w)
-            elif isinstance(s, (ir.While, ir.ForRange)):
-                w = why
-                if w is None:
-                    heads = [s.test] if isinstance(s, ir.While) else [s.start, s.stop, s.step]
-                    if not all(self.expr_uniform(e) for e in heads):
-                        w = f"the loop on line {s.loc.lineno} runs a different number of " \
-                            f"times in different threads"
-                    elif self.divergent_exit(s.body):
-                        w = f"the loop on line {s.loc.lineno} has a break or continue that " \
-                            f"depends on the thread"
-                self._check_barriers(s.body, w)
+            self.dispatch("barriers", s, why)
+
+    def barriers_Barrier(self, s, why):
+        if why is not None:
+            self.src.error(
+                s.loc, f"barrier in non-uniform control flow: not every thread of the "
+                f"workgroup reaches it ({why})",
+                "every thread of a workgroup must reach each barrier: move it out of "
+                "branches and loops whose condition depends on GlobalIdx/ThreadIdx or list "
+                "values (an early 'if i >= n: return' before it is fine)")
+
+    def barriers_If(self, s, why):
+        if why is None and not self.expr_uniform(s.test):
+            why = f"the condition on line {s.loc.lineno} differs between threads"
+        self._check_barriers(s.body, why)
+        self._check_barriers(s.orelse, why)
+
+    def barriers_While(self, s, why):
+        if why is None:
+            heads = [s.test] if isinstance(s, ir.While) else [s.start, s.stop, s.step]
+            if not all(self.expr_uniform(e) for e in heads):
+                why = f"the loop on line {s.loc.lineno} runs a different number of " \
+                    f"times in different threads"
+            elif self.divergent_exit(s.body):
+                why = f"the loop on line {s.loc.lineno} has a break or continue that " \
+                    f"depends on the thread"
+        self._check_barriers(s.body, why)
+
+    barriers_ForRange = barriers_While
+
+    def barriers_default(self, s, why):
+        pass
 
     # -- what the emitter asks -------------------------------------------------------------
     def is_region(self, s: ir.Stmt, loop_level: bool = True) -> bool:
         """Must ``s`` run in every invocation (it has a barrier, sets a uniform local, or
         leaves the enclosing loop)?"""
-        if isinstance(s, ir.Barrier):
+        return self.dispatch("region", s, loop_level)
+
+    def region_Barrier(self, s, loop_level) -> bool:
+        return True
+
+    def region_Assign(self, s, loop_level) -> bool:
+        return s.ident in self.uniform
+
+    def region_Break(self, s, loop_level) -> bool:
+        return loop_level
+
+    region_Continue = region_Break
+
+    def region_If(self, s, loop_level) -> bool:
+        return any(self.is_region(c, loop_level) for c in s.body + s.orelse)
+
+    def region_While(self, s, loop_level) -> bool:
+        if isinstance(s, ir.ForRange) and s.ident in self.uniform:
             return True
-        if isinstance(s, ir.Assign):
-            return s.ident in self.uniform
-        if isinstance(s, (ir.Break, ir.Continue)):
-            return loop_level
-        if isinstance(s, ir.If):
-            return any(self.is_region(c, loop_level) for c in s.body + s.orelse)
-        if isinstance(s, (ir.While, ir.ForRange)):
-            if isinstance(s, ir.ForRange) and s.ident in self.uniform:
-                return True
-            return any(self.is_region(c, False) for c in s.body)
+        return any(self.is_region(c, False) for c in s.body)
+
+    region_ForRange = region_While
+
+    def region_default(self, s, loop_level) -> bool:
         return False
