@@ -27,7 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import ir
+from .builtins import CALLS
 from .types import elem
+from .visit import Visitor
 from .wgsl import _const_tree, grid_entry, literal
 
 #: math functions whose WGSL form applies lane by lane to a vec4<f32>
@@ -89,8 +91,9 @@ def _guard(test: ir.Expr, index: str, params: dict):
     return None
 
 
-class _Printer:
-    """Prints the straight-line statements with vec4<f32> lanes; raises _NotLanewise."""
+class _Printer(Visitor):
+    """Prints the straight-line statements with vec4<f32> lanes (``visit_<node>``); any node
+    without a method, or not lane-wise, raises _NotLanewise."""
 
     def __init__(self, index: str, locals_: dict):
         self.index = index
@@ -109,28 +112,33 @@ class _Printer:
         comment = f"// line {s.loc.lineno}: {src.source_of(s.loc.lineno)}"
         self.lines.append(comment)
         self.tail.append(comment)
-        if isinstance(s, ir.Assign):
-            local = self.locals.get(s.ident)
-            if local is None or local.ty != "float" or s.ident == self.index:
-                raise _NotLanewise
-            value = self.lanes(s.value)
-            self.assigned.add(s.ident)
-            text = tail = f"{s.ident} = {value};"
-        elif isinstance(s, ir.Store):
-            ref = self.access(s.lst, s.index)
-            value = self.lanes(s.value)
-            if s.aug_op is not None:
-                if s.aug_op not in _ARITH or s.aug_ty != "float":
-                    raise _NotLanewise
-                old = f"{ref.ident}[ct_j]"
-                value = self.div(old, value) if s.aug_op == "truediv" else \
-                    f"({old} {_ARITH[s.aug_op]} {value})"
-            text = f"{ref.ident}[ct_j] = {value};"
-            tail = f"{ref.ident}[ct_j] = select({ref.ident}[ct_j], {value}, ct_mask);"
-        else:
-            raise _NotLanewise
+        text, tail = self.visit(s)
         self.lines.append(text)
         self.tail.append(tail)
+
+    def default(self, node, *args):
+        raise _NotLanewise
+
+    def visit_Assign(self, s):
+        local = self.locals.get(s.ident)
+        if local is None or local.ty != "float" or s.ident == self.index:
+            raise _NotLanewise
+        value = self.lanes(s.value)
+        self.assigned.add(s.ident)
+        text = f"{s.ident} = {value};"
+        return text, text
+
+    def visit_Store(self, s):
+        ref = self.access(s.lst, s.index)
+        value = self.lanes(s.value)
+        if s.aug_op is not None:
+            if s.aug_op not in _ARITH or s.aug_ty != "float":
+                raise _NotLanewise
+            old = f"{ref.ident}[ct_j]"
+            value = self.div(old, value) if s.aug_op == "truediv" else \
+                f"({old} {_ARITH[s.aug_op]} {value})"
+        return (f"{ref.ident}[ct_j] = {value};",
+                f"{ref.ident}[ct_j] = select({ref.ident}[ct_j], {value}, ct_mask);")
 
     def lanes(self, e: ir.Expr) -> str:
         """``e`` as a vec4<f32>: a value made of scalars only (literals, parameters) is splat."""
@@ -149,35 +157,48 @@ class _Printer:
     def expr(self, e: ir.Expr) -> str:
         if e.ty != "float":
             raise _NotLanewise
-        if isinstance(e, ir.Const):
-            return literal(e.value, "float")
-        if isinstance(e, ir.Cast) and isinstance(e.operand, ir.Const):
-            return literal(float(e.operand.value), "float")
-        if isinstance(e, ir.Var):
-            local = self.locals.get(e.ident)
-            if local is None or not (local.param or e.ident in self.assigned):
-                raise _NotLanewise
-            return e.ident
-        if isinstance(e, ir.Load):
-            return f"{self.access(e.lst, e.index).ident}[ct_j]"
-        if isinstance(e, ir.Unary) and e.op == "neg":
-            return f"(-{self.expr(e.operand)})"
-        if isinstance(e, (ir.Binary, ir.Call)) and _const_tree(e):
+        return self.visit(e)
+
+    def visit_Const(self, e):
+        return literal(e.value, "float")
+
+    def visit_Cast(self, e):
+        if not isinstance(e.operand, ir.Const):
+            raise _NotLanewise
+        return literal(float(e.operand.value), "float")
+
+    def visit_Var(self, e):
+        local = self.locals.get(e.ident)
+        if local is None or not (local.param or e.ident in self.assigned):
+            raise _NotLanewise
+        return e.ident
+
+    def visit_Load(self, e):
+        return f"{self.access(e.lst, e.index).ident}[ct_j]"
+
+    def visit_Unary(self, e):
+        if e.op != "neg":
+            raise _NotLanewise
+        return f"(-{self.expr(e.operand)})"
+
+    def visit_Binary(self, e):
+        if _const_tree(e):
             raise _NotLanewise          # WGSL would evaluate it at compile time (and may reject
                                         # an overflow): the scalar kernel guards against that
-        if isinstance(e, ir.Binary) and e.op in _ARITH:
-            left, right = self.expr(e.left), self.expr(e.right)
-            if e.op == "truediv":
-                return self.div(left, right)
-            return f"({left} {_ARITH[e.op]} {right})"
-        if isinstance(e, ir.Call) and e.fn in LANEWISE:
-            from .builtins import MATH  # noqa: PLC0415
-            args = [self.expr(a) for a in e.args]
-            if len(args) > 1:            # atan2(x, y): both the same type, vec4 where mixed
-                args = [f"vec4<f32>({a})" for a in args]
-            template = "abs({0})" if e.fn == "abs" else MATH[e.fn].template
-            return template.format(*args)
-        raise _NotLanewise
+        if e.op not in _ARITH:
+            raise _NotLanewise
+        left, right = self.expr(e.left), self.expr(e.right)
+        if e.op == "truediv":
+            return self.div(left, right)
+        return f"({left} {_ARITH[e.op]} {right})"
+
+    def visit_Call(self, e):
+        if _const_tree(e) or e.fn not in LANEWISE:
+            raise _NotLanewise
+        args = [self.expr(a) for a in e.args]
+        if len(args) > 1:            # atan2(x, y): both the same type, vec4 where mixed
+            args = [f"vec4<f32>({a})" for a in args]
+        return CALLS[e.fn].format(*args)
 
 
 def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
