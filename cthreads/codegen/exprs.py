@@ -278,15 +278,13 @@ class ExprMixin:
         callee = self.scope.callee(obj)
         if callee is None:
             self.unknown_call(node, obj, text)
-        if callee.kind == "py":
-            return self.py_call(callee.name, node)
-        if callee.kind == "math":
-            return self.math_call(callee.name, node, text)
-        if callee.kind == "atomic":
-            return self.atomic_call(callee.name, node, text)
-        if callee.kind == "barrier":
-            self.src.error(node, f"{text}() is a statement, not a value",
-                           f"write '{text}()' on its own line")
+        return CALLEE_KINDS[callee.kind](self, callee.name, node, text)
+
+    def barrier_value(self, name, node, text):
+        self.src.error(node, f"{text}() is a statement, not a value",
+                       f"write '{text}()' on its own line")
+
+    def shared_value(self, name, node, text):
         self.src.error(node, "shared(size) declares workgroup memory and must be the value of "
                        "an annotated declaration at the top of the kernel body",
                        "write 'tile: list[float] = shared(64)' before any other statement "
@@ -313,7 +311,7 @@ class ExprMixin:
             self.src.error(node, f"{text}() takes {want} argument(s) in a kernel, got {n}",
                            None, cls=GpuKernelTypeError)
 
-    def py_call(self, name, node):
+    def py_call(self, name, node, text):
         row = PY_BUILTINS[name]
         if row.nargs:
             self.nargs(node, name, row.nargs)
@@ -370,8 +368,41 @@ class ExprMixin:
         key = "log_base" if name == "log" and len(args) == 2 else name
         return ir.Call(spec.result, loc, key, args)
 
+    # -- atomics ---------------------------------------------------------------------------
+    def atomic_call(self, op, node, text):
+        want = 4 if op == "compare_exchange" else 3
+        self.nargs(node, text, (want,))
+        lst = self.list_of(node.args[0], "used atomically")
+        if lst.elem == "bool" or (lst.elem == "float" and op != "add"):
+            self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",
+                           "atomics work on list[int] (all operations) and list[float] "
+                           "(atomic_add only)", cls=GpuKernelTypeError)
+        if lst.elem == "float" and lst.shared_size is not None:
+            self.src.error(node, f"{text}() on a shared list[float] is not supported (devices "
+                           "offer float atomics on storage lists only)",
+                           "accumulate into a shared list[int] of scaled values, or tree-reduce "
+                           "the shared array with barriers and atomic_add the result into a "
+                           "list[float] parameter", cls=GpuKernelTypeError)
+        if lst.elem == "float":
+            self.uses.add("float_atomic")
+        self.uses.add("atomic")
+        index = self.index_expr(node.args[1], lst)
+        args = []
+        for a in node.args[2:]:
+            e = self.expr(a)
+            if lst.elem == "int" and e.ty == "float":
+                self.src.error(a, f"{text}() on list[int] '{lst.pyname}' needs an int value, "
+                               f"got a float", "convert with int(...)", cls=GpuKernelTypeError)
+            args.append(self.conv(e, lst.elem))
+        return ir.Atomic(lst.elem, self.src.loc(node), op, lst, index, tuple(args),
+                         self.new_check(node, lst))
 
 #: PyFn.rule -> the ExprMixin method that types the call
 PY_RULES = {"range": ExprMixin.py_range, "len": ExprMixin.py_len, "minmax": ExprMixin.py_minmax,
             "convert": ExprMixin.py_convert, "abs": ExprMixin.py_abs,
             "round": ExprMixin.py_round}
+
+#: Callee.kind -> how a call of it is translated
+CALLEE_KINDS = {"py": ExprMixin.py_call, "math": ExprMixin.math_call,
+                "atomic": ExprMixin.atomic_call,
+                "barrier": ExprMixin.barrier_value, "shared": ExprMixin.shared_value}

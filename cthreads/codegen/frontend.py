@@ -350,32 +350,3 @@ class Translator(ExprMixin, Visitor):
             self.src.error(node.value, "kernels cannot return a value",
                            "store the result into a list parameter and write a bare 'return'")
         return ir.Return(self.src.loc(node))
-
-    # -- atomics ---------------------------------------------------------------------------
-    def atomic_call(self, op, node, text):
-        want = 4 if op == "compare_exchange" else 3
-        self.nargs(node, text, (want,))
-        lst = self.list_of(node.args[0], "used atomically")
-        if lst.elem == "bool" or (lst.elem == "float" and op != "add"):
-            self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",
-                           "atomics work on list[int] (all operations) and list[float] "
-                           "(atomic_add only)", cls=GpuKernelTypeError)
-        if lst.elem == "float" and lst.shared_size is not None:
-            self.src.error(node, f"{text}() on a shared list[float] is not supported (devices "
-                           "offer float atomics on storage lists only)",
-                           "accumulate into a shared list[int] of scaled values, or tree-reduce "
-                           "the shared array with barriers and atomic_add the result into a "
-                           "list[float] parameter", cls=GpuKernelTypeError)
-        if lst.elem == "float":
-            self.uses.add("float_atomic")
-        self.uses.add("atomic")
-        index = self.index_expr(node.args[1], lst)
-        args = []
-        for a in node.args[2:]:
-            e = self.expr(a)
-            if lst.elem == "int" and e.ty == "float":
-                self.src.error(a, f"{text}() on list[int] '{lst.pyname}' needs an int value, "
-                               f"got a float", "convert with int(...)", cls=GpuKernelTypeError)
-            args.append(self.conv(e, lst.elem))
-        return ir.Atomic(lst.elem, self.src.loc(node), op, lst, index, tuple(args),
-                         self.new_check(node, lst))
