@@ -17,7 +17,7 @@ import math
 import struct
 import sys
 
-from .errors import GpuInvalidArgument
+from .errors import GpuArgumentTypeError, GpuInvalidArgument
 
 F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -50,43 +50,101 @@ def _type_name(v) -> str:
 def check_scalar(value, kind: str, where: str):
     """The device value of a scalar argument (int, float or bool), checked.
 
-    numpy scalars count as what they are: ``np.float32`` as a float, ``np.int64`` as an int.
+    numpy scalars count as the Python value they hold: ``np.float32`` as a float, ``np.int64``
+    as an int, ``np.bool_`` as a bool (other numpy scalars are refused). bools are not numbers
+    here, and an int is fine for a float.
     """
+    given = value
     if type(value).__module__ == "numpy":
-        value = _from_numpy_scalar(value)
+        value = _from_numpy_scalar(value, where)
     if kind == "float":
-        if isinstance(value, (float, int)) and not isinstance(value, bool):
-            f = float(value) if not isinstance(value, int) or abs(value) < 2**1023 else math.inf
+        if value.__class__ is not bool and isinstance(value, (float, int)):
+            if isinstance(value, int):
+                if abs(value) > F32_MAX:        # exact for any int, even one beyond a double
+                    raise _float_range(value, where)
+                return float(value)
+            f = float(value)
             if math.isfinite(f) and abs(f) > F32_MAX:
-                raise GpuInvalidArgument(
-                    f"{where}: {value!r} is beyond float32's range (±{F32_MAX:.4g}); the device "
-                    "computes in 32-bit floats, pass a smaller value")
+                raise _float_range(value, where)
             return f
-        raise TypeError(f"{where} expects a float, got {_type_name(value)} {value!r}")
+        raise _scalar_type(given, "a float", "float(...)", where)
     if kind == "int":
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, int) and value.__class__ is not bool:
             if not I32_MIN <= value <= I32_MAX:
                 raise GpuInvalidArgument(
                     f"{where}: {value} does not fit in a 32-bit int ({I32_MIN}..{I32_MAX}); "
                     "the device computes in 32-bit ints")
             return value
-        raise TypeError(f"{where} expects an int, got {_type_name(value)} {value!r}")
+        raise _scalar_type(given, "an int", "int(...)", where)
     if kind == "bool":
-        if isinstance(value, bool) or _type_name(value) == "bool_":
-            return bool(value)
-        raise TypeError(f"{where} expects a bool, got {_type_name(value)} {value!r}")
+        if value.__class__ is bool:
+            return value
+        raise _scalar_type(given, "a bool", "bool(...)", where)
     raise AssertionError(kind)
 
 
-def _from_numpy_scalar(value):
+def _float_range(value, where: str) -> GpuInvalidArgument:
+    if isinstance(value, int) and abs(value) >= 10**20:
+        shown = f"{'-' if value < 0 else ''}an int of {abs(value).bit_length()} bits"
+    else:
+        shown = repr(value)
+    return GpuInvalidArgument(
+        f"{where}: {shown} is beyond float32's range (±{F32_MAX:.4g}); the device computes in "
+        "32-bit floats, pass a smaller value")
+
+
+def _scalar_type(value, want: str, fix: str, where: str) -> GpuArgumentTypeError:
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    hint = (" (bools are not numbers here)" if want != "a bool" and _is_bool_like(value)
+            else "")
+    return GpuArgumentTypeError(f"{where} expects {want}, got {_type_name(value)} {shown}"
+                                f"{hint}; convert it with {fix}")
+
+
+def _from_numpy_scalar(value, where: str):
+    """The Python value of a numpy number; anything else (a date, a 0-d array) unchanged."""
     np = _np()
     if isinstance(value, np.bool_):
         return bool(value)
+    if isinstance(value, (np.timedelta64, np.datetime64)):
+        return value                         # an integer to numpy, but not a number here
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
-        return float(value)
+        f = float(value)
+        if math.isinf(f) and np.isfinite(value):           # a longdouble beyond a double
+            raise _float_range(value, where)
+        return f
     return value
+
+
+def _is_bool_type(cls) -> bool:
+    """bool or numpy's bool."""
+    return cls is bool or (cls.__module__ == "numpy" and cls.__name__ in ("bool", "bool_"))
+
+
+def _is_bool_like(v) -> bool:
+    return _is_bool_type(v.__class__)
+
+
+def _has_bool(value: list, packed, elem: str) -> bool:
+    """True when a list of numbers holds a bool (or a numpy bool), which packing took as 1 or 0.
+
+    So the packed values are searched for a 0 or a 1 first (a byte search for short lists, numpy
+    for long ones); only when there is one are the element types scanned (in C, ~20 ns each).
+    """
+    if len(value) > SMALL:
+        np = _np()
+        a = np.frombuffer(packed, dtype=np.float32 if elem == "float" else np.int32)
+        maybe = bool((a == 0).any() or (a == 1).any())
+    else:
+        one = array.array(packed.typecode, [1]).tobytes()
+        data = packed.tobytes()
+        maybe = b"\0\0\0\0" in data or one in data
+    if not maybe:
+        return False
+    types = set(map(type, value))
+    return bool in types or any(_is_bool_type(t) for t in types)
 
 
 def _first_bad(values, ok) -> tuple[int, object]:
@@ -96,12 +154,22 @@ def _first_bad(values, ok) -> tuple[int, object]:
     return -1, None
 
 
+def _is_numpy_number(v, kinds: str) -> bool:
+    """A numpy scalar whose dtype kind is one of ``kinds`` ('i' and 'u' ints, 'f' floats)."""
+    return v.__class__.__module__ == "numpy" and getattr(getattr(v, "dtype", None), "kind",
+                                                         "") in kinds
+
+
 def _is_float_elem(v) -> bool:
-    return isinstance(v, (float, int)) and not isinstance(v, bool)
+    if v.__class__ is bool:
+        return False
+    return isinstance(v, (float, int)) or _is_numpy_number(v, "iuf")
 
 
 def _is_int_elem(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    if v.__class__ is bool:
+        return False
+    return isinstance(v, int) or _is_numpy_number(v, "iu")
 
 
 def _is_bool_elem(v) -> bool:
@@ -121,8 +189,13 @@ def _too_big(x) -> bool:
 def _bad_element(values, elem: str, where: str) -> Exception:
     i, v = _first_bad(values, _CHECKERS[elem])
     if i >= 0:
-        return TypeError(f"{where}[{i}] is {_type_name(v)} {v!r}; every element of a "
-                         f"list[{elem}] must be a {elem}")
+        shown = repr(v) if len(repr(v)) <= 60 else repr(v)[:57] + "..."
+        if elem != "bool" and _is_bool_like(v):
+            fix = (f"bools are not numbers here: convert the list ([{elem}(v) for v in lst]) "
+                   "or declare the parameter list[bool]")
+        else:
+            fix = f"every element of a list[{elem}] must be a{'n' if elem == 'int' else ''} {elem}"
+        return GpuArgumentTypeError(f"{where}[{i}] is {_type_name(v)} {shown}; {fix}")
     if elem == "int":
         i, v = _first_bad(values, lambda x: I32_MIN <= x <= I32_MAX)
         return GpuInvalidArgument(f"{where}[{i}] = {v} does not fit in a 32-bit int "
@@ -159,8 +232,9 @@ def check_container(value, elem: str, where: str, writable: bool = True) -> None
                                      "element per list")
         return
     if not isinstance(value, list):
-        raise TypeError(f"{where} expects a list[{elem}] (or a 1-D numpy array), got "
-                        f"{_type_name(value)}; pass a list (e.g. list(values))")
+        raise GpuArgumentTypeError(
+            f"{where} expects a list[{elem}] (or a 1-D numpy array), got {_type_name(value)}; "
+            "pass a list (e.g. list(values))")
     if not value:
         raise GpuInvalidArgument(f"{where} is an empty list; the device needs at least one "
                                  "element per list")
@@ -178,17 +252,20 @@ def pack(value, elem: str, where: str, writable: bool = True):
             return array.array("I", value)
         return _pack_numpy(_as_array(value, elem, where), value, elem, where)
     if len(value) > SMALL:
-        return _pack_long(value, elem, where)
-    try:
-        packed = array.array(ARRAY_CODES[elem], value)
-    except (TypeError, OverflowError, ValueError):
-        raise _bad_element(value, elem, where) from None
-    if elem == "float" and _has_inf(packed):
-        # float32 overflow turns big finite values into inf: only real infinities may pass
-        for k, v in enumerate(value):
-            if _too_big(v):
-                raise GpuInvalidArgument(f"{where}[{k}] = {v!r} is beyond float32's range "
-                                         f"(±{F32_MAX:.4g})")
+        packed = _pack_long(value, elem, where)
+    else:
+        try:
+            packed = array.array(ARRAY_CODES[elem], value)
+        except (TypeError, OverflowError, ValueError):
+            raise _bad_element(value, elem, where) from None
+        if elem == "float" and _has_inf(packed):
+            # float32 overflow turns big finite values into inf: only real infinities may pass
+            for k, v in enumerate(value):
+                if _too_big(v):
+                    raise GpuInvalidArgument(f"{where}[{k}] = {v!r} is beyond float32's range "
+                                             f"(±{F32_MAX:.4g})")
+    if _has_bool(value, packed, elem):
+        raise _bad_element(value, elem, where)
     return packed
 
 
@@ -236,9 +313,13 @@ def pack_any(value, where: str):
         return "bool", pack(value, "bool", where)
     if isinstance(first, int):
         try:
-            return "int", array.array("i", value)
+            packed = array.array("i", value)
         except (TypeError, OverflowError):
             pass            # a float further on (or an int beyond 32 bits): try floats
+        else:
+            if _has_bool(value, packed, "int"):
+                raise _bad_element(value, "int", where)
+            return "int", packed
     return "float", pack(value, "float", where)
 
 

@@ -1,8 +1,8 @@
 """The CThreadsGPUError family: every error the library raises on purpose.
 
 Classes that mirror a builtin also subclass it (``GpuInvalidArgument`` is a
-``ValueError``, ``GpuIndexError`` an ``IndexError``) so that ordinary ``except``
-clauses keep working.
+``ValueError``, ``GpuIndexError`` an ``IndexError``, ``GpuArgumentTypeError`` both a
+``GpuInvalidArgument`` and a ``TypeError``) so that ordinary ``except`` clauses keep working.
 """
 
 from __future__ import annotations
@@ -40,6 +40,11 @@ class GpuInvalidArgument(CThreadsGPUError, ValueError):
     """Bad sizes, arena misuse, dtype mismatch, bad join flags."""
 
 
+class GpuArgumentTypeError(GpuInvalidArgument, TypeError):
+    """An argument of the wrong type (a tuple for a list, a str or a bool for a number): both a
+    ``GpuInvalidArgument`` and a ``TypeError``, so either ``except`` catches it."""
+
+
 class GpuUseAfterDestroy(CThreadsGPUError, RuntimeError):
     """An arena or device object was used after it was released."""
 
@@ -75,6 +80,7 @@ class GpuDeviceError(CThreadsGPUError, RuntimeError):
 __all__ = [
     "CThreadsGPUError", "GPUNotAvailable", "VulkanNotBuiltError", "VulkanLoaderNotFound",
     "VulkanNoDevice", "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument",
+    "GpuArgumentTypeError",
     "GpuUseAfterDestroy", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError",
     "GpuDeviceError",
 ]

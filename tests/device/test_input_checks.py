@@ -1,0 +1,227 @@
+"""Argument checks at the edges: bools among numbers, numbers beyond float or int32 range, numpy
+scalars, and the error classes (type errors are both ``TypeError`` and ``GpuInvalidArgument``).
+Every refusal leaves the caller's lists as they were; every acceptance is checked on the device
+against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cthreads.gpu import CThreadsGPUError, GpuArena, GpuInvalidArgument, Gpu, GlobalIdx, gpu
+from tests.device.kernels import saxpy, scale_ints
+
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+#: a short list (checked by array.array), one past the short-list limit, one past a pack chunk
+SIZES = [4, 5000, 70_000]
+
+
+@Gpu
+def pick(n: int, flag: bool, out: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        out[i] = 1 if flag else 2
+
+
+def _refused(kind, call, *lists):
+    """Run ``call``, expect ``kind``, check every list in ``lists`` is unchanged; the error."""
+    before = [list(x) if isinstance(x, list) else x.copy() for x in lists]
+    with pytest.raises(kind) as info:
+        call()
+    assert isinstance(info.value, CThreadsGPUError)
+    for was, now in zip(before, lists):
+        assert type(now) is type(was) or isinstance(now, np.ndarray)
+        if isinstance(now, list):
+            assert now == was and [type(v) for v in now] == [type(v) for v in was]
+        else:
+            np.testing.assert_array_equal(now, was)
+    return str(info.value)
+
+
+def _both(exc_text_call, *lists):
+    """A type error must be catchable as TypeError and as GpuInvalidArgument."""
+    text = _refused(TypeError, exc_text_call, *lists)
+    with pytest.raises(GpuInvalidArgument):
+        exc_text_call()
+    return text
+
+
+# -- bools are not numbers here -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("bad", [True, False, np.True_])
+def test_bools_are_refused_in_float_lists(device_name, size, bad):
+    x = [1.5] * size
+    x[size - 2] = bad
+    y = [0.25] * size
+    text = _both(lambda: gpu(saxpy, size, 2.0, x, y), x, y)
+    assert f"'x'[{size - 2}]" in text and "bool" in text and "float(" in text
+    x2 = [0.5] * size                                   # the written list, too
+    y2 = [0.0] * size
+    y2[1] = True
+    text = _both(lambda: gpu(saxpy, size, 2.0, x2, y2), x2, y2)
+    assert "'y'[1]" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_bools_are_refused_in_int_lists(device_name, size):
+    v = list(range(size))
+    v[size - 1] = True
+    text = _both(lambda: gpu(scale_ints, size, 3, v), v)
+    assert f"'v'[{size - 1}]" in text and "bool" in text and "int(" in text
+    flags = np.zeros(size, np.bool_)                    # a bool array is not an int32 array
+    text = _refused(GpuInvalidArgument, lambda: gpu(scale_ints, size, 3, flags), flags)
+    assert "dtype bool" in text and "int32" in text
+
+
+def test_bools_are_refused_in_arena_number_lists(device_name):
+    for bad in ([1, True, 2], [1.0, False], [2.5, np.True_], [1] * 5000 + [True]):
+        with GpuArena() as arena:
+            text = _both(lambda: arena.bind(x=bad), bad)
+            assert "GpuArena.bind(x=...)" in text and "bool" in text
+            assert len(arena) == 0
+
+
+def test_lists_of_numbers_and_bools_still_run(device_name):
+    v = list(range(-50, 50))
+    gpu(scale_ints, 100, 3, v).join()
+    assert v == [3 * k for k in range(-50, 50)]
+    out = [0] * 8
+    gpu(pick, 8, True, out).join()
+    assert out == [1] * 8
+
+
+# -- numbers beyond a float's range ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("a", [10**400, -(10**400), 2**1024, 2**1023, -(2**1100), 2**128])
+def test_ints_beyond_float_range_are_refused_as_float_scalars(device_name, a):
+    x, y = [1.0] * 4, [0.0] * 4
+    text = _refused(GpuInvalidArgument, lambda: gpu(saxpy, 4, a, x, y), x, y)
+    assert "'a'" in text and "float32" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("big", [10**400, -(10**400), 2**1024, 2**128, -1e39])
+def test_numbers_beyond_float_range_are_refused_in_float_lists(device_name, size, big):
+    x, y = [1.0] * size, [0.0] * size
+    x[size // 2] = big
+    text = _refused(GpuInvalidArgument, lambda: gpu(saxpy, size, 2.0, x, y), x, y)
+    assert f"'x'[{size // 2}]" in text and "float32" in text
+
+
+def test_the_largest_float32_and_int_just_below_it_pass(device_name):
+    f32_max = float(np.finfo(np.float32).max)
+    x, y = [f32_max, -f32_max, 2.0**127, -(2**127)], [0.0] * 4
+    gpu(saxpy, 4, 1, x, y).join()
+    assert y == [f32_max, -f32_max, 2.0**127, -(2.0**127)]
+    x, y = [1.0] * 4, [0.0] * 4
+    gpu(saxpy, 4, 2**127, x, y).join()
+    assert y == [2.0**127] * 4
+
+
+# -- int32's two ends -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [I32_MIN, I32_MAX, np.int32(I32_MIN), np.int64(I32_MAX)])
+def test_int32_ends_are_accepted_as_scalars(device_name, k):
+    v = [1, 0, 1]
+    gpu(scale_ints, 3, k, v).join()
+    assert v == [int(k), 0, int(k)]
+
+
+@pytest.mark.parametrize("k", [I32_MIN - 1, I32_MAX + 1, np.int64(I32_MIN - 1), np.uint32(2**31)])
+def test_ints_beyond_int32_are_refused_as_scalars(device_name, k):
+    v = [1, 2, 3]
+    text = _refused(GpuInvalidArgument, lambda: gpu(scale_ints, 3, k, v), v)
+    assert "'k'" in text and "32-bit" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_int32_ends_are_accepted_in_int_lists(device_name, size):
+    v = [I32_MIN, I32_MAX, 0, -1] * (size // 4)
+    gpu(scale_ints, len(v), 1, v).join()
+    assert v == [I32_MIN, I32_MAX, 0, -1] * (size // 4)
+    a = np.array(v, np.int32)
+    gpu(scale_ints, len(v), -1, a).join()
+    np.testing.assert_array_equal(a, -np.array(v, np.int64).astype(np.int32))   # wraps as i32
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("bad", [I32_MIN - 1, I32_MAX + 1])
+def test_ints_beyond_int32_are_refused_in_int_lists(device_name, size, bad):
+    v = [I32_MIN, I32_MAX] * (size // 2)
+    v[size - 3] = bad
+    text = _refused(GpuInvalidArgument, lambda: gpu(scale_ints, size, 1, v), v)
+    assert f"'v'[{size - 3}]" in text and "32-bit" in text
+
+
+# -- type errors are both TypeError and GpuInvalidArgument ----------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    (4, "2.0", [1.0] * 4, [0.0] * 4), (4.0, 2.0, [1.0] * 4, [0.0] * 4),
+    (True, 2.0, [1.0] * 4, [0.0] * 4), (4, True, [1.0] * 4, [0.0] * 4),
+    (4, 2.0, (1.0, 2.0, 3.0, 4.0), [0.0] * 4), (4, 2.0, None, [0.0] * 4),
+    (4, 2.0, [1.0, "2", 3.0, 4.0], [0.0] * 4), (4, 2.0, [1.0] * 4, [0.0, 0.0, None, 0.0])])
+def test_argument_type_errors_are_both_classes(device_name, args):
+    lists = [a for a in args if isinstance(a, list)]
+    _both(lambda: gpu(saxpy, *args), *lists)
+
+
+@pytest.mark.parametrize("value", [(1.0, 2.0), "abc", None, {1: 2}, [1.0, "a"], [None],
+                                   [1, 2.5, "x"]])
+def test_arena_bind_type_errors_are_both_classes(device_name, value):
+    with GpuArena() as arena:
+        text = _both(lambda: arena.bind(x=value))
+        assert "GpuArena.bind(x=...)" in text
+        assert "x" not in arena
+
+
+# -- numpy scalars count as the Python number they hold ------------------------------------
+
+
+@pytest.mark.parametrize("a", [np.float32(0.5), np.float64(0.5), np.float16(0.5),
+                               np.longdouble(0.5), np.int32(2), np.int64(-3), np.uint8(7)])
+def test_numpy_numbers_are_accepted_as_float_scalars(device_name, a):
+    x, y = np.arange(8, dtype=np.float32), np.ones(8, np.float32)
+    gpu(saxpy, np.int64(8), a, x, y).join()
+    np.testing.assert_array_equal(y, np.float32(a) * np.arange(8, dtype=np.float32) + 1)
+
+
+@pytest.mark.parametrize("k", [np.int8(-3), np.int16(3), np.int32(3), np.int64(3),
+                               np.uint16(3), np.uint32(3), np.uint64(3)])
+def test_numpy_ints_are_accepted_as_int_scalars(device_name, k):
+    v = [1, -2, 3]
+    gpu(scale_ints, np.int32(3), k, v).join()
+    assert v == [int(k), -2 * int(k), 3 * int(k)] and all(type(e) is int for e in v)
+
+
+def test_numpy_bools_are_accepted_as_bool_scalars(device_name):
+    out = [0] * 4
+    gpu(pick, 4, np.False_, out).join()
+    assert out == [2] * 4
+
+
+@pytest.mark.parametrize("param,value", [
+    ("a", np.True_), ("a", np.complex64(1)), ("a", np.timedelta64(2, "s")),
+    ("a", np.datetime64("2026-01-01")), ("a", np.str_("1.0")), ("a", np.array(1.0, np.float32)),
+    ("n", np.float32(4)), ("n", np.float64(4.0)), ("n", np.True_), ("n", np.timedelta64(4))])
+def test_other_numpy_scalars_are_refused(device_name, param, value):
+    x, y = [1.0] * 4, [0.0] * 4
+    args = {"n": 4, "a": 2.0}
+    args[param] = value
+    text = _both(lambda: gpu(saxpy, args["n"], args["a"], x, y), x, y)
+    assert f"'{param}'" in text
+
+
+#: where longdouble is wider than a float (x86-64, aarch64 Linux), a value a float cannot hold
+WIDE = [np.longdouble("1e400")] if np.isfinite(np.longdouble("1e400")) else []
+
+
+@pytest.mark.parametrize("a", WIDE + [np.float64(1e39), np.longdouble("-1e39")])
+def test_numpy_floats_beyond_float32_are_refused(device_name, a):
+    x, y = [1.0] * 4, [0.0] * 4
+    text = _refused(GpuInvalidArgument, lambda: gpu(saxpy, 4, a, x, y), x, y)
+    assert "'a'" in text and "float32" in text
