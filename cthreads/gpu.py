@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from .arena import GpuArena
 from .errors import (
-    CThreadsGPUError, GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError,
-    GpuKernelTypeError, GPUNotAvailable, GpuUseAfterDestroy, VulkanInitFailed,
+    CThreadsGPUError, GpuArgumentTypeError, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
+    GpuKernelError, GpuKernelTypeError, GPUNotAvailable, GpuUseAfterDestroy, VulkanInitFailed,
     VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError, VulkanOutOfMemory,
 )
 from .gpu_job import GpuJob
@@ -31,6 +31,7 @@ __all__ = [
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",
+    "GpuArgumentTypeError",
 ]
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cthreads.gpu import CThreadsGPUError, GpuArena, GpuInvalidArgument, Gpu, GlobalIdx, gpu
+from cthreads.gpu import (CThreadsGPUError, GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError,
+                          GpuInvalidArgument, gpu)
 from tests.device.kernels import saxpy, scale_ints
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -41,8 +42,9 @@ def _refused(kind, call, *lists):
 def _both(exc_text_call, *lists):
     """A type error must be catchable as TypeError and as GpuInvalidArgument."""
     text = _refused(TypeError, exc_text_call, *lists)
-    with pytest.raises(GpuInvalidArgument):
+    with pytest.raises(GpuInvalidArgument) as info:
         exc_text_call()
+    assert type(info.value) is GpuArgumentTypeError
     return text
 
 
