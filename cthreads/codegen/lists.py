@@ -82,7 +82,8 @@ class ListAccess:
         return out
 
     def workgroup_bytes(self) -> int:
-        return sum(elem(v.ref.elem).size * v.shared_size for v in self.refs if v.shared_size is not None)
+        return sum(elem(v.ref.elem).size * v.shared_size for v in self.refs
+                   if v.shared_size is not None)
 
     # -- raw access ------------------------------------------------------------------------
     def length(self, ref: ir.ListRef) -> str:
