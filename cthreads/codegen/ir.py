@@ -33,6 +33,11 @@ class _Node:
     EXPRS: ClassVar[tuple] = ()
     EXPR_SEQS: ClassVar[tuple] = ()
     BODIES: ClassVar[tuple] = ()
+    #: reads or writes list memory (never evaluated where Python would not evaluate it)
+    MEMORY: ClassVar[bool] = False
+    #: its value is known only at run time, whatever its sub-expressions (else WGSL may
+    #: evaluate a tree of such nodes at compile time)
+    RUNTIME: ClassVar[bool] = False
 
     def children(self) -> tuple:
         """The expressions directly inside this node, in field order."""
@@ -59,6 +64,7 @@ class Const(Expr):
 
 @dataclass(frozen=True)
 class Var(Expr):
+    RUNTIME = True
     ident: str = ""
     uniform: bool = False     # filled by the uniformity pass via the local table
 
@@ -66,6 +72,7 @@ class Var(Expr):
 @dataclass(frozen=True)
 class Special(Expr):
     """An index builtin component: e.g. name='GlobalIdx', axis='x'."""
+    RUNTIME = True
     name: str = ""
     axis: str = "x"
 
@@ -73,6 +80,7 @@ class Special(Expr):
 @dataclass(frozen=True)
 class Load(Expr):
     EXPRS = ("index",)
+    MEMORY = RUNTIME = True
     lst: ListRef = None
     index: Expr = None
     check: int | None = None
@@ -80,6 +88,7 @@ class Load(Expr):
 
 @dataclass(frozen=True)
 class Len(Expr):
+    RUNTIME = True
     lst: ListRef = None
 
 
@@ -141,6 +150,7 @@ class Call(Expr):
 class Atomic(Expr):
     EXPRS = ("index",)
     EXPR_SEQS = ("args",)
+    MEMORY = RUNTIME = True
     op: str = ""             # add sub min max exchange compare_exchange
     lst: ListRef = None
     index: Expr = None

@@ -38,7 +38,7 @@ class Uniformity(Visitor):
     # -- expressions -----------------------------------------------------------------------
     def expr_uniform(self, e: ir.Expr) -> bool:
         for sub in ir.walk_expr(e):
-            if isinstance(sub, (ir.Load, ir.Atomic)):
+            if sub.MEMORY:
                 return False
             if isinstance(sub, ir.Var) and sub.ident not in self.uniform:
                 return False

@@ -90,8 +90,7 @@ def literal(value, ty: str) -> str:
 
 def _const_tree(e: ir.Expr) -> bool:
     """True when WGSL would const-evaluate ``e`` (and could reject an overflow)."""
-    return not any(isinstance(x, (ir.Var, ir.Load, ir.Special, ir.Len, ir.Atomic))
-                   for x in ir.walk_expr(e))
+    return not any(x.RUNTIME for x in ir.walk_expr(e))
 
 
 class Emitter(Visitor):
@@ -451,7 +450,7 @@ def _balanced(text: str) -> bool:
 
 def _pure(e: ir.Expr) -> bool:
     """Safe to evaluate even when Python would not (no list access, no atomics)."""
-    return not any(isinstance(x, (ir.Load, ir.Atomic)) for x in ir.walk_expr(e))
+    return not any(x.MEMORY for x in ir.walk_expr(e))
 
 
 def _may_return(s: ir.Stmt) -> bool:
