@@ -35,10 +35,10 @@ apt_install() {
 # --- Python ---------------------------------------------------------------------------------
 PYTHON="${PYTHON:-python3}"
 if ! command -v "$PYTHON" >/dev/null 2>&1; then
-  say "python3 is missing: install Python 3.10 or newer (apt-get install python3) and re-run"; exit 1
+  say "python3 is missing: install Python 3.11 or newer (apt-get install python3) and re-run"; exit 1
 fi
-if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
-  say "cthreads needs Python 3.10 or newer; $("$PYTHON" --version) found"; exit 1
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  say "cthreads needs Python 3.11 or newer (the version CI tests, Debian 12's python3); $("$PYTHON" --version) found"; exit 1
 fi
 
 # --- Vulkan loader + driver -------------------------------------------------------------------
