@@ -230,6 +230,12 @@ def _write_entry(folder: str, path: str, doc: dict) -> None:
         except OSError:
             pass
         raise
+    for name in os.listdir(folder):          # entries of the former pickle format, never read
+        if name.startswith("cffi-decls-") and name.endswith(".pickle"):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
 
 
 def import_native_ffi():
