@@ -44,7 +44,16 @@ def is_ndarray(value) -> bool:
 
 
 def _type_name(v) -> str:
-    return type(v).__name__
+    cls = type(v)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+
+
+def _show(v) -> str:
+    """``v`` for a message: huge ints by their size, long reprs cut short."""
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**20:
+        return f"{'-' if v < 0 else ''}an int of {abs(v).bit_length()} bits"
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_scalar(value, kind: str, where: str):
@@ -72,8 +81,8 @@ def check_scalar(value, kind: str, where: str):
         if isinstance(value, int) and value.__class__ is not bool:
             if not I32_MIN <= value <= I32_MAX:
                 raise GpuInvalidArgument(
-                    f"{where}: {value} does not fit in a 32-bit int ({I32_MIN}..{I32_MAX}); "
-                    "the device computes in 32-bit ints")
+                    f"{where}: {_show(value)} does not fit in a 32-bit int ({I32_MIN}.."
+                    f"{I32_MAX}); the device computes in 32-bit ints")
             return value
         raise _scalar_type(given, "an int", "int(...)", where)
     if kind == "bool":
@@ -84,21 +93,16 @@ def check_scalar(value, kind: str, where: str):
 
 
 def _float_range(value, where: str) -> GpuInvalidArgument:
-    if isinstance(value, int) and abs(value) >= 10**20:
-        shown = f"{'-' if value < 0 else ''}an int of {abs(value).bit_length()} bits"
-    else:
-        shown = repr(value)
     return GpuInvalidArgument(
-        f"{where}: {shown} is beyond float32's range (±{F32_MAX:.4g}); the device computes in "
-        "32-bit floats, pass a smaller value")
+        f"{where}: {_show(value)} is beyond float32's range (±{F32_MAX:.4g}); the device "
+        "computes in 32-bit floats, pass a smaller value")
 
 
 def _scalar_type(value, want: str, fix: str, where: str) -> GpuArgumentTypeError:
-    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
     hint = (" (bools are not numbers here)" if want != "a bool" and _is_bool_like(value)
             else "")
-    return GpuArgumentTypeError(f"{where} expects {want}, got {_type_name(value)} {shown}"
-                                f"{hint}; convert it with {fix}")
+    return GpuArgumentTypeError(f"{where} expects {want}, got {_type_name(value)} "
+                                f"{_show(value)}{hint}; convert it with {fix}")
 
 
 def _from_numpy_scalar(value, where: str):
@@ -189,19 +193,19 @@ def _too_big(x) -> bool:
 def _bad_element(values, elem: str, where: str) -> Exception:
     i, v = _first_bad(values, _CHECKERS[elem])
     if i >= 0:
-        shown = repr(v) if len(repr(v)) <= 60 else repr(v)[:57] + "..."
         if elem != "bool" and _is_bool_like(v):
             fix = (f"bools are not numbers here: convert the list ([{elem}(v) for v in lst]) "
                    "or declare the parameter list[bool]")
         else:
             fix = f"every element of a list[{elem}] must be a{'n' if elem == 'int' else ''} {elem}"
-        return GpuArgumentTypeError(f"{where}[{i}] is {_type_name(v)} {shown}; {fix}")
+        return GpuArgumentTypeError(f"{where}[{i}] is {_type_name(v)} {_show(v)}; {fix}")
     if elem == "int":
         i, v = _first_bad(values, lambda x: I32_MIN <= x <= I32_MAX)
-        return GpuInvalidArgument(f"{where}[{i}] = {v} does not fit in a 32-bit int "
+        return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} does not fit in a 32-bit int "
                                   f"({I32_MIN}..{I32_MAX})")
     i, v = _first_bad(values, lambda x: not _too_big(x))
-    return GpuInvalidArgument(f"{where}[{i}] = {v!r} is beyond float32's range (±{F32_MAX:.4g})")
+    return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float32's range "
+                              f"(±{F32_MAX:.4g})")
 
 
 def check_container(value, elem: str, where: str, writable: bool = True) -> None:
@@ -262,8 +266,8 @@ def pack(value, elem: str, where: str, writable: bool = True):
             # float32 overflow turns big finite values into inf: only real infinities may pass
             for k, v in enumerate(value):
                 if _too_big(v):
-                    raise GpuInvalidArgument(f"{where}[{k}] = {v!r} is beyond float32's range "
-                                             f"(±{F32_MAX:.4g})")
+                    raise GpuInvalidArgument(f"{where}[{k}] = {_show(v)} is beyond float32's "
+                                             f"range (±{F32_MAX:.4g})")
     if _has_bool(value, packed, elem):
         raise _bad_element(value, elem, where)
     return packed

@@ -227,3 +227,20 @@ def test_numpy_floats_beyond_float32_are_refused(device_name, a):
     x, y = [1.0] * 4, [0.0] * 4
     text = _refused(GpuInvalidArgument, lambda: gpu(saxpy, 4, a, x, y), x, y)
     assert "'a'" in text and "float32" in text
+
+
+@pytest.mark.parametrize("param,value,kind", [("n", 10**5000, GpuInvalidArgument),
+                                              ("a", 10**5000, GpuInvalidArgument),
+                                              ("a", "x" * 10_000, GpuArgumentTypeError)],
+                         ids=["huge-int-n", "huge-int-a", "long-str-a"])
+def test_messages_stay_short_for_huge_values(device_name, param, value, kind):
+    x, y = [1.0] * 4, [0.0] * 4
+    args = {"n": 4, "a": 2.0}
+    args[param] = value
+    text = _refused(kind, lambda: gpu(saxpy, args["n"], args["a"], x, y), x, y)
+    assert f"'{param}'" in text and len(text) < 400
+    for size in (4, 5000):
+        v = [1] * size
+        v[2] = -(10**5000)
+        text = _refused(GpuInvalidArgument, lambda: gpu(scale_ints, size, 1, v), v)
+        assert "'v'[2]" in text and "bits" in text and len(text) < 400
