@@ -130,8 +130,9 @@ def test_a_full_disk_leaves_no_temporary_file(tmp_path, device_name):
 
 DECLS = """
 import json
-from cthreads.backend.cffi_types import import_native_ffi
+from cthreads.backend.cffi_types import import_native_ffi, speed_up_type_parsing
 ffi = import_native_ffi().ffi
+speed_up_type_parsing(ffi)
 decls = ffi._parser._declarations
 sizes = {n: ffi.sizeof(n[8:]) for n in decls if n.startswith("typedef WGPU") and "Callback" not in n
          and "Proc" not in n and not n.endswith("Flags")}
