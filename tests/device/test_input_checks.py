@@ -244,3 +244,12 @@ def test_messages_stay_short_for_huge_values(device_name, param, value, kind):
         v[2] = -(10**5000)
         text = _refused(GpuInvalidArgument, lambda: gpu(scale_ints, size, 1, v), v)
         assert "'v'[2]" in text and "bits" in text and len(text) < 400
+
+
+def test_infinities_and_nan_pass_as_floats(device_name):
+    x, y = [1.0, -1.0, 0.5, 2.0], [0.0] * 4
+    gpu(saxpy, 4, float("inf"), x, y).join()
+    assert y == [float("inf"), float("-inf"), float("inf"), float("inf")]
+    x, y = [float("inf"), float("-inf"), 1.0, 2.0], [0.0] * 4
+    gpu(saxpy, 4, np.float32("nan"), x, y).join()
+    assert all(v != v for v in y)                           # nan * anything is nan
