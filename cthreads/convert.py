@@ -318,6 +318,10 @@ def pack_any(value, where: str):
             f"{where} is a numpy array of dtype {value.dtype}; pass float32, int32 or bool "
             "(e.g. arr.astype(np.float32)); it is not converted silently because results are "
             "written back in place")
+    if not isinstance(value, list):
+        raise GpuArgumentTypeError(
+            f"{where} expects a list of floats, ints or bools (or a 1-D numpy array), got "
+            f"{_type_name(value)}; pass a list (e.g. list(values))")
     check_container(value, "float", where)
     first = value[0]
     if first.__class__ is bool:
