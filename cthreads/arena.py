@@ -64,13 +64,16 @@ class GpuArena:
     # -- helpers -----------------------------------------------------------------------------
 
     def _check_usable(self, action: str) -> None:
+        if _device.is_lost():           # retire the lost device first: this arena sees it gone
+            _device.get_context()
         if self._released:
             raise GpuInvalidArgument(f"GpuArena.{action}() after release(); create a new "
                                      "GpuArena to keep lists on the device again")
         if self._generation is not None and self._generation != _device.generation():
             raise GpuUseAfterDestroy(
-                f"GpuArena.{action}(): cthreads.gpu.shutdown() released the device this arena "
-                "lived on; create a new GpuArena and bind the lists again")
+                f"GpuArena.{action}(): the device this arena lived on is gone (shut down by "
+                "cthreads.gpu.shutdown(), lost, or left behind by fork()); create a new "
+                "GpuArena and bind the lists again")
 
     # -- public API --------------------------------------------------------------------------
 
@@ -193,5 +196,16 @@ def _invalidate_all(ctx) -> None:
 
 
 _device.on_shutdown(_invalidate_all)
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: resident buffers belong to the parent's device (forgotten, never
+    released; arenas then raise GpuUseAfterDestroy)."""
+    global _lock
+    _lock = threading.RLock()
+    _resident.clear()
+
+
+_device.on_fork_child(_forget_after_fork)
 
 __all__ = ["GpuArena"]

@@ -8,6 +8,7 @@ index, the plain-Python oracle that tests compare the device against.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 import weakref
@@ -29,6 +30,15 @@ def all_kernels() -> list:
         alive = [r() for r in _registry]
         _registry[:] = [r for r, k in zip(_registry, alive) if k is not None]
         return [k for k in alive if k is not None]
+
+
+def _new_lock_after_fork() -> None:
+    global _registry_lock
+    _registry_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
 def _device_name():

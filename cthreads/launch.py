@@ -26,6 +26,14 @@ from .runtime import runtime_for
 launch_lock = threading.RLock()
 
 
+def _new_lock_after_fork() -> None:
+    global launch_lock
+    launch_lock = threading.RLock()     # another thread of the parent may have held it
+
+
+_device.on_fork_child(_new_lock_after_fork)
+
+
 def _check_kernel(fn, caller: str) -> GpuKernel:
     if not isinstance(fn, GpuKernel):
         what = getattr(fn, "__name__", type(fn).__name__)

@@ -24,12 +24,13 @@ def device_name() -> str:
 
 
 def available() -> bool:
-    """True when a Vulkan device is usable. Never raises, never hangs; the answer is cached."""
+    """True when a Vulkan device is usable. Never raises, never hangs; the answer is cached
+    until the device is lost (then the next call tries to start a new device)."""
     global _available
-    if _available is not None:
+    if _available is not None and not _device.is_lost():
         return _available
     with _available_lock:
-        if _available is None:
+        if _available is None or _device.is_lost():
             outcome = []
 
             def probe():
@@ -56,5 +57,13 @@ def shutdown() -> None:
         pipeline.clear_cache()
     _available = None
 
+
+def _forget_after_fork() -> None:
+    global _available, _available_lock
+    _available_lock = threading.Lock()
+    _available = None
+
+
+_device.on_fork_child(_forget_after_fork)
 
 __all__ = ["available", "device_name", "init", "shutdown"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import struct
+import weakref
 from collections import OrderedDict
 
 from .backend import device as _device
@@ -150,7 +151,10 @@ class KernelRuntime:
                               tuple(list_pos[name] for name in program.vec_lists))
         self.uniform_struct = _uniform_struct(program)
         self.uniform = self.queue.pool.acquire(program.uniform_size, "uniform")
+        # when the kernel (and so this runtime) is collected, the queue lets its uniform go
+        weakref.finalize(self, self.queue.forget_uniform, self.uniform.buffer)
         self.bind_groups: OrderedDict = OrderedDict()
+        self.queue.pool.add_holder(self)      # forget_buffer: bind groups let dropped buffers go
         self.status_nbytes = 4 * STATUS_WORDS
         # One status buffer per kernel and device, bound to every launch: it stays zero until a
         # bounds check fails (first failure wins), so launches never rewrite it.
@@ -263,6 +267,12 @@ class KernelRuntime:
             self.bind_groups.popitem(last=False)
         return bg
 
+    def forget_buffer(self, pooled) -> None:
+        """The pool dropped ``pooled``: drop the cached bind groups that keep it alive."""
+        for key, (_, held) in list(self.bind_groups.items()):
+            if any(pb is pooled for pb in held):
+                self.bind_groups.pop(key, None)
+
     def vec_entries(self, scalars, lists, entries):
         """(``"whole"`` or ``"tail"``, bind-group entries) for the four-lane variant, or
         (None, None) when this launch runs the scalar kernel (KernelProgram.vec_guard).
@@ -310,8 +320,9 @@ class KernelRuntime:
 def runtime_for(kernel) -> KernelRuntime:
     """The kernel's runtime on the current device (created on first need)."""
     rt = kernel._runtime
-    if rt is not None and rt.generation == _device.generation() and \
-            _device._context is not None:
+    ctx = _device._context
+    if rt is not None and ctx is not None and rt.generation == ctx.generation and \
+            ctx.lost is None:
         return rt
     rt = KernelRuntime(kernel, kernel.program)
     kernel._runtime = rt

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from . import device as device
-from .device import get_context, on_shutdown
+from .device import get_context, on_fork_child, on_shutdown
 
 _queue_lock = threading.Lock()
 _queue = None
@@ -43,3 +43,12 @@ def _drop_queue(ctx) -> None:
 
 
 on_shutdown(_drop_queue)
+
+
+def _forget_queue_after_fork() -> None:
+    global _queue, _queue_lock
+    _queue_lock = threading.Lock()
+    _queue = None
+
+
+on_fork_child(_forget_queue_after_fork)

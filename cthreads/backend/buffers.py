@@ -1,22 +1,43 @@
 """Pooled device buffers: storage buffers for lists, staging buffers for readback.
 
 Buffers are bucketed by power-of-two capacity and handed out again once their user returns them,
-so a loop of launches allocates nothing new. A pooled buffer is never ``destroy()``-ed while work
-may still use it (wgpu-native aborts the process when a submission touches a destroyed buffer):
-dropping the last reference only releases wgpu's handle, which wgpu keeps alive until the GPU is
-done with it.
+so a loop of launches allocates nothing new. The pool keeps a bounded amount of idle memory
+(``idle_limit`` bytes, at most ``KEEP_PER_BUCKET`` buffers per bucket); a buffer returned beyond
+that is dropped, and so are idle buffers when an allocation needs room.
+
+Dropping is the only way buffers go: a pooled buffer is never ``destroy()``-ed (wgpu-native aborts
+the process when a submission touches a destroyed buffer). Dropping the last reference releases
+wgpu's handle; wgpu keeps the memory until every submission that uses it has finished, then
+gives it back. Holders that keep buffers beyond the pool (kernel runtimes cache bind groups,
+which keep their buffers alive) are told to forget a dropped buffer (``add_holder``).
+
+Device memory is accounted: ``live_bytes`` counts every buffer the pool made that is still
+alive. An allocation (or the staging copy of a queued write, ``check_room``) that the machine
+cannot hold raises ``VulkanOutOfMemory`` before anything is allocated: on CPU drivers (device
+memory is host memory) against the host's available memory, everywhere against
+``CTHREADS_DEVICE_MEMORY`` when it is set, and on GPUs the driver's own out-of-memory error is
+mapped.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 
 from ..errors import GpuInvalidArgument, VulkanOutOfMemory
-from .device import DeviceContext, import_wgpu
+from .device import DeviceContext, device_error, import_wgpu
 
 MIN_CAPACITY = 256
 #: Free buffers kept per bucket; more are dropped (released) when returned.
 KEEP_PER_BUCKET = 8
+#: Allocations from this size on are checked against the host's available memory on CPU drivers
+#: (reading /proc/meminfo costs some 20 us; smaller ones cannot matter).
+CHECK_FROM = 1 << 20
+#: Host memory left to everything else on CPU drivers: this fraction of the total, at least
+#: ``RESERVE_MIN`` bytes.
+RESERVE_FRACTION = 0.05
+RESERVE_MIN = 256 << 20
 
 
 def capacity_for(nbytes: int) -> int:
@@ -25,6 +46,39 @@ def capacity_for(nbytes: int) -> int:
     while cap < nbytes:
         cap <<= 1
     return cap
+
+
+def parse_bytes(text: str) -> int:
+    """``"512M"``, ``"2G"``, ``"1048576"`` -> bytes (K, M, G, T: powers of 1024)."""
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    scale = 1
+    if t and t[-1] in "KMGT":
+        scale = 1 << (10 * ("KMGT".index(t[-1]) + 1))
+        t = t[:-1]
+    value = float(t)
+    if not value >= 0:
+        raise ValueError(text)
+    return int(value * scale)
+
+
+def _meminfo() -> dict[str, int]:
+    """/proc/meminfo in bytes (empty where there is none)."""
+    out = {}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                parts = rest.split()
+                if parts:
+                    out[key] = int(parts[0]) * (1024 if parts[1:] == ["kB"] else 1)
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def host_available() -> int | None:
+    """Bytes of host memory available to new allocations (MemAvailable), or None if unknown."""
+    return _meminfo().get("MemAvailable")
 
 
 class PooledBuffer:
@@ -52,8 +106,38 @@ class BufferPool:
         }
         self._ctx = ctx
         self._free: dict[tuple[str, int], list] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()   # re-entered by finalizers of dropped buffers
         self.allocations = 0        # buffers created so far (tests check that loops reuse)
+        self.live_bytes = 0         # bytes of buffers made here and still alive
+        self.idle_bytes = 0         # bytes of the buffers in the free lists
+        self._holders: "weakref.WeakSet" = weakref.WeakSet()
+        self.limit = self._env_limit()
+        self._host = ctx.is_cpu     # device memory is host memory
+        total = _meminfo().get("MemTotal", 0) if self._host else 0
+        self.reserve = max(RESERVE_MIN, int(total * RESERVE_FRACTION))
+        if self._host:
+            self.idle_limit = min(max(256 << 20, total // 16), 2 << 30)
+        else:
+            self.idle_limit = 2 * ctx.limit("max-buffer-size")
+        if self.limit is not None:
+            self.idle_limit = min(self.idle_limit, self.limit // 4)
+
+    @staticmethod
+    def _env_limit() -> int | None:
+        text = os.environ.get("CTHREADS_DEVICE_MEMORY", "").strip()
+        if not text:
+            return None
+        try:
+            return parse_bytes(text)
+        except ValueError:
+            raise GpuInvalidArgument(
+                f"CTHREADS_DEVICE_MEMORY={text!r}: give a size in bytes, such as 1073741824, "
+                "512M or 2G, or unset it") from None
+
+    def add_holder(self, holder) -> None:
+        """``holder.forget_buffer(pooled)`` is called when the pool drops ``pooled`` (holders
+        that keep buffers alive, such as cached bind groups, let them go then). Held weakly."""
+        self._holders.add(holder)
 
     def check_size(self, nbytes: int, what: str, binding: bool = True) -> None:
         """Raise GpuInvalidArgument when ``nbytes`` exceeds what the device can bind."""
@@ -66,13 +150,48 @@ class BufferPool:
                 f"{self._ctx.name!r}; split the data into smaller lists (at most "
                 f"{limit // 4:,} elements each)")
 
+    # -- accounting ----------------------------------------------------------------------------
+
+    def _refusal(self, nbytes: int, what: str) -> str | None:
+        """Why ``nbytes`` more cannot be allocated now, or None when they can."""
+        if self.limit is not None and self.live_bytes + nbytes > self.limit:
+            return (f"{self.live_bytes:,} of the {self.limit:,} bytes that "
+                    f"CTHREADS_DEVICE_MEMORY allows are in use")
+        if self._host and nbytes >= CHECK_FROM:
+            avail = host_available()
+            if avail is not None and nbytes + self.reserve > avail:
+                return (f"the machine has {avail:,} bytes of memory available and keeps "
+                        f"{self.reserve:,} for everything else; {self._ctx.name!r} is a CPU "
+                        "driver, whose device memory is host memory")
+        return None
+
+    def check_room(self, nbytes: int, what: str) -> None:
+        """Raise VulkanOutOfMemory when ``nbytes`` more device memory cannot be had, after
+        dropping the pool's idle buffers. Nothing is allocated here."""
+        why = self._refusal(nbytes, what)
+        if why is None:
+            return
+        self.trim()
+        why = self._refusal(nbytes, what)
+        if why is not None:
+            raise VulkanOutOfMemory(
+                f"{what} needs {nbytes:,} bytes of device memory, but {why}. Release arenas "
+                "you no longer need and join finished jobs, use smaller lists, or set "
+                "CTHREADS_DEVICE_MEMORY to the memory cthreads may use")
+
+    def _freed(self, nbytes: int) -> None:
+        with self._lock:
+            self.live_bytes -= nbytes
+
+    # -- buffers -------------------------------------------------------------------------------
+
     def acquire(self, nbytes: int, kind: str = "storage", init=None) -> PooledBuffer:
         """A buffer of at least ``nbytes``: from the pool, else new.
 
         ``init`` (storage only; a buffer-protocol object of ``nbytes``): on a CPU driver a *new*
         buffer is created mapped and filled with it directly, saving the staging copy a queued
         write makes (a tenth of a second per 64 MiB on lavapipe); ``PooledBuffer.filled`` says
-        so.
+        so. Raises VulkanOutOfMemory (nothing allocated) when the memory is not there.
         """
         cap = capacity_for(nbytes)
         if kind == "storage" and cap > self._ctx.limit("max-storage-buffer-binding-size"):
@@ -82,8 +201,10 @@ class BufferPool:
             free = self._free.get(key)
             if free:
                 pooled = free.pop()
+                self.idle_bytes -= cap
                 pooled.filled = False
                 return pooled
+        self.check_room(cap, f"a {kind} buffer for {nbytes:,} bytes")
         # Only on CPU drivers: there all memory is host memory. On a GPU a buffer created mapped
         # may be placed in host-visible memory; a queued write keeps it device-local.
         mapped = init is not None and nbytes > 0 and self._ctx.is_cpu
@@ -96,31 +217,54 @@ class BufferPool:
                     buf.write_mapped(init, 0)
                 finally:
                     buf.unmap()
-        except MemoryError as exc:
-            raise VulkanOutOfMemory(
-                f"the device {self._ctx.name!r} is out of memory allocating {cap:,} bytes "
-                f"({exc}); release arenas you no longer need or use smaller lists") from None
         except Exception as exc:
-            if "memory" in str(exc).lower():
-                raise VulkanOutOfMemory(
-                    f"the device {self._ctx.name!r} could not allocate {cap:,} bytes ({exc})"
-                ) from None
-            raise
-        self.allocations += 1
+            raise device_error(self._ctx, exc, f"allocating a buffer of {cap:,} bytes") \
+                from None
         pooled = PooledBuffer(buf, cap, kind)
         pooled.filled = mapped
+        with self._lock:
+            self.allocations += 1
+            self.live_bytes += cap
+        weakref.finalize(pooled, self._freed, cap)
         return pooled
 
     def release(self, pooled: PooledBuffer | None) -> None:
-        """Return a buffer to the pool (it must not be mapped)."""
+        """Return a buffer to the pool (it must not be mapped); dropped when the pool holds
+        enough idle memory already."""
         if pooled is None:
             return
         key = (pooled.kind, pooled.capacity)
         with self._lock:
             free = self._free.setdefault(key, [])
-            if len(free) < KEEP_PER_BUCKET:
+            if len(free) < KEEP_PER_BUCKET and \
+                    self.idle_bytes + pooled.capacity <= self.idle_limit:
                 free.append(pooled)
+                self.idle_bytes += pooled.capacity
+                return
+        self._drop([pooled])
+
+    def trim(self) -> None:
+        """Drop every idle buffer (their memory goes back once no submission uses them)."""
+        with self._lock:
+            dropped = [pb for free in self._free.values() for pb in free]
+            self._free = {}
+            self.idle_bytes = 0
+        self._drop(dropped)
+
+    def _drop(self, dropped: list) -> None:
+        # small buffers held by caches are bounded by the caches' sizes; large ones are let go
+        dropped = [pb for pb in dropped if pb.capacity >= CHECK_FROM]
+        if not dropped:
+            return
+        for holder in list(self._holders):
+            for pooled in dropped:
+                try:
+                    holder.forget_buffer(pooled)
+                except Exception:  # pragma: no cover - a holder must not stop the drop
+                    pass
 
     def clear(self) -> None:
         with self._lock:
-            self._free.clear()
+            free, self._free = self._free, {}
+            self.idle_bytes = 0
+        del free              # dropped outside the lock

@@ -97,15 +97,62 @@ class DeviceContext:
     def check_alive(self) -> None:
         """Raise the pending device-level error (loss or an uncaptured error), if any."""
         if self.lost is not None:
-            raise VulkanInitFailed(
-                f"the Vulkan device {self.name!r} was lost ({self.lost}); call "
-                "cthreads.gpu.shutdown() and launch again to start a new device")
+            raise lost_error(self, self.lost)
         if self.errors:
             msg = self.errors.pop(0)
             self.errors.clear()
-            if "out of memory" in msg.lower() or "outofmemory" in msg.lower():
-                raise VulkanOutOfMemory(f"the device ran out of memory: {msg}")
-            raise GpuDeviceError(f"the device reported an error: {msg}")
+            raise device_error(self, msg, "running submitted work")
+
+
+#: Phrases wgpu-native uses when the device is gone (a driver-reported loss, or destroy()).
+_LOST_PHRASES = ("device is lost", "device was lost", "device lost", "devicelost",
+                 "device is invalid")
+
+
+def is_lost_message(msg: str) -> bool:
+    low = msg.lower()
+    return any(p in low for p in _LOST_PHRASES)
+
+
+def _first_cause(msg: str) -> str:
+    """The most telling line of a wgpu error message (its last non-empty one)."""
+    lines = [ln.strip() for ln in msg.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else "no details"
+
+
+def lost_error(ctx: DeviceContext, reason: str) -> VulkanInitFailed:
+    return VulkanInitFailed(
+        f"the Vulkan device {ctx.name!r} was lost ({reason}); the work of this call did not "
+        "run. Launch again: the next use of cthreads creates a new device (lists bound in a "
+        "GpuArena must be bound again in a new arena). If this keeps happening, update the "
+        "driver or check the machine (`python -m cthreads.gpu info`)")
+
+
+def device_error(ctx: DeviceContext | None, exc, doing: str) -> Exception:
+    """The CThreadsGPUError for a raw error from wgpu (an exception or a logged message).
+
+    A loss marks ``ctx`` lost (the next use then creates a new device); an out-of-memory
+    error becomes VulkanOutOfMemory; anything else GpuDeviceError. ``doing`` says what the
+    library was doing ("creating a buffer of 1,024 bytes").
+    """
+    msg = str(exc)
+    name = ctx.name if ctx is not None else "?"
+    if is_lost_message(msg):
+        reason = _first_cause(msg)
+        if ctx is not None:
+            ctx.lost = ctx.lost or reason
+            return lost_error(ctx, f"{reason}; seen while {doing}")
+        return VulkanInitFailed(f"the Vulkan device was lost while {doing} ({reason}); "
+                                "launch again to start a new device")
+    low = msg.lower()
+    if isinstance(exc, MemoryError) or "out of memory" in low or "outofmemory" in low or \
+            type(exc).__name__ == "GPUOutOfMemoryError":
+        return VulkanOutOfMemory(
+            f"the device {name!r} ran out of memory while {doing} ({_first_cause(msg)}); "
+            "release arenas you no longer need, join finished jobs, or use smaller lists")
+    return GpuDeviceError(
+        f"the device {name!r} reported an error while {doing}: {_first_cause(msg)}. This is "
+        "probably a cthreads or driver bug; please report it with the kernel's source")
 
 
 class _WgpuLogWatcher(logging.Handler):
@@ -119,8 +166,9 @@ class _WgpuLogWatcher(logging.Handler):
             msg = record.getMessage()
         except Exception:  # pragma: no cover - a broken log record must not break us
             return
-        if "device was lost" in msg or "DEVICE LOST" in msg:
-            ctx.lost = msg.strip().splitlines()[0]
+        if is_lost_message(msg):
+            if ctx.lost is None or "DEVICE LOST!" in ctx.lost:   # keep the telling reason
+                ctx.lost = _first_cause(msg)
         elif record.levelno >= logging.ERROR:
             ctx.errors.append(msg.strip())
 
@@ -139,7 +187,7 @@ def import_wgpu():
     except Exception as exc:  # ImportError, or a broken native library
         raise VulkanNotBuiltError(
             f"the GPU dependency wgpu cannot be imported ({exc}); install it with "
-            "`pip install 'cthreads[gpu]'` or `pip install wgpu`") from None
+            "`pip install wgpu` (or reinstall cthreads: `pip install cthreads`)") from None
     _timings["import_wgpu_s"] = time.perf_counter() - t0
     _wgpu = wgpu
     return wgpu
@@ -192,7 +240,9 @@ def _configure_instance(wgpu) -> None:
         # adapters of other backends are then filtered out below instead.
         pass
     _instance_configured = True
-    logging.getLogger("wgpu").addHandler(_watcher)
+    wgpu_logger = logging.getLogger("wgpu")
+    if _watcher not in wgpu_logger.handlers:
+        wgpu_logger.addHandler(_watcher)
     _timings["native_backend_s"] = time.perf_counter() - t0
 
 
@@ -276,9 +326,13 @@ def _create_context_quietly() -> DeviceContext:
 
 
 def get_context() -> DeviceContext:
-    """The process's device, created on first call (raises the mapped error on failure)."""
+    """The process's device, created on first call (raises the mapped error on failure).
+
+    A device found lost is dropped first (as ``shutdown()`` does, without waiting on it), so
+    the next use after a loss runs on a new device.
+    """
     ctx = _context
-    if ctx is not None:
+    if ctx is not None and ctx.lost is None:
         return ctx
     return _get_context_locked()
 
@@ -286,11 +340,28 @@ def get_context() -> DeviceContext:
 def _get_context_locked() -> DeviceContext:
     global _context
     with _lock:
+        if _context is not None and _context.lost is not None:
+            _retire(_context)
         if _context is None:
             t0 = time.perf_counter()
-            _context = _create_context()
+            try:
+                _context = _create_context()
+            except VulkanInitFailed as exc:
+                if _forked:
+                    raise VulkanInitFailed(
+                        f"{exc}. This process was forked from one whose device was up; if the "
+                        "driver cannot start a device in a forked process, start worker "
+                        "processes with the 'spawn' method (multiprocessing.get_context("
+                        "'spawn'))") from None
+                raise
             _timings["device_total_s"] = time.perf_counter() - t0
         return _context
+
+
+def is_lost() -> bool:
+    """Whether the device that is up was lost (never creates one)."""
+    ctx = _context
+    return ctx is not None and ctx.lost is not None
 
 
 def current_name() -> str | None:
@@ -309,26 +380,41 @@ def timings() -> dict:
 
 
 _shutdown_hooks: list = []
+_fork_hooks: list = []
 
 
 def on_shutdown(hook) -> None:
-    """Register a callable run (device still alive) before the device is dropped."""
+    """Register a callable run (device still alive) before the device is dropped.
+
+    It gets the DeviceContext (None when no device is up); after a loss ``ctx.lost`` is set
+    and the hook must not wait on the device."""
     _shutdown_hooks.append(hook)
+
+
+def on_fork_child(hook) -> None:
+    """Register a callable run, without arguments, in a forked child whose parent had a device:
+    it must forget the parent's device state without calling into wgpu."""
+    _fork_hooks.append(hook)
+
+
+def _retire(ctx: DeviceContext | None) -> None:
+    """Run the shutdown hooks and forget ``ctx`` (lock held); the next use creates a device."""
+    global _context, _generation
+    for hook in list(_shutdown_hooks):
+        try:
+            hook(ctx)
+        except Exception:  # pragma: no cover - shutdown must always finish
+            pass
+    _generation += 1
+    _context = None
 
 
 def shutdown() -> None:
     """Release the device and every cache; the next use creates a new device."""
-    global _context, _generation
     with _lock:
         ctx = _context
-        for hook in list(_shutdown_hooks):
-            try:
-                hook(ctx)
-            except Exception:  # pragma: no cover - shutdown must always finish
-                pass
-        _generation += 1
-        _context = None
-        if ctx is not None:
+        _retire(ctx)
+        if ctx is not None and ctx.lost is None:
             try:
                 ctx.device._poll_wait()  # let submitted work finish before anything is released
             except Exception:
@@ -337,3 +423,55 @@ def shutdown() -> None:
                 ctx.device.destroy()
             except Exception:
                 pass
+
+
+# -- fork --------------------------------------------------------------------------------------
+# A forked child inherits the parent's wgpu-native state, but none of the driver's threads (and,
+# on GPUs, shares the parent's driver connection): the first wait on the inherited device hangs,
+# and releasing an inherited object could free the parent's memory. So the child forgets it all
+# without one call into wgpu: every inherited wgpu object is disarmed (its handle cleared, so
+# collecting it calls nothing), wgpu's global instance is dropped, and the first use in the child
+# creates a new instance and device of its own.
+
+_forked = False
+_forsaken: list = []       # the parent's state, kept (never released) in a forked child
+
+
+def _disarm_inherited_wgpu_objects() -> None:
+    import gc  # noqa: PLC0415
+
+    try:
+        from wgpu.backends.wgpu_native import _api, _helpers  # noqa: PLC0415
+    except Exception:  # pragma: no cover - wgpu was imported, so this is there
+        return
+    kinds = (_api.GPUObjectBase, _api.GPUAdapter)
+    for obj in gc.get_objects():
+        if isinstance(obj, kinds):
+            try:
+                obj._internal = None
+            except Exception:  # pragma: no cover
+                pass
+    _forsaken.append(_helpers._the_instance)
+    _helpers._the_instance = None
+
+
+def _after_fork_in_child() -> None:
+    global _lock, _context, _generation, _instance_configured, _forked
+    _lock = threading.RLock()
+    if _wgpu is None:           # wgpu never imported: nothing was inherited
+        return
+    _forked = True
+    _disarm_inherited_wgpu_objects()
+    _forsaken.append(_context)
+    _context = None
+    _generation += 1
+    _instance_configured = False
+    for hook in list(_fork_hooks):
+        try:
+            hook()
+        except Exception:  # pragma: no cover - the child must start clean regardless
+            pass
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -54,7 +54,7 @@ import weakref
 
 from ..errors import GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
-from .device import DeviceContext, on_shutdown
+from .device import DeviceContext, device_error, on_fork_child, on_shutdown
 from .fastpath import make_encoder
 
 
@@ -70,6 +70,11 @@ GPU_SPIN_S = 0.002
 BATCH_CAP = 64
 IDLE_POLL_EVERY = 16
 FLUSH_DEADLINE_S = 0.001
+
+#: Queued writes from this size on are submitted at once; at most this many bytes of them may
+#: be in flight (each holds a staging copy of its data until the device has run it).
+SUBMIT_WRITES_FROM = 4 << 20
+WRITE_STAGING_LIMIT = 256 << 20
 
 #: every DeviceQueue alive (closed at shutdown and at exit)
 _queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
@@ -107,6 +112,7 @@ class DeviceQueue:
         self._max_groups = ctx.limit("max-compute-workgroups-per-dimension")
         self._poll = self._native_poll()
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
+        self._writes_in_flight: list = []     # (submission, bytes) of large queued writes
         self._fence_req = None            # (submission it covers, work-done request key)
         self._native = None if os.environ.get("CTHREADS_NATIVE_ENCODER", "1") == "0" else \
             make_encoder(self._device, self._queue)
@@ -155,6 +161,10 @@ class DeviceQueue:
                 {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
                 for b, buf, size in entries])
 
+    def forget_uniform(self, buffer) -> None:
+        """A kernel's uniform buffer is going away: forget the bytes last written to it."""
+        self._last_uniform.pop(buffer, None)
+
     # -- transfers ---------------------------------------------------------------------------
 
     def upload_new(self, data) -> PooledBuffer:
@@ -168,12 +178,32 @@ class DeviceQueue:
         """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``.
 
         Pending dispatches are submitted first: the write lands before the next submission.
+        A queued write keeps a staging copy of the data until a submission carries it and the
+        device has run it: writes from ``SUBMIT_WRITES_FROM`` bytes on are submitted at once,
+        and more than ``WRITE_STAGING_LIMIT`` bytes of them in flight are waited for (without
+        that, re-binding large arenas grew by one copy per bind until the next launch).
         """
-        if memoryview(data).nbytes:
+        nbytes = memoryview(data).nbytes
+        if nbytes:
             with self._lock:
                 if self._pending:
                     self._flush()
-                self._queue.write_buffer(pooled.buffer, 0, data)
+                self.pool.check_room(nbytes, f"uploading a list of {nbytes:,} bytes")
+                try:
+                    self._queue.write_buffer(pooled.buffer, 0, data)
+                except Exception as exc:
+                    raise device_error(self.ctx, exc, f"uploading {nbytes:,} bytes") from None
+                if nbytes >= SUBMIT_WRITES_FROM:
+                    self._submit_writes(nbytes)
+
+    def _submit_writes(self, nbytes: int) -> None:
+        """Submit the queued writes now (lock held), so their staging memory goes back."""
+        self._queue.submit([])
+        self.submitted += 1
+        self._writes_in_flight = [(s, n) for s, n in self._writes_in_flight
+                                  if s > self.completed] + [(self.submitted, nbytes)]
+        if sum(n for _, n in self._writes_in_flight) > WRITE_STAGING_LIMIT:
+            self.wait(self.submitted)
 
     def write(self, buffer, data: bytes) -> None:
         """Queue a small write (ordered after every launch made so far)."""
@@ -502,3 +532,15 @@ def _close_all_at_exit() -> None:
 
 
 on_shutdown(_close_queues)
+
+def _forget_queues_after_fork() -> None:
+    """In a forked child: the inherited queues belong to the parent's device; they are closed
+    without a flush (nothing may be submitted to that device) and get fresh locks."""
+    for queue in list(_queues):
+        queue._lock = threading.RLock()
+        queue._closed = True
+        queue._pending = []
+    _queues.clear()
+
+
+on_fork_child(_forget_queues_after_fork)

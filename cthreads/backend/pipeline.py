@@ -3,6 +3,11 @@
 The bind-group layout is explicit (not ``layout="auto"``): binding 0 is the uniform block, then
 storage buffers, read-only or read-write as the compiler decided. An explicit layout lets one
 bind group serve every launch with the same buffers, and keeps unused bindings valid.
+
+The cache holds its pipelines weakly: a kernel's runtime keeps the pipelines it uses, and when
+the kernel is collected they go with it (a compiled pipeline holds a few hundred KB of driver
+code on lavapipe). Errors that are not the shader's fault (a lost device, no memory) are mapped
+to the library's errors here, never reported as a compiler bug.
 """
 
 from __future__ import annotations
@@ -11,9 +16,10 @@ import hashlib
 import re
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 
-from .device import DeviceContext, import_wgpu
+from .device import DeviceContext, is_lost_message, device_error, import_wgpu, on_fork_child
 
 #: Binding kinds understood by ``make_pipeline``.
 UNIFORM, READ, READ_WRITE = "uniform", "read", "read_write"
@@ -36,7 +42,7 @@ class Pipeline:
     compile_seconds: float
 
 
-_cache: dict[tuple, Pipeline] = {}
+_cache: "weakref.WeakValueDictionary[tuple, Pipeline]" = weakref.WeakValueDictionary()
 _cache_lock = threading.Lock()
 _cache_generation = -1
 
@@ -63,7 +69,10 @@ def _first_wgsl_line(message: str) -> int | None:
 def make_bind_group_layout(ctx: DeviceContext, bindings: tuple):
     """The bind-group layout for ``bindings`` ((binding, kind), ...)."""
     wgpu = import_wgpu()
-    return ctx.device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
+    try:
+        return ctx.device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
+    except Exception as exc:
+        raise device_error(ctx, exc, "creating a bind-group layout") from None
 
 
 def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple,
@@ -94,6 +103,10 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
             layout=pipeline_layout, compute={"module": module, "entry_point": entry_point})
     except Exception as exc:
         msg = str(exc)
+        low = msg.lower()
+        if is_lost_message(msg) or "out of memory" in low or "outofmemory" in low or \
+                isinstance(exc, MemoryError):
+            raise device_error(ctx, exc, f"compiling the pipeline of {entry_point}") from None
         raise ShaderCompileError(msg, _first_wgsl_line(msg)) from None
     result = Pipeline(pipeline, bgl, bindings, entry_point, time.perf_counter() - t0)
     with _cache_lock:
@@ -104,3 +117,13 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
 def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: the cached pipelines belong to the parent's device."""
+    global _cache_lock, _cache
+    _cache_lock = threading.Lock()
+    _cache = weakref.WeakValueDictionary()
+
+
+on_fork_child(_forget_after_fork)

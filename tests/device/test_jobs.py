@@ -178,10 +178,14 @@ def test_device_errors_logged_by_wgpu_become_our_exceptions(device_name):
     logging.getLogger("wgpu").error("Uncaptured WGPU error: simulated validation failure")
     with pytest.raises(GpuDeviceError, match="simulated validation failure"):
         job.join()
-    dev.get_context().lost = "The WGPU device was lost (simulated)"
-    with pytest.raises(VulkanInitFailed, match="shutdown"):
-        gpu(add_one, 4, y)
-    shutdown()
+    ctx = dev.get_context()
+    ctx.lost = "The WGPU device was lost (simulated)"
+    with pytest.raises(VulkanInitFailed, match="Launch again"):
+        ctx.check_alive()
     y2 = [0.0] * 4
-    gpu(add_one, 4, y2).join()
-    assert y2 == [1.0] * 4
+    gpu(add_one, 4, y2).join()                   # a lost device is replaced at the next use
+    assert y2 == [1.0] * 4 and dev.get_context() is not ctx
+    shutdown()
+    y3 = [0.0] * 4
+    gpu(add_one, 4, y3).join()
+    assert y3 == [1.0] * 4
