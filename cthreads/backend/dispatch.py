@@ -157,9 +157,12 @@ class DeviceQueue:
     def bind_group(self, layout, entries) -> object:
         """A bind group from ``[(binding, wgpu buffer, size in bytes), ...]``."""
         with self._lock:
-            return self._device.create_bind_group(layout=layout, entries=[
-                {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
-                for b, buf, size in entries])
+            try:
+                return self._device.create_bind_group(layout=layout, entries=[
+                    {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
+                    for b, buf, size in entries])
+            except Exception as exc:
+                raise device_error(self.ctx, exc, "creating a bind group") from None
 
     def forget_uniform(self, buffer) -> None:
         """A kernel's uniform buffer is going away: forget the bytes last written to it."""
