@@ -55,7 +55,7 @@ class Readback:
             mv = memoryview(view).cast("B")
             for rt, off in self.statuses:
                 words = mv[off:off + rt.status_nbytes].cast("I").tolist()
-                if words[0]:
+                if words[0] or words[3]:      # a failed bounds check; a loop ended early
                     failures.append((rt, words))
             if failures or not download:
                 return
@@ -73,4 +73,4 @@ class Readback:
             for rt, _ in failures:
                 rt.reset_status()
             rt, words = failures[0]
-            raise rt.index_error(words)
+            raise rt.status_error(words)

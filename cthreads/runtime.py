@@ -20,8 +20,8 @@ from .backend import device as _device
 from .backend import get_queue
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 make_bind_group_layout, make_pipeline)
-from .codegen.program import STATUS_WORDS, KernelProgram
-from .errors import GpuIndexError, GpuInvalidArgument, GpuKernelError
+from .codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
+from .errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
 
 _SCALAR_CODES = {"int": "i", "float": "f", "bool": "I"}
 BIND_GROUP_CACHE = 64
@@ -123,7 +123,11 @@ class KernelRuntime:
         self._check_device_support()
         self.workgroup_size = choose_workgroup_size(program, self.ctx)
         self.coarsen = 1 if program.fixed_workgroup_size else _coarsen_setting()
-        self.wgsl = program.wgsl(self.workgroup_size)
+        # CPU drivers end long loops early: kernels with loops run the variant that reports it
+        # (codegen/program.py, LoopRecord), one index per invocation unless CTHREADS_COARSEN
+        # says otherwise (the driver's loop budget is per invocation)
+        self.loop_variant = bool(self.ctx.is_cpu and program.loops)
+        self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant)
         bindings = [(0, UNIFORM)]
         bindings += [(p.binding, READ_WRITE if (p.written or p.atomic) else READ)
                      for p in program.lists]
@@ -201,7 +205,8 @@ class KernelRuntime:
         pipe = self._pipelines.get(key)
         if pipe is None:
             wgsl = self.wgsl if key == (False, 1, "") else \
-                self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen, vec=vec)
+                self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen, vec=vec,
+                                  cpu=self.loop_variant)
             try:
                 pipe = make_pipeline(self.ctx, wgsl, self.program.entry_point, self.bindings,
                                      layout=self.layout)
@@ -233,6 +238,37 @@ class KernelRuntime:
     def reset_status(self) -> None:
         """Zero the status words after reporting a failure, so later launches start clean."""
         self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+
+    def status_error(self, words) -> GpuIndexError | GpuDeviceError:
+        """The error that status words report: a loop the driver ended early (it may also have
+        caused an index error, so it comes first), else an out-of-range index."""
+        if int(words[LOOP_WORD]):
+            return self.loop_error(int(words[LOOP_WORD]))
+        return self.index_error(words)
+
+    def loop_error(self, bits: int) -> GpuDeviceError:
+        """The GpuDeviceError for status word 3 (loops the CPU driver ended early)."""
+        prog = self.program
+        cut = [rec for rec in prog.loops if bits & loop_bit(rec.id)]
+        where = "".join(f'  File "{prog.filename}", line {rec.lineno}, in {prog.name}\n'
+                        f"    {rec.source}\n" for rec in cut)
+        if bits & LOOP_BIT_GENERATED and not cut:
+            lines = ", ".join(f"line {rec.lineno}" for rec in prog.loops)
+            where = (f'  File "{prog.filename}", {lines}, in {prog.name}\n'
+                     "    (these loops used the budget up by the end of a thread; a loop of the "
+                     "generated code after them, an integer ** or the loop over several "
+                     "indexes per thread, may have ended early)\n")
+        return GpuDeviceError(
+            f"kernel {prog.name}: the device {self.ctx.name!r} ended a loop before it "
+            f"finished, or came too close to its limit to tell\n{where}"
+            "This CPU driver (Mesa's llvmpipe) stops the loops of a thread once they have made "
+            "65,535 passes together: each loop costs its iterations + 1, nested loops and the "
+            "loops before the one named add up, and 8 neighbouring threads share the count "
+            "(docs/language.md, \"Long loops on "
+            "CPU drivers\"). No list was written back: they hold what they held before. Do "
+            "fewer loop iterations per thread (spread the work over more threads, each doing "
+            "a part), or run on a GPU (CTHREADS_ADAPTER). A launch joined with download=False "
+            "reports this at the next join() with download or GpuArena.sync().")
 
     def index_error(self, words) -> GpuIndexError:
         """The GpuIndexError for status words (check id + 1, index, length)."""
@@ -312,7 +348,8 @@ class KernelRuntime:
                 factor, min_threads = VEC_COARSEN_CPU if self.ctx.is_cpu else VEC_COARSEN_GPU
             else:
                 factor, min_threads = COARSEN_CPU if self.ctx.is_cpu else COARSEN_GPU
-            coarsen = factor if threads >= min_threads else 1
+            coarsen = factor if threads >= min_threads and not (self.loop_variant and not vec) \
+                else 1
         per_group = self.workgroup_size * coarsen
         return threads, -(-threads // per_group), coarsen
 

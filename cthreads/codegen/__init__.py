@@ -21,7 +21,8 @@ from .source import SourceLoc
 from .proofs import prove_in_range
 from .types import elem
 from .vectorize import vectorize
-from .wgsl import ENTRY_HEAD, ENTRY_POINT, WG, Emitter, grid_entry
+from .wgsl import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, PROBE_END, PROBE_FN, WG, Emitter,
+                   grid_entry)
 
 
 
@@ -62,15 +63,25 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
     uses = kernel.uses
     # GridDim.x is ceil(n / 64) by the spec: a kernel that reads it keeps 64-wide groups too
     fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "barrier", "shared"})
-    layout = Layout(kernel, bool(checks), fixed)
+    # loops get a variant for CPU drivers that reports loops the driver ended early (wgsl.py),
+    # through the status buffer
+    has_loops = any(isinstance(s, (ir.While, ir.ForRange)) for s in ir.walk_stmts(kernel.body))
+    layout = Layout(kernel, bool(checks) or has_loops, fixed)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
-    template, line_map, workgroup_bytes = _render(fn, fe, kernel, layout, always, fixed,
-                                                  progress)
+    template, line_map, workgroup_bytes, _ = _render(fn, fe, kernel, layout, always, fixed,
+                                                     progress)
     fast_template, fast_requires = "", ()
+    cpu_template, cpu_fast_template, loops = "", "", ()
+    if has_loops:
+        cpu_template, _, _, loops = _render(fn, fe, kernel, layout, always, fixed, progress,
+                                            cpu=True)
     if len(always) < len(proofs):
         fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
                                 progress)[0]
+        if has_loops:
+            cpu_fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
+                                        progress, cpu=True)[0]
         lists_by_check = {c.id: c.list_name for c in checks}
         fast_requires = tuple(sorted({(p, lists_by_check[c]) for c, p in proofs.items()
                                       if p is not None}))
@@ -105,18 +116,31 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
         vec_lists=vec_plan.lists if vec_plan else (),
         _vec_template=vec_template,
         _vec_tail_template=vec_tail_template,
+        loops=loops,
+        _cpu_template=cpu_template,
+        _cpu_fast_template=cpu_fast_template,
     )
 
 
-def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Progress):
-    """(WGSL template, WGSL line -> Python line map, workgroup bytes), without the bounds
-    checks in ``skip``."""
+def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Progress,
+            cpu: bool = False):
+    """(WGSL template, WGSL line -> Python line map, workgroup bytes, loop records), without
+    the bounds checks in ``skip``; ``cpu``: the variant that reports loops the driver ended."""
     # a variant whose checks are all proven away does not declare the status buffer (the
     # runtime still binds it; an unused binding is valid, an unused declaration cost ~7% here)
-    status = layout.status_binding if any(c.id not in skip for c in fe.checks) else None
+    checked = any(c.id not in skip for c in fe.checks)
+    status = layout.status_binding if checked or cpu else None
     lists = ListAccess(kernel, layout.written, layout.bindings, status, skip)
-    em = Emitter(kernel, fe.src, lists, progress)
+    em = Emitter(kernel, fe.src, lists, progress, loopcheck=cpu)
+    em.report = checked
     _emit_main(em, kernel)
+    # when a helper has a loop of its own (integer **), the CPU variant ends with a probe
+    # (wgsl.PROBE_FN), and kernels whose body is the entry point also probe at each return
+    end_probe = cpu and any(_has_loop(HELPERS[name][1]) for name in em.helpers)
+    keep = [k for k, text in enumerate(em.lines)
+            if text.strip() != PROBE_END or (end_probe and fixed)]
+    em.lines = [em.lines[k] for k in keep]
+    em.pylines = [em.pylines[k] for k in keep]
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl() + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
@@ -124,7 +148,13 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
         # a zero the driver's compiler cannot see (counts stay below 2**31); see builtins.py
         count = "ct_groups" if fixed else "ct_threads"
         helper_blocks.append(f"fn ct_zero() -> u32 {{ return ct_u.{count} >> 31u; }}")
+    if cpu:
+        count = "ct_groups" if fixed else "ct_threads"
+        helper_blocks.append(PROBE_FN.replace("{count}", count)
+                             + ("\n" + END_PROBE_MARK if end_probe else ""))
     tail = ["    ct_report();"] if lists.reports else []
+    if end_probe and fixed:
+        tail.append("    " + PROBE_END)
     lines, pylines = [], []
 
     def add(texts, pyls=None):
@@ -150,7 +180,11 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
         add(grid_entry("ct_body", "i32(ct_g)"))
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
-    return "\n".join(lines), line_map, lists.workgroup_bytes()
+    return "\n".join(lines), line_map, lists.workgroup_bytes(), tuple(em.loops)
+
+
+def _has_loop(wgsl: str) -> bool:
+    return any(word in wgsl for word in ("loop {", "for (", "while "))
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

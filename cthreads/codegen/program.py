@@ -22,7 +22,12 @@ Binding layout of every generated shader (group 0):
   and the offending index in word 1 (first failure wins). ``KernelProgram.checks[id]`` tells
   the Python line, list name and length the check guards. Word 1 holds the index's i32 bit
   pattern (reinterpret as signed: a negative index reads as >= 2**31 unsigned); word 2 holds
-  the length of the list or shared array at the failing access.
+  the length of the list or shared array at the failing access. Word 3 reports loops that a
+  CPU driver ended early (see ``LoopRecord``): bit ``k + 1`` when the probe after
+  ``KernelProgram.loops[k]`` found the driver's loop budget spent (bit 31 for ``k >= 30``), bit
+  0 when the probe at the invocation's end did. Only the variant for CPU drivers
+  (``wgsl(cpu=True)``) writes it; kernels with loops get the status buffer even with bounds
+  checks off.
 
 Dispatch: the runtime dispatches ``(gx, gy, 1)`` workgroups with ``gx = min(groups, 65535)``,
 ``gy = ceil(groups / gx)``. Kernels with ``fixed_workgroup_size`` get ``groups`` in the
@@ -65,6 +70,26 @@ class BoundsCheck:
 
 
 @dataclass(frozen=True)
+class LoopRecord:
+    """An outermost ``while`` or ``for`` loop of the kernel (loops inside it count with it), for
+    the CPU drivers' loop budget: llvmpipe ends every loop once an invocation's loops have made
+    65,535 passes together (docs/language.md), so the CPU variant checks the budget after each
+    outermost loop and at the invocation's end (codegen/wgsl.py, ``PROBE_FN``)."""
+    id: int
+    lineno: int          # Python line number in the user's file
+    source: str          # the source text of that line, stripped
+
+
+#: status word 3's bits: loops of the generated code, and the kernel's loops from bit 1 on
+LOOP_WORD, LOOP_BIT_GENERATED, LOOP_BITS = 3, 1, 30
+
+
+def loop_bit(loop_id: int) -> int:
+    """The bit of status word 3 that says loop ``loop_id`` was ended by the driver."""
+    return 1 << (min(loop_id, LOOP_BITS) + 1)
+
+
+@dataclass(frozen=True)
 class KernelProgram:
     name: str                         # fn.__name__
     qualname: str                     # module:qualname, unique per kernel
@@ -100,16 +125,22 @@ class KernelProgram:
     vec_lists: tuple[str, ...] = ()
     _vec_template: str = ""           # for guards that are multiples of 4 (``vec="whole"``)
     _vec_tail_template: str = ""      # for any guard: the last step may be partial (``"tail"``)
+    # Kernels with loops: the variants for CPU drivers, which note loops the driver ended early
+    # in status word 3 (``LoopRecord``); empty for kernels without loops.
+    loops: tuple[LoopRecord, ...] = ()
+    _cpu_template: str = ""
+    _cpu_fast_template: str = ""
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
-             vec: str = "") -> str:
+             vec: str = "", cpu: bool = False) -> str:
         """The WGSL source for a given workgroup size (64 unless the runtime picks another).
 
         ``fast``: the variant without the bounds checks that ``fast_requires`` makes
         unnecessary (only valid for launches that satisfy it). ``coarsen``: indexes each
         invocation runs (kernels without ``fixed_workgroup_size`` only). ``vec``: the four-lane
         variant (only where ``vec_guard`` is set): ``"whole"`` when the guard is a multiple of
-        4, ``"tail"`` for any guard.
+        4, ``"tail"`` for any guard. ``cpu``: for a kernel with loops, the variant that reports
+        loops a CPU driver ended early (the four-lane variant has no loops).
         """
         if self.fixed_workgroup_size and (workgroup_size != 64 or coarsen != 1):
             raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
@@ -117,11 +148,17 @@ class KernelProgram:
             raise ValueError(f"kernel {self.name} has no four-lane variant")
         if vec not in ("", "whole", "tail"):
             raise ValueError(f"vec={vec!r}: use '', 'whole' or 'tail'")
-        template = self._vec_template if vec == "whole" else self._vec_tail_template if vec else \
-            self._fast_template if fast and self._fast_template else self._template
+        cpu = bool(cpu and self._cpu_template and not vec)
+        if cpu:
+            template = self._cpu_fast_template if fast and self._cpu_fast_template else \
+                self._cpu_template
+        else:
+            template = self._vec_template if vec == "whole" else \
+                self._vec_tail_template if vec else \
+                self._fast_template if fast and self._fast_template else self._template
         from .wgsl import expand_steps  # noqa: PLC0415 - the entry's step loop
-        return expand_steps(template, int(coarsen)).replace("{WORKGROUP_SIZE}",
-                                                            str(int(workgroup_size)))
+        return expand_steps(template, int(coarsen), cpu).replace("{WORKGROUP_SIZE}",
+                                                                 str(int(workgroup_size)))
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

@@ -14,6 +14,7 @@ import struct
 from . import ir
 from .builtins import CALL_HELPERS, CALLS, HELPERS
 from .lists import ListAccess
+from .program import LoopRecord, loop_bit
 from .types import elem
 from .uniform import Uniformity
 from .visit import Visitor
@@ -43,9 +44,12 @@ def grid_entry(body_fn: str, arg: str) -> list[str]:
     ]
 
 
-def expand_steps(wgsl: str, coarsen: int) -> str:
+def expand_steps(wgsl: str, coarsen: int, cpu: bool = False) -> str:
     """``grid_entry``'s step line for ``coarsen`` steps per invocation: a loop, or for one step
-    a plain call (llvmpipe compiled the one-trip loop form ~5 ms slower)."""
+    a plain call (llvmpipe compiled the one-trip loop form ~5 ms slower). ``cpu``: the variant
+    that reports loops a CPU driver ended early (``program.LoopRecord``) ends with a probe when
+    the step loop, or a helper's loop, may be the one the driver ends (``PROBE_FN``); every
+    invocation reaches it (the step loop breaks rather than returns)."""
     lines = []
     for line in wgsl.split("\n"):
         if not line.startswith("    {STEPS} "):
@@ -55,14 +59,46 @@ def expand_steps(wgsl: str, coarsen: int) -> str:
         if coarsen == 1:
             lines += ["    let ct_g: u32 = ct_first;",
                       f"    if (ct_g < ct_u.ct_threads) {{ {call} }}"]
-        else:
+        elif not cpu:
             lines += [f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
                       f"    for (var ct_k: u32 = 0u; ct_k < {coarsen}u; ct_k++) {{",
                       "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
                       "        if (ct_g >= ct_u.ct_threads) { return; }",
                       f"        {call}",
                       "    }"]
+        else:
+            lines += [f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
+                      f"    for (var ct_k: u32 = 0u; ct_k < {coarsen}u; ct_k++) {{",
+                      "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
+                      "        if (ct_g >= ct_u.ct_threads) { break; }",
+                      f"        {call}",
+                      "    }"]
+        if cpu and (coarsen > 1 or END_PROBE_MARK in wgsl):
+            lines.append("    " + PROBE_END)
     return "\n".join(lines)
+
+
+#: The CPU variant's loop check. llvmpipe counts the loop passes of an invocation and ends any
+#: loop once they reach 65,535 (docs/language.md). The probe is a loop that needs two passes:
+#: if the budget is spent (to its last pass), the driver ends it after one, and the probe sets
+#: ``bit`` in status word 3 (``program.py``). Its trip count is 2 at run time but unknown to the
+#: compiler (a uniform's bit 31, which is 0), so no compiler can unroll it or decide its
+#: outcome. (A flag set where a loop ends by itself does not work: the shader compiler knows
+#: that loops end only that way and folds the flag to true.) A probe follows each outermost
+#: loop of the kernel (its bit names that loop) and, where the step loop or a helper's loop
+#: (integer ``**``) may be the one ended, the invocation (``PROBE_END``, bit 0). ``{count}``:
+#: the uniform's first field.
+PROBE_FN = """fn ct_loop_probe(bit: u32) {
+    let two = 2u + (ct_u.{count} >> 31u);
+    var n: u32 = 0u;
+    loop {
+        n = n + 1u;
+        if (n >= two) { break; }
+    }
+    if (n < 2u) { atomicOr(&ct_status[3], bit); }
+}"""
+PROBE_END = "ct_loop_probe(1u);"
+END_PROBE_MARK = "// the invocation ends with a loop probe"
 NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
           "bitxor": "^"}
 HELPER_OP = {("truediv", "float"): "ct_div_f",
@@ -94,8 +130,14 @@ def _const_tree(e: ir.Expr) -> bool:
 
 
 class Emitter(Visitor):
-    def __init__(self, kernel: ir.Kernel, src, lists: ListAccess, progress=None):
+    def __init__(self, kernel: ir.Kernel, src, lists: ListAccess, progress=None,
+                 loopcheck: bool = False):
         self.k = kernel
+        # the CPU variant: a probe after each outermost loop (PROBE_FN, program.LoopRecord)
+        self.loopcheck = loopcheck
+        self.loops: list[LoopRecord] = []
+        self.loop_depth = 0
+        self.report = lists.status_binding is not None     # returns call ct_report()
         self.progress = progress
         self.src = src
         self.lists = lists
@@ -383,6 +425,7 @@ class Emitter(Visitor):
 
     def visit_While(self, s, mode, loops):
         test, pre, pre_py = self.sub_expr(s.test)
+        rec = self.open_loop(s)
         if not pre:
             self.line(f"while {_paren(test)} {{")
         else:
@@ -393,6 +436,7 @@ class Emitter(Visitor):
         self.block(s.body, mode, loops + 1)
         self.indent -= 1
         self.line("}")
+        self.close_loop(rec)
 
     def visit_ForRange(self, s, mode, loops):
         n = self.temp("ct_r")
@@ -402,6 +446,7 @@ class Emitter(Visitor):
         self.helper("ct_range_count")
         self.line(f"let {n}n = ct_range_count({start}, {stop}, {step});")
         j = f"{n}j"
+        rec = self.open_loop(s)
         self.line(f"for (var {j}: u32 = 0u; {j} < {n}n; {j} = {j} + 1u) {{")
         self.indent += 1
         if isinstance(s.step, ir.Const) and s.step.value == 1:
@@ -411,6 +456,21 @@ class Emitter(Visitor):
         self.block(s.body, mode, loops + 1)
         self.indent -= 1
         self.line("}")
+        self.close_loop(rec)
+
+    def open_loop(self, s):
+        """In the CPU variant: the record of an outermost loop (None for the others)."""
+        self.loop_depth += 1
+        if not self.loopcheck or self.loop_depth > 1:
+            return None
+        rec = LoopRecord(len(self.loops), s.loc.lineno, self.src.source_of(s.loc.lineno))
+        self.loops.append(rec)
+        return rec
+
+    def close_loop(self, rec) -> None:
+        self.loop_depth -= 1
+        if rec is not None:
+            self.line(f"ct_loop_probe({loop_bit(rec.id)}u);")
 
     def visit_Break(self, s, mode, loops):
         self.line("break;")
@@ -420,8 +480,10 @@ class Emitter(Visitor):
 
     def visit_Return(self, s, mode, loops):
         if mode == "plain":
-            if self.lists.status_binding is not None:
+            if self.report:
                 self.line("ct_report();")
+            if self.loopcheck:
+                self.line(PROBE_END)        # kept only where the entry point's end is not reached
             self.line("return;")
         else:
             self.line("ct_live = false;")
