@@ -45,6 +45,13 @@ class _Slot:
 
 
 
+def _retire_lost_device() -> None:
+    """A lost device is replaced before an arena looks at it (so that arenas bound on it see it
+    gone); outside the arena lock, which the device's shutdown hooks take."""
+    if _device.is_lost():
+        _device.get_context()
+
+
 def lookup(value) -> "_Slot | None":
     """The resident slot of ``value`` (by identity), or None."""
     slot = _resident.get(id(value))
@@ -64,8 +71,6 @@ class GpuArena:
     # -- helpers -----------------------------------------------------------------------------
 
     def _check_usable(self, action: str) -> None:
-        if _device.is_lost():           # retire the lost device first: this arena sees it gone
-            _device.get_context()
         if self._released:
             raise GpuInvalidArgument(f"GpuArena.{action}() after release(); create a new "
                                      "GpuArena to keep lists on the device again")
@@ -80,6 +85,7 @@ class GpuArena:
     def bind(self, **lists) -> "GpuArena":
         """Upload lists under the given slot names (re-binding a slot re-uploads it)."""
         from .backend import get_queue  # noqa: PLC0415
+        _retire_lost_device()
         with _lock:
             self._check_usable("bind")
             if not lists:
@@ -120,6 +126,7 @@ class GpuArena:
     def sync(self, *names: str) -> "GpuArena":
         """Download device copies into the bound lists (all slots, or the named ones)."""
         from . import launch  # noqa: PLC0415
+        _retire_lost_device()
         with _lock:
             self._check_usable("sync")
             for name in names:
@@ -150,7 +157,8 @@ class GpuArena:
         if _resident.get(id(slot.target)) is slot:
             del _resident[id(slot.target)]
         pooled, slot.pooled = slot.pooled, None
-        if pooled is not None and self._generation == _device.generation():
+        if pooled is not None and self._generation == _device.generation() and \
+                not _device.is_lost():
             from .backend import get_queue  # noqa: PLC0415
             try:
                 get_queue().pool.release(pooled)

@@ -122,8 +122,8 @@ def _first_cause(msg: str) -> str:
 
 def lost_error(ctx: DeviceContext, reason: str) -> VulkanInitFailed:
     return VulkanInitFailed(
-        f"the Vulkan device {ctx.name!r} was lost ({reason}); the work of this call did not "
-        "run. Launch again: the next use of cthreads creates a new device (lists bound in a "
+        f"the Vulkan device {ctx.name!r} was lost ({reason}); the work of this call is lost. "
+        "Launch again: the next use of cthreads creates a new device (lists bound in a "
         "GpuArena must be bound again in a new arena). If this keeps happening, update the "
         "driver or check the machine (`python -m cthreads.gpu info`)")
 
@@ -150,8 +150,9 @@ def device_error(ctx: DeviceContext | None, exc, doing: str) -> Exception:
         return VulkanOutOfMemory(
             f"the device {name!r} ran out of memory while {doing} ({_first_cause(msg)}); "
             "release arenas you no longer need, join finished jobs, or use smaller lists")
+    details = "; ".join(ln.strip() for ln in msg.strip().splitlines() if ln.strip())
     return GpuDeviceError(
-        f"the device {name!r} reported an error while {doing}: {_first_cause(msg)}. This is "
+        f"the device {name!r} reported an error while {doing}: {details[:800]}. This is "
         "probably a cthreads or driver bug; please report it with the kernel's source")
 
 

@@ -364,3 +364,35 @@ def test_missing_wgpu_names_a_real_install_command():
                      "try:\n    g.init()\nexcept g.VulkanNotBuiltError as e:\n    print(e)\n")
     assert out.returncode == 0, out.stderr
     assert "pip install wgpu" in out.stdout and "cthreads[gpu]" not in out.stdout
+
+
+def test_backend_calls_on_a_lost_device_raise_our_errors(tmp_path, device_name):
+    """Buffer, bind-group layout, pipeline and bind-group creation map wgpu's raw errors."""
+    info = run_script(tmp_path, '''
+        from cthreads.backend import get_queue, pipeline
+        assert check()
+        ctx, queue = dev.get_context(), get_queue()
+        layout = pipeline.make_bind_group_layout(ctx, ((0, pipeline.READ_WRITE),))
+        buf = queue.pool.acquire(1024)
+        ctx.device.destroy()
+        wgsl = ("@group(0) @binding(0) var<storage, read_write> v: array<f32>;\\n"
+                "@compute @workgroup_size(1) fn main() { v[0] = 1.0; }\\n")
+        calls = {
+            "buffer": lambda: queue.pool.acquire(1 << 16, "staging"),
+            "layout": lambda: pipeline.make_bind_group_layout(ctx, ((0, pipeline.READ),)),
+            "pipeline": lambda: pipeline.make_pipeline(ctx, wgsl, "main",
+                                                       ((0, pipeline.READ_WRITE),)),
+            "bind_group": lambda: queue.bind_group(layout, [(0, buf.buffer, 1024)]),
+        }
+        out = {}
+        for name, call in calls.items():
+            try:
+                call()
+                out[name] = None
+            except Exception as exc:
+                out[name] = [type(exc).__name__, isinstance(exc, cg.CThreadsGPUError),
+                             "lost" in str(exc)]
+        print(json.dumps(out))
+    ''')
+    for name, got in info.items():
+        assert got == ["VulkanInitFailed", True, True], (name, got)
