@@ -14,7 +14,8 @@ import json
 import numpy as np
 import pytest
 
-from cthreads.gpu import GlobalIdx, Gpu, GpuArena, GpuDeviceError, gpu, prepare
+from cthreads.gpu import (BlockDim, BlockIdx, GlobalIdx, Gpu, GpuArena, GpuDeviceError,
+                          ThreadIdx, gpu, prepare)
 from cthreads.sync import __sync_threads
 
 from ..conftest import run_python
@@ -104,6 +105,19 @@ def pow_after_loop(n: int, m: int, e: int, out: list[int]) -> None:
     out[i] = c + 3 ** e
 
 
+@Gpu
+def block_loop(n: int, m: int, e: int, out: list[int]) -> None:
+    i: int = BlockIdx.x * BlockDim.x + ThreadIdx.x
+    if i >= n:
+        return
+    c: int = 0
+    while c < m:
+        c += 1
+        if c == 1000000000:
+            return
+    out[i] = c + 2 ** e
+
+
 def _full_or_refused(kernel, args, out_index, expected, lines, device_name):
     """Launch; either the result equals ``expected`` or join raises GpuDeviceError naming
     one of ``lines`` and the device, with the output list unchanged. Returns which."""
@@ -178,6 +192,14 @@ def test_helper_loop_after_a_long_loop(device_name):
     out = [-1] * 8
     _full_or_refused(pow_after_loop, [8, 65531, 15, out], 3, [65531 + 3 ** 15] * 8,
                      [_line(pow_after_loop, "for k in")], device_name)
+
+
+@pytest.mark.parametrize("m", [65000, 65531, 70000])
+def test_workgroup_kernel_with_returns(device_name, m):
+    # the body is the entry point itself (it observes workgroups): returns end the thread
+    out = [-1] * 8
+    _full_or_refused(block_loop, [8, m, 10, out], 3, [m + 1024] * 8,
+                     [_line(block_loop, "while c")], device_name)
 
 
 def test_error_leaves_resident_lists_and_later_launches_work(device_name):
