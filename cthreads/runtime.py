@@ -100,7 +100,9 @@ def describe_launches(ctx) -> list[str]:
         f"  workgroup width          {env + ' (CTHREADS_WORKGROUP_SIZE)' if env else wg}"
         " (64 for kernels that observe workgroups)",
         "  indexes per invocation   " + (f"{coarsen} (CTHREADS_COARSEN)" if coarsen else
-                                         f"{factor} from {from_threads:,} indexes, else 1"),
+                                         f"{factor} from {from_threads:,} indexes, else 1"
+                                         + ("; 1 for kernels with loops (the driver's loop "
+                                            "budget is per invocation)" if ctx.is_cpu else "")),
         "  four-lane variant        " + (
             (f"on for element-wise kernels; {vec_factor} steps per invocation from "
              f"{vec_from:,} steps" if vec_factor > 1 else "on for element-wise kernels")
