@@ -74,7 +74,7 @@ FLUSH_DEADLINE_S = 0.001
 #: Queued writes from this size on are submitted at once; at most this many bytes of them may
 #: be in flight (each holds a staging copy of its data until the device has run it).
 SUBMIT_WRITES_FROM = 4 << 20
-WRITE_STAGING_LIMIT = 256 << 20
+WRITE_STAGING_LIMIT = 128 << 20
 
 #: every DeviceQueue alive (closed at shutdown and at exit)
 _queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
