@@ -130,10 +130,14 @@ class KernelRuntime:
         # says otherwise (the driver's loop budget is per invocation)
         self.loop_variant = bool(self.ctx.is_cpu and program.loops)
         self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant)
+        # the status buffer: for bounds checks, and for the loop variant (a kernel with loops and
+        # no checks has a status binding that only the loop variant uses)
+        has_status = program.status_binding is not None and (bool(program.checks)
+                                                             or self.loop_variant)
         bindings = [(0, UNIFORM)]
         bindings += [(p.binding, READ_WRITE if (p.written or p.atomic) else READ)
                      for p in program.lists]
-        if program.status_binding is not None:
+        if has_status:
             bindings.append((program.status_binding, READ_WRITE))
         self.bindings = tuple(bindings)
         # Pipelines are compiled on first need: the checked one, and the variant without the
@@ -165,7 +169,7 @@ class KernelRuntime:
         # One status buffer per kernel and device, bound to every launch: it stays zero until a
         # bounds check fails (first failure wins), so launches never rewrite it.
         self.status = None
-        if program.status_binding is not None:
+        if has_status:
             self.status = self.queue.pool.acquire(self.status_nbytes)
             self.queue.write(self.status.buffer, bytes(self.status_nbytes))
         self.unchecked = False      # launched since its status was last read
