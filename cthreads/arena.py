@@ -127,7 +127,8 @@ class GpuArena:
         """Download device copies into the bound lists (all slots, or the named ones)."""
         from . import launch  # noqa: PLC0415
         _retire_lost_device()
-        with _lock:
+        # the launch lock first: shutdown() holds it when its hook takes the arena lock
+        with launch.launch_lock, _lock:
             self._check_usable("sync")
             for name in names:
                 if not isinstance(name, str) or name not in self._slots:

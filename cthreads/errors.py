@@ -77,10 +77,14 @@ class GpuDeviceError(CThreadsGPUError, RuntimeError):
     """The device reported an error while running submitted work."""
 
 
+class GpuTimeout(CThreadsGPUError, TimeoutError):
+    """``join(timeout=...)`` / ``wait`` gave up before the device finished (still joinable)."""
+
+
 __all__ = [
     "CThreadsGPUError", "GPUNotAvailable", "VulkanNotBuiltError", "VulkanLoaderNotFound",
     "VulkanNoDevice", "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument",
     "GpuArgumentTypeError",
     "GpuUseAfterDestroy", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError",
-    "GpuDeviceError",
+    "GpuDeviceError", "GpuTimeout",
 ]

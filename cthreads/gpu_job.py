@@ -6,23 +6,32 @@ have written into the caller's own list objects, all from one mapped staging buf
 ``join(download=False)`` only waits; a bounds-check failure of such a launch is reported by the
 next join with download or ``GpuArena.sync()`` (reading the status costs a map, which would
 double the cost of small resident launches). ``done()`` polls without blocking.
+
+Waits run in short slices (``DeviceQueue.wait``): ``timeout=`` is honoured (``GpuTimeout``, a
+``TimeoutError``) and Ctrl-C raises ``KeyboardInterrupt``; either way the job stays joinable.
+``shutdown()`` copies the results of jobs still in flight into host memory before the device
+goes (a shutdown hook over the live, un-joined jobs), so a later ``join()`` still writes them
+back; resident lists cannot be saved that way, and their join raises ``GpuUseAfterDestroy``.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 
 from .backend import device as _device
-from .errors import GpuInvalidArgument
+from .errors import CThreadsGPUError, GpuInvalidArgument, GpuTimeout, GpuUseAfterDestroy
 from .job import Job
+
+#: jobs whose results have not been read back yet (shutdown() reads them first)
+_in_flight: "weakref.WeakSet[GpuJob]" = weakref.WeakSet()
 
 
 class GpuJob(Job):
     """A launch submitted to the device; ``join()`` waits and writes results back."""
 
     def __init__(self, rt, seq, readback, resident_written, owned):
-        # Job.__init__ is not called: a device job needs no thread or event (launch-path cost).
-        self._fn = rt.kernel
+        Job.__init__(self, rt.kernel)
         self._rt = rt
         self._seq = seq
         self._readback = readback          # Readback of this launch's results, or None
@@ -32,6 +41,8 @@ class GpuJob(Job):
         self._joined = False
         self._join_lock = threading.Lock()
         self._error: BaseException | None = None
+        if readback is not None:
+            _in_flight.add(self)
 
     # -- Job API -----------------------------------------------------------------------------
 
@@ -42,9 +53,12 @@ class GpuJob(Job):
     def _started(self) -> bool:
         return True
 
+    def _stale(self) -> bool:
+        return self._generation != _device.generation()
+
     def done(self) -> bool:
         """True once the device has finished this launch (never blocks)."""
-        if self._joined or self._generation != _device.generation():
+        if self._joined or self._stale():
             return True
         try:
             return self._rt.queue.is_done(self._seq)
@@ -52,60 +66,99 @@ class GpuJob(Job):
             return True
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the device to finish this launch, without downloading.
-
-        ``timeout`` is accepted for ``Job`` compatibility; a device wait is not interruptible.
-        """
-        if not self._joined and self._generation == _device.generation():
-            self._rt.queue.wait(self._seq)
-        return True
+        """Wait for the device to finish this launch, without downloading; returns ``done()``
+        (False when ``timeout`` seconds passed first)."""
+        if timeout is not None and (isinstance(timeout, bool)
+                                    or not isinstance(timeout, (int, float))):
+            raise GpuInvalidArgument(f"GpuJob.wait/join(timeout=...): expects seconds (a "
+                                     f"number) or None, got {timeout!r}")
+        if self._joined or self._stale():
+            return True
+        return self._rt.queue.wait(self._seq, timeout)
 
     def join(self, download: bool = True, timeout: float | None = None):
-        """Wait for the device; with ``download`` check bounds and write lists back. Returns None."""
+        """Wait for the device; with ``download`` check bounds and write lists back. Returns None.
+
+        Raises ``GpuTimeout`` (a ``TimeoutError``) when ``timeout`` seconds pass first; the
+        job stays joinable, as after a ``KeyboardInterrupt`` during the wait.
+        """
         if not isinstance(download, bool):
             raise GpuInvalidArgument(f"GpuJob.join(download=...): expects True or False, got "
                                      f"{download!r}")
-        from .launch import download_slots, launch_lock  # noqa: PLC0415
+        if not self.wait(timeout):
+            raise GpuTimeout(f"{self!r} did not finish within {timeout} s; it is still "
+                             "running: join() again to wait for it")
         with self._join_lock:
             if self._error is not None:
                 raise self._error
-            if self._generation != _device.generation():
-                self._joined = True
-                return None
-            rt = self._rt
             first = not self._joined
             had_readback = self._readback is not None
             if first:
-                try:
-                    rt.queue.wait(self._seq)          # outside the launch lock: others go on
-                except BaseException as exc:
-                    self._error = exc
-                    raise
-                with launch_lock:
+                readback = self._finish()
+                if readback is not None and download:
                     try:
-                        if self._readback is not None:
-                            self._readback.finish(rt.queue, self._seq, download)
-                    except BaseException as exc:
+                        readback.write()
+                    except CThreadsGPUError as exc:
                         self._error = exc
                         raise
-                    finally:
-                        self._joined = True
-                        self._readback = None
-                        self._release()
             if not download:
                 return None
+            slots = [s for s in self._resident_written if s.written]
+            if self._stale():
+                if slots:
+                    names = ", ".join(repr(s.name) for s in slots)
+                    raise GpuUseAfterDestroy(
+                        f"{self!r}: cthreads.gpu.shutdown() released the device before the "
+                        f"results in the resident list(s) {names} were downloaded; they are "
+                        "lost. Call join() or GpuArena.sync() before shutdown()")
+                return None
             # resident lists the kernel wrote; and the status when no readback carried it
+            rt = self._rt
             check = (rt,) if (first and not had_readback and rt.status is not None
                               and rt.unchecked) else ()
-            download_slots([s for s in self._resident_written if s.written], check)
+            from .launch import download_slots  # noqa: PLC0415
+            download_slots(slots, check)
         return None
 
-    def _release(self) -> None:
-        if self._generation == _device.generation():
+    def _finish(self):
+        """Read this job's results into host memory and check its bounds (once, join lock
+        held); the readback whose lists are still to be written, or None."""
+        from .launch import launch_lock  # noqa: PLC0415
+        readback = self._readback
+        with launch_lock:                  # shutdown() holds it: the generation is stable
+            try:
+                if readback is not None:
+                    if self._stale():
+                        if readback.raw is None:
+                            raise GpuUseAfterDestroy(
+                                f"{self!r}: the device was shut down while this job ran and "
+                                "its results could not be saved; they are lost. Join jobs "
+                                "before calling cthreads.gpu.shutdown()")
+                        readback.check(self._seq, live=False)
+                    else:
+                        if readback.raw is None:
+                            readback.fetch(self._rt.queue, self._seq)
+                        readback.check(self._seq)
+            except CThreadsGPUError as exc:
+                self._error = exc
+                self._done_now()
+                raise
+            self._done_now()
+        return readback
+
+    def _done_now(self) -> None:
+        """The job is finished: pooled buffers go back, the Job event is set."""
+        self._joined = True
+        readback, self._readback = self._readback, None
+        _in_flight.discard(self)
+        if not self._stale():
             pool = self._rt.queue.pool
             for buf in self._owned:
                 pool.release(buf)
+            if readback is not None and readback.staging is not None:
+                pool.release(readback.staging)
         self._owned = []
+        self._finished.set()
 
     def result(self):
         """Always None (kernels return nothing); waits and downloads like join()."""
@@ -120,8 +173,8 @@ class GpuJob(Job):
     async def _join_async(self):
         import asyncio  # noqa: PLC0415
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self.wait)
-        self.join()
+        # the whole join (wait, map, writeback) runs in a worker thread: the loop never waits
+        await loop.run_in_executor(None, self.join)
         return None
 
     @property
@@ -130,3 +183,22 @@ class GpuJob(Job):
 
     def __repr__(self) -> str:
         return f"<GpuJob {self._rt.program.name} #{self._seq} {self.state}>"
+
+
+def _save_in_flight(ctx) -> None:
+    """Shutdown hook (device still alive): copy the results of un-joined jobs of this device
+    into host memory, so that their join() still writes them back."""
+    from .launch import launch_lock  # noqa: PLC0415
+    with launch_lock:
+        for job in list(_in_flight):
+            readback = job._readback
+            if (readback is None or readback.raw is not None or readback.staging is None
+                    or job._stale() or (ctx is not None and job._rt.ctx is not ctx)):
+                continue
+            try:
+                readback.fetch(job._rt.queue, job._seq)
+            except Exception:  # its join() raises GpuUseAfterDestroy
+                pass
+
+
+_device.on_shutdown(_save_in_flight)

@@ -16,7 +16,7 @@ from . import arena as _arena
 from . import convert
 from .backend import device as _device
 from .backend import get_queue
-from .errors import GpuInvalidArgument
+from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
 from .readback import Readback
@@ -106,6 +106,10 @@ def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
 
 def _submit(rt, scalars, lists, n) -> GpuJob:
     queue = rt.queue
+    if rt.generation != _device.generation():
+        raise GpuUseAfterDestroy(
+            f"gpu({rt.program.name}, ...): cthreads.gpu.shutdown() ran while this launch was "
+            "being prepared; nothing was submitted. Launch again to use a new device")
     pool = queue.pool
     owned = []            # pooled buffers the job returns to the pool at join
     entries = []
@@ -115,6 +119,11 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
         for p, value, slot, data in lists:
             nbytes = 4 * len(value)
             if slot is not None:
+                if slot.pooled is None:
+                    raise GpuUseAfterDestroy(
+                        f"{rt.program.name}() parameter {p.name!r}: cthreads.gpu.shutdown() "
+                        "released the arena holding this list while the launch was being "
+                        "prepared; nothing was submitted. Create a new GpuArena and bind it")
                 if slot.elem != p.elem:            # an int list first used as float: re-upload
                     slot.elem = p.elem
                     queue.upload(slot.pooled, convert.pack(value, p.elem, "arena list"))
@@ -128,7 +137,8 @@ def _submit(rt, scalars, lists, n) -> GpuJob:
             owned.append(buf)
             entries.append((p.binding, buf, nbytes))
             if p.written or p.atomic:
-                readback.add_list(buf.buffer, value, nbytes, p.elem)
+                readback.add_list(buf.buffer, value, nbytes, p.elem,
+                                  f"{rt.program.name}() parameter {p.name!r}")
         if rt.status is not None:
             entries.append((rt.program.status_binding, rt.status, rt.status_nbytes))
             if readback:                   # the status rides along with this job's results
@@ -160,17 +170,26 @@ def download_slots(slots, runtimes=()) -> None:
     The status of every kernel that wrote these slots (and of ``runtimes``) is read in the
     same map; a failed bounds check raises before any list is written.
     """
-    readback = Readback()
-    for s in slots:
-        readback.add_list(s.pooled.buffer, s.target, s.nbytes, s.elem)
-        for rt in s.writers:
-            if rt.unchecked:
-                readback.add_status(rt)
-    for rt in runtimes:
-        readback.add_status(rt)
-    if not readback:
-        return
+    last = max((rt.last_launch for s in slots for rt in s.writers), default=0)
+    if last and all(s.pooled is not None for s in slots):   # wait with the launch lock free
+        get_queue().wait(last)
     with launch_lock:
+        readback = Readback()
+        for s in slots:
+            if s.pooled is None:
+                raise GpuUseAfterDestroy(
+                    f"arena slot {s.name!r}: cthreads.gpu.shutdown() released the device before "
+                    "the kernel's results in this resident list were downloaded; they are "
+                    "lost. Call join() or GpuArena.sync() before shutdown()")
+            readback.add_list(s.pooled.buffer, s.target, s.nbytes, s.elem,
+                              f"the list bound as arena slot {s.name!r}")
+            for rt in s.writers:
+                if rt.unchecked:
+                    readback.add_status(rt)
+        for rt in runtimes:
+            readback.add_status(rt)
+        if not readback:
+            return
         queue = get_queue()
         copies = readback.copies(queue.pool)
         seq = queue.submit_copies(copies)

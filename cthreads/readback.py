@@ -2,13 +2,18 @@
 
 A readback gathers every list to download and the status words of the kernels whose bounds
 checks it must report, at 8-byte-aligned offsets of a single staging buffer, so a join costs one
-map however many lists it downloads. The status words are looked at first: if any kernel
-recorded an out-of-range index, nothing is written back and a ``GpuIndexError`` is raised.
+map however many lists it downloads. ``fetch`` copies the staging bytes into host memory (at a
+join, or at ``shutdown()`` for jobs still in flight, so their results survive the device);
+``check`` looks at the status words first: if any kernel recorded an out-of-range index (or a
+loop that the driver ended early), nothing is written back and its error is raised; ``write`` then writes the lists back, after
+checking that none changed length since the launch (a list that did raises
+``GpuInvalidArgument`` and no list is written: nothing the user added or kept is lost).
 """
 
 from __future__ import annotations
 
 from . import convert
+from .errors import GpuInvalidArgument
 
 
 def _align8(n: int) -> int:
@@ -19,14 +24,15 @@ class Readback:
     """A plan of (device buffer -> caller's list) downloads plus status checks."""
 
     def __init__(self):
-        self.lists = []        # (source buffer, target, offset, nbytes, elem)
+        self.lists = []        # (source buffer, target, offset, nbytes, elem, what)
         self.statuses = []     # (kernel runtime, offset)
         self.size = 0
         self.staging = None
+        self.raw: bytes | None = None     # the staging bytes, once fetched
 
-    def add_list(self, source, target, nbytes: int, elem: str) -> None:
+    def add_list(self, source, target, nbytes: int, elem: str, what: str = "a list") -> None:
         off = _align8(self.size)
-        self.lists.append((source, target, off, nbytes, elem))
+        self.lists.append((source, target, off, nbytes, elem, what))
         self.size = off + nbytes
 
     def add_status(self, rt) -> None:
@@ -43,34 +49,56 @@ class Readback:
         """Acquire the staging buffer; the copies to encode into it."""
         self.staging = pool.acquire(self.size, "staging")
         dst = self.staging.buffer
-        out = [(src, 0, dst, off, n) for src, _, off, n, _ in self.lists]
+        out = [(src, 0, dst, off, n) for src, _, off, n, _, _ in self.lists]
         out += [(rt.status.buffer, 0, dst, off, rt.status_nbytes) for rt, off in self.statuses]
         return out
 
-    def finish(self, queue, seq: int, download: bool = True) -> None:
-        """Map the staging buffer (submission ``seq`` wrote it); check statuses, write back."""
+    def fetch(self, queue, seq: int) -> None:
+        """Copy the staging buffer (submission ``seq`` wrote it) into ``raw``; release it."""
+        self.raw = queue.read_into(self.staging, self.size, seq)
+        queue.pool.release(self.staging)
+        self.staging = None
+
+    def check(self, seq: int, live: bool = True) -> None:
+        """Raise the error of the first failed status (bounds check, loop budget) in ``raw``. With
+        ``live`` (the device still up) the kernels' statuses are marked read, a failed one
+        zeroed."""
+        mv = memoryview(self.raw)
         failures = []
-
-        def consume(view):
-            mv = memoryview(view).cast("B")
-            for rt, off in self.statuses:
-                words = mv[off:off + rt.status_nbytes].cast("I").tolist()
-                if words[0] or words[3]:      # a failed bounds check; a loop ended early
-                    failures.append((rt, words))
-            if failures or not download:
-                return
-            for _, target, off, n, elem in self.lists:
-                convert.writeback(target, mv[off:off + n], elem)
-
-        try:
-            queue.read_into(self.staging, self.size, seq, consume)
-        finally:
-            queue.pool.release(self.staging)
-            self.staging = None
-        for rt, _ in self.statuses:
-            rt.checked(seq)
-        if failures:
+        for rt, off in self.statuses:
+            words = mv[off:off + rt.status_nbytes].cast("I").tolist()
+            if words[0] or words[3]:      # a failed bounds check; a loop ended early
+                failures.append((rt, words))
+        if live:
+            for rt, _ in self.statuses:
+                rt.checked(seq)
             for rt, _ in failures:
                 rt.reset_status()
+        if failures:
             rt, words = failures[0]
             raise rt.status_error(words)
+
+    def write(self) -> None:
+        """Write every list back from ``raw``, unless one changed length since the launch."""
+        for _, target, _, n, elem, what in self.lists:
+            if not convert.is_ndarray(target) and len(target) != n // 4:
+                raise GpuInvalidArgument(
+                    f"{what}: the list changed length from {n // 4} to {len(target)} "
+                    "between gpu() and join(), so its results were not written back (the "
+                    "lists are as you left them; the job is finished). Change a list's length "
+                    "only after join(), or launch with a copy")
+        mv = memoryview(self.raw)
+        for _, target, off, n, elem, _ in self.lists:
+            convert.writeback(target, mv[off:off + n], elem)
+
+    def finish(self, queue, seq: int, download: bool = True) -> None:
+        """fetch, check and (with ``download``) write, in one go."""
+        try:
+            self.fetch(queue, seq)
+        finally:
+            if self.staging is not None:
+                queue.pool.release(self.staging)
+                self.staging = None
+        self.check(seq)
+        if download:
+            self.write()

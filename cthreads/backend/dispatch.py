@@ -36,9 +36,10 @@ GIL). ``CTHREADS_BATCH=0`` turns batching off: every dispatch is submitted at on
 command buffer of its own, as before.
 
 Submissions are numbered; the queue runs them in order, so one finished submission means every
-earlier one finished too. Completion is learned from wgpu-native's work-done notification
-(non-blocking for ``done()``, blocking for ``wait()``) or by mapping a job's staging buffers;
-never from the poll's "queue empty" answer, which NVIDIA's driver gave too early.
+earlier one finished too. Completion is learned from wgpu-native's work-done notification,
+polled without blocking (``wait()`` polls in slices with short sleeps between them, the lock
+free meanwhile, so waits honour timeouts and Ctrl-C); never from the poll's "queue empty"
+answer, which NVIDIA's driver gave too early.
 
 Dispatches larger than ``max-compute-workgroups-per-dimension`` workgroups are folded into two
 dimensions; the shader recovers the flat workgroup index (see ``codegen/program.py``).
@@ -75,6 +76,11 @@ FLUSH_DEADLINE_S = 0.001
 #: be in flight (each holds a staging copy of its data until the device has run it).
 SUBMIT_WRITES_FROM = 4 << 20
 WRITE_STAGING_LIMIT = 128 << 20
+
+#: Waits poll between sleeps growing from the first to the second value (seconds): short
+#: enough for Ctrl-C and timeouts to act promptly, and for other threads to take the lock.
+WAIT_SLICE_MIN_S = 0.00005
+WAIT_SLICE_S = 0.001
 
 #: every DeviceQueue alive (closed at shutdown and at exit)
 _queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
@@ -439,57 +445,80 @@ class DeviceQueue:
                     self._fence()              # the next one, for later submissions
             return seq <= self.completed
 
-    def wait(self, seq: int) -> None:
-        """Block until submission ``seq`` (and all before it) finished; submits it first if
-        it is still pending.
+    def wait(self, seq: int, timeout: float | None = None) -> bool:
+        """Wait until submission ``seq`` (and all before it) finished, submitting it first if
+        it is still pending; False if ``timeout`` seconds passed first.
 
-        Polls under the queue's lock: with several threads polling wgpu-native at once (its
-        callbacks need the GIL) the thread test deadlocked, so wgpu calls stay serialised.
+        Waits in slices: non-blocking polls for the spin time, then polls between sleeps of
+        at most ``WAIT_SLICE_S``. Each poll is made under the queue's lock (with several
+        threads polling wgpu-native at once its callbacks, which need the GIL, deadlocked),
+        but the lock is free between polls, so other threads launch meanwhile; and the
+        sleeps let Python run signal handlers (Ctrl-C raises ``KeyboardInterrupt`` here).
+        A closed queue (shutdown, interpreter exit) ends the wait.
         """
         if seq <= self.completed:
-            return
+            return True
+        start = time.perf_counter()
+        deadline = None if timeout is None else start + max(timeout, 0.0)
         with self._lock:
             if self._closed:
-                return
+                return True
             if seq > self.submitted:
                 self._flush()
                 seq = min(seq, self.submitted)
+        spin_until = start + (self._native.spin_s if self._native is not None else 0.0)
+        nap = WAIT_SLICE_MIN_S
+        while not self._poll_done(seq):
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                return False
+            if now < spin_until:
+                continue
+            time.sleep(nap if deadline is None else min(nap, deadline - now))
+            nap = min(nap * 2, WAIT_SLICE_S)
+        self.ctx.check_alive()
+        return True
+
+    def _poll_done(self, seq: int) -> bool:
+        """One non-blocking poll: whether submission ``seq`` finished (or the queue closed)."""
+        with self._lock:
+            if self._closed or seq <= self.completed:
+                return True
             if self._native is None:
                 snapshot = self.submitted
-                self._poll(True)
-                self._mark(snapshot)
+                if self._poll(False):
+                    self._mark(snapshot)
             else:
-                while seq > self.completed:
-                    fence = self._fence()
-                    self._native.work_done_ready(fence[1], block=True)
+                fence = self._fence()
+                if self._native.work_done_ready(fence[1], block=False):
                     self._fence_done(fence)
-        self.ctx.check_alive()
+            return seq <= self.completed
 
     def _mark(self, seq: int) -> None:
         with self._lock:
             if seq > self.completed:
                 self.completed = seq
 
-    def read_into(self, staging: PooledBuffer, nbytes: int, seq: int, convert) -> object:
-        """Map a staging buffer and hand a read-only view of its bytes to ``convert``."""
-        if self._native is not None:
-            with self._lock:
-                if seq > self.submitted:
-                    self._flush()
-                result = self._native.read(staging.buffer, nbytes, convert)
-            self._mark(seq)
-            return result
+    def read_into(self, staging: PooledBuffer, nbytes: int, seq: int) -> bytes:
+        """A copy of the first ``nbytes`` of a staging buffer that submission ``seq`` wrote.
+
+        Waits for ``seq`` first (in slices, the lock free between them: see ``wait``), so the
+        map itself is quick and the mapped range is only copied, never converted, under the
+        lock.
+        """
+        self.wait(seq)
         with self._lock:
             if seq > self.submitted:
                 self._flush()
-            buf = staging.buffer
-            buf.map_sync("READ", 0, nbytes)
-            try:
-                view = buf.read_mapped(0, nbytes, copy=False)
-                result = convert(view)
-                del view
-            finally:
-                buf.unmap()
+            if self._native is not None:
+                result = self._native.read(staging.buffer, nbytes)
+            else:
+                buf = staging.buffer
+                buf.map_sync("READ", 0, nbytes)
+                try:
+                    result = bytes(buf.read_mapped(0, nbytes, copy=False))
+                finally:
+                    buf.unmap()
         self._mark(seq)
         return result
 

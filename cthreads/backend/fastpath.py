@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import time as _time
 
+from ..errors import GpuDeviceError
+
 
 class NativeEncoder:
     """Encode-and-submit of compute dispatches plus buffer copies, through raw C calls."""
@@ -59,22 +61,6 @@ class NativeEncoder:
         self._done_info.mode = lib.WGPUCallbackMode_AllowSpontaneous
         self._done_info.callback = _on_done
         self._done_ok = lib.WGPUQueueWorkDoneStatus_Success
-
-    def submit(self, pipeline, bind_group, groups, copies) -> None:
-        """Encode a dispatch of ``groups`` (x, y, z) then ``copies``; submit it.
-
-        With ``pipeline`` None only the copies are encoded.
-        """
-        lib, null = self._lib, self._null
-        enc = lib.wgpuDeviceCreateCommandEncoder(self._device, null)
-        if pipeline is not None:
-            cpass = lib.wgpuCommandEncoderBeginComputePass(enc, null)
-            lib.wgpuComputePassEncoderSetPipeline(cpass, pipeline._internal)
-            lib.wgpuComputePassEncoderSetBindGroup(cpass, 0, bind_group._internal, 0, null)
-            lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, groups[0], groups[1], groups[2])
-            lib.wgpuComputePassEncoderEnd(cpass)
-            lib.wgpuComputePassEncoderRelease(cpass)
-        self._copy_and_submit(enc, copies)
 
     def _copy_and_submit(self, enc, copies) -> None:
         """Encode ``copies`` after what ``enc`` holds, finish it and submit the command buffer."""
@@ -180,27 +166,28 @@ class NativeEncoder:
     def work_done_finish(self, key: int) -> None:
         status = self._done.pop(key)
         if status != self._done_ok:
-            raise RuntimeError(f"waiting for submitted work failed (status {status})")
+            raise GpuDeviceError(f"waiting for submitted work failed (wgpu status {status}); "
+                                 "the device may have been lost: call "
+                                 "cthreads.gpu.shutdown() and launch again")
 
     def map_finish(self, key: int) -> None:
         status = self._mapped.pop(key)
         if status != self._map_ok:
-            raise RuntimeError(f"mapping a readback buffer failed (status {status})")
+            raise GpuDeviceError(f"reading results back failed (wgpu map status {status}); "
+                                 "the device may have been lost: call "
+                                 "cthreads.gpu.shutdown() and launch again")
 
-    def read(self, buffer, nbytes: int, convert):
-        """Map ``buffer`` (MAP_READ, its writer already submitted) and pass the bytes to ``convert``."""
+    def read(self, buffer, nbytes: int) -> bytes:
+        """Map ``buffer`` (MAP_READ, its writer already submitted); a copy of its bytes."""
         key = self.map_request(buffer, nbytes)
         self.map_ready(key, block=True)
         self.map_finish(key)
         lib, internal = self._lib, buffer._internal
         try:
             ptr = lib.wgpuBufferGetConstMappedRange(internal, 0, nbytes)
-            return convert(self._ffi.buffer(ptr, nbytes))
+            return self._ffi.buffer(ptr, nbytes)[:]
         finally:
             lib.wgpuBufferUnmap(internal)
-
-    def unmap(self, buffer) -> None:
-        self._lib.wgpuBufferUnmap(buffer._internal)
 
     def write(self, buffer, data: bytes) -> None:
         self._lib.wgpuQueueWriteBuffer(self._queue, buffer._internal, 0,

@@ -277,9 +277,13 @@ def test_shutdown_with_pending_launches(device_name):
     with pytest.raises(GpuUseAfterDestroy, match="shutdown"):
         old.dispatch(None, None, 1)
     assert all(j.done() for j in jobs) and plain_job.done()
-    for job in jobs:
-        assert job.join() is None                 # jobs of the old device join as no-ops
+    for job in jobs:                              # resident results died with the device
+        with pytest.raises(GpuUseAfterDestroy, match="shutdown.*resident"):
+            job.join()
+        assert job.join(download=False) is None
     assert y == [0.0] * n and kept == [0.0] * n
+    plain_job.join()                              # saved by shutdown, written back at join
+    assert kept == [1.0] * n
     arena.release()
     gpu(add_one, n, y).join()                     # a new device starts
     assert y == [1.0] * n

@@ -1,0 +1,355 @@
+"""Jobs under faults: lists resized before join, shutdown with work in flight, timeouts,
+Ctrl-C, interpreter exit, the asyncio event loop, and shutdown racing with launching threads."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cthreads import Job
+from cthreads.gpu import (
+    BlockDim, BlockIdx, Gpu, GpuArena, GpuInvalidArgument, GpuUseAfterDestroy, ThreadIdx, gpu,
+    shutdown,
+)
+from tests.device.kernels import add_one, assert_saxpy, saxpy
+
+#: loop trips per invocation of ``spin``: under lavapipe's cap of 65,535 back-edges per
+#: invocation (the kernel observes workgroups, so each invocation runs one index only)
+ITERS = 60000
+
+
+@Gpu
+def spin(n: int, iters: int, y: list[float]) -> None:
+    i: int = BlockIdx.x * BlockDim.x + ThreadIdx.x
+    if i < n:
+        acc: float = y[i]
+        for k in range(iters):
+            acc = acc * 0.5 + 1.0
+        y[i] = acc + float(i)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_script(tmp_path, code: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``code`` from a file (kernels need their source) in a fresh interpreter."""
+    script = tmp_path / "script.py"
+    script.write_text(code)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=timeout, cwd=ROOT)
+
+
+def spin_expected(n: int) -> list[float]:
+    """``spin``'s result: the loop reaches its fixed point 2.0 (exact in float32) long before
+    ITERS trips, whatever the start value in [0, 4)."""
+    return (np.float32(2.0) + np.arange(n, dtype=np.float32)).tolist()
+
+
+#: the source of ``spin`` for subprocesses
+SPIN_SRC = textwrap.dedent('''
+    import os, signal, sys, threading, time
+    import numpy as np
+    from cthreads.gpu import BlockDim, BlockIdx, Gpu, ThreadIdx, gpu
+
+    @Gpu
+    def spin(n: int, iters: int, y: list[float]) -> None:
+        i: int = BlockIdx.x * BlockDim.x + ThreadIdx.x
+        if i < n:
+            acc: float = y[i]
+            for k in range(iters):
+                acc = acc * 0.5 + 1.0
+            y[i] = acc + float(i)
+
+    def expected(n):
+        return (np.float32(2.0) + np.arange(n, dtype=np.float32)).tolist()
+
+    def seconds_of_work(seconds):
+        """n such that spin(n, 60000, ...) runs about ``seconds`` on this device."""
+        y = [0.0] * 4096
+        gpu(spin, 4096, 60000, y).join()              # compiles
+        t0 = time.perf_counter()
+        gpu(spin, 4096, 60000, y).join()
+        per = (time.perf_counter() - t0) / 4096
+        return max(4096, int(seconds / per) // 64 * 64)
+''')
+
+
+# -- a list resized between gpu() and join() ---------------------------------------------------
+
+def test_list_grown_before_join_is_refused_and_kept(device_name):
+    y = [0.0] * 1000
+    job = gpu(add_one, 1000, y)
+    y.append(99.0)
+    with pytest.raises(GpuInvalidArgument, match=r"add_one\(\) parameter 'y'.*1000 to 1001"):
+        job.join()
+    assert y == [0.0] * 1000 + [99.0]                    # as the user left it
+    assert job.done()
+    with pytest.raises(GpuInvalidArgument, match="1000 to 1001"):
+        job.join()                                        # the job stays finished
+    z = [1.0] * 1000                                      # the device is fine afterwards
+    gpu(add_one, 1000, z).join()
+    assert z == [2.0] * 1000
+
+
+def test_list_shrunk_before_join_is_refused_and_kept(device_name):
+    x = [1.0] * 500
+    y = [float(k) for k in range(500)]
+    job = gpu(saxpy, 500, 2.0, x, y)
+    del y[100:]
+    with pytest.raises(GpuInvalidArgument, match="'y'.*500 to 100"):
+        job.join()
+    assert y == [float(k) for k in range(100)]
+
+
+def test_resident_list_grown_before_join_is_refused_and_kept(device_name):
+    y = [0.0] * 256
+    with GpuArena() as arena:
+        arena.bind(y=y)
+        job = gpu(add_one, 256, y)
+        y.append(5.0)
+        with pytest.raises(GpuInvalidArgument, match="'y'.*256 to 257"):
+            job.join()
+        assert y == [0.0] * 256 + [5.0]
+
+
+# -- shutdown() with a job in flight -----------------------------------------------------------
+
+def test_shutdown_keeps_results_of_jobs_in_flight(device_name):
+    n = 2048
+    y = [0.0] * n
+    x = [1.0] * 300
+    z = [float(k) for k in range(300)]
+    job = gpu(spin, n, ITERS, y)
+    job2 = gpu(saxpy, 300, 3.0, x, z)
+    shutdown()
+    assert y == [0.0] * n                                  # written at join, not before
+    job.join()
+    job2.join()
+    assert y == spin_expected(n)
+    assert_saxpy(z, 3.0, x, [float(k) for k in range(300)])
+    w = [1.0] * 10                                         # a new device afterwards
+    gpu(add_one, 10, w).join()
+    assert w == [2.0] * 10
+
+
+def test_shutdown_before_resident_download_raises(device_name):
+    y = [0.0] * 128
+    arena = GpuArena().bind(y=y)
+    job = gpu(add_one, 128, y)
+    shutdown()
+    with pytest.raises(GpuUseAfterDestroy, match="shutdown.*resident"):
+        job.join()
+    assert y == [0.0] * 128
+    job.join(download=False)                               # nothing asked for, nothing lost
+    with pytest.raises(GpuUseAfterDestroy):
+        arena.sync()
+
+
+# -- timeouts and the Job contract -------------------------------------------------------------
+
+def _long_job():
+    n = 4096
+    y = [0.0] * n
+    gpu(spin, n, ITERS, y).join()                           # compiled; measure one run
+    y = [0.0] * n
+    t0 = time.perf_counter()
+    gpu(spin, n, ITERS, y).join()
+    per = (time.perf_counter() - t0) / n
+    n = max(4096, int(3.0 / per) // 64 * 64)                # about 3 s of work
+    y = [0.0] * n
+    return gpu(spin, n, ITERS, y), y, n
+
+
+def test_timeouts_are_honoured_and_the_job_stays_joinable(device_name):
+    job, y, n = _long_job()
+    assert isinstance(job, Job)
+    t0 = time.perf_counter()
+    assert job.wait(timeout=0.2) is False
+    assert 0.15 < time.perf_counter() - t0 < 1.0
+    assert job.state == "running" and not job.done()
+    t0 = time.perf_counter()
+    with pytest.raises(TimeoutError, match="0.5"):
+        job.join(timeout=0.5)
+    assert 0.4 < time.perf_counter() - t0 < 1.5
+    assert y == [0.0] * n                                   # nothing written by the timeout
+    assert job.join() is None
+    assert y == spin_expected(n)
+    assert job.state == "done" and job.wait(timeout=0) is True and job.result() is None
+
+
+def _use_as_a_job(job: Job):
+    """Only what Job promises: wait/join with timeouts, done, state, result."""
+    assert job.wait(0.05) is False and not job.done() and job.state == "running"
+    with pytest.raises(TimeoutError):
+        job.join(timeout=0.05)
+    assert job.result() is None
+    assert job.done() and job.state == "done" and job.wait(0) is True
+
+
+def test_job_contract_kept_by_gpu_job(device_name):
+    job, y, n = _long_job()
+    assert job._finished is not None and job._exc is None      # Job.__init__ ran
+    _use_as_a_job(job)
+    assert y == spin_expected(n)
+    with pytest.raises(GpuInvalidArgument, match="timeout"):
+        job.join(timeout="soon")
+
+
+# -- Ctrl-C and interpreter exit (subprocesses) ------------------------------------------------
+
+def test_ctrl_c_interrupts_join_promptly(device_name, tmp_path):
+    code = SPIN_SRC + textwrap.dedent('''
+        n = seconds_of_work(4.0)
+        y = [0.0] * n
+        job = gpu(spin, n, 60000, y)
+        sent = []
+        def interrupt():
+            sent.append(time.perf_counter())
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Timer(0.5, interrupt).start()
+        try:
+            job.join()
+            print("NOT INTERRUPTED")
+        except KeyboardInterrupt:
+            print("LATENCY", time.perf_counter() - sent[0])
+        assert y == [0.0] * n
+        threading.Timer(0.3, interrupt).start()
+        try:
+            job.wait()
+            print("NOT INTERRUPTED")
+        except KeyboardInterrupt:
+            print("LATENCY", time.perf_counter() - sent[1])
+        job.join()
+        print("RESULT", y == expected(n))
+    ''')
+    out = run_script(tmp_path, code)
+    assert out.returncode == 0, out.stderr
+    lat = [float(line.split()[1]) for line in out.stdout.splitlines() if line.startswith("LATENCY")]
+    assert "NOT INTERRUPTED" not in out.stdout and len(lat) == 2, out.stdout
+    assert max(lat) < 1.0, lat
+    assert "RESULT True" in out.stdout
+
+
+def test_exit_with_a_daemon_thread_blocked_in_join(device_name, tmp_path):
+    code = SPIN_SRC + textwrap.dedent(f'''
+        n = seconds_of_work(8.0)
+        y = [0.0] * n
+        job = gpu(spin, n, 60000, y)
+        t = threading.Thread(target=job.join, daemon=True)
+        t.start()
+        time.sleep(0.3)
+        print("EXITING", flush=True)
+    ''')
+    t0 = time.perf_counter()
+    out = run_script(tmp_path, code)
+    took = time.perf_counter() - t0
+    assert out.returncode == 0, out.stderr
+    assert "EXITING" in out.stdout
+    # the interpreter start, device creation and calibration take ~2 s; the kernel alone 8 s
+    assert took < 6.0, took
+
+
+# -- the asyncio event loop --------------------------------------------------------------------
+
+def test_gather_of_downloading_jobs_keeps_the_event_loop_running(device_name):
+    n = 2048
+    gpu(spin, 64, ITERS, [0.0] * 64).join()                 # compiled outside the measurement
+
+    async def main():
+        stalls = []
+        stop = asyncio.Event()
+
+        async def ticker():
+            last = time.perf_counter()
+            while not stop.is_set():
+                await asyncio.sleep(0.001)
+                now = time.perf_counter()
+                stalls.append(now - last)
+                last = now
+
+        async def one(k):
+            y = [float(k % 2)] * n
+            t0 = time.perf_counter()
+            job = gpu(spin, n, ITERS, y)
+            launch = time.perf_counter() - t0
+            await job
+            return y, launch
+
+        tick = asyncio.create_task(ticker())
+        await asyncio.sleep(0.01)
+        t0 = time.perf_counter()
+        results = await asyncio.gather(*(one(k) for k in range(6)))
+        total = time.perf_counter() - t0
+        stop.set()
+        await tick
+        return results, stalls, total
+
+    results, stalls, total = asyncio.run(main())
+    for y, _ in results:
+        assert y == spin_expected(n)
+    worst = max(stalls)
+    # each job runs ~50-100 ms on lavapipe; before, each gpu() waited for the previous job
+    assert total > 0.15
+    assert worst < 0.1 and worst < total / 3, (worst, total)
+    assert max(launch for _, launch in results) < 0.05
+
+
+# -- shutdown() racing with threads that launch and join ---------------------------------------
+
+def test_shutdown_racing_with_launching_threads_raises_only_our_errors(device_name, tmp_path):
+    code = textwrap.dedent('''
+        import threading, time, traceback
+        import numpy as np
+        from cthreads.gpu import CThreadsGPUError, GpuArena, gpu, shutdown
+        from tests.device.kernels import add_one, saxpy
+
+        stop = threading.Event()
+        ok, ours, foreign, wrong = [0], [0], [], [0]
+
+        def worker(k):
+            while not stop.is_set():
+                try:
+                    x = [1.0] * 700
+                    y = [float(k)] * 700
+                    job = gpu(saxpy, 700, 2.0, x, y)
+                    r = [0.0] * 64
+                    with GpuArena() as a:
+                        a.bind(r=r)
+                        gpu(add_one, 64, r).join()
+                        a.sync()
+                    job.join()
+                    if y != [2.0 + k] * 700 or r != [1.0] * 64:
+                        wrong[0] += 1
+                    ok[0] += 1
+                except CThreadsGPUError:
+                    ours[0] += 1
+                except BaseException:
+                    foreign.append(traceback.format_exc())
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for _ in range(6):
+            time.sleep(0.15)
+            shutdown()
+        time.sleep(0.15)
+        stop.set()
+        for t in threads:
+            t.join()
+        print("OK", ok[0], "OURS", ours[0], "WRONG", wrong[0], "FOREIGN", len(foreign))
+        for f in foreign[:3]:
+            print(f)
+    ''')
+    out = run_script(tmp_path, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "FOREIGN 0" in out.stdout and "WRONG 0" in out.stdout, out.stdout
+    assert " OK 0 " not in " " + out.stdout
