@@ -34,10 +34,11 @@ def _drop_queue(ctx) -> None:
     global _queue
     q = _queue
     if q is not None:
-        try:
-            q.idle()
-        except Exception:
-            pass
+        if ctx is None or ctx.lost is None:   # a lost device may never report work done
+            try:
+                q.idle()
+            except Exception:
+                pass
         q.pool.clear()
     _queue = None
 

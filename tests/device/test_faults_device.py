@@ -297,7 +297,7 @@ def test_host_memory_is_checked_before_allocating_on_a_cpu_driver(device_name):
     if not pool._host:
         pytest.skip("device memory is not host memory on this device")
     saved = pool.reserve
-    pool.reserve = buffers.host_available()      # leave nothing: any large request is refused
+    pool.reserve = buffers._meminfo()["MemTotal"]   # keep it all: large requests are refused
     data = [3.0] * (1 << 19)
     arena = GpuArena()
     try:
