@@ -21,8 +21,8 @@ from .source import SourceLoc
 from .proofs import prove_in_range
 from .types import elem
 from .vectorize import vectorize
-from .wgsl import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, PROBE_END, PROBE_FN, WG, Emitter,
-                   grid_entry)
+from .entry import END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, PROBE_END, PROBE_FN, WG, grid_entry
+from .wgsl import Emitter
 
 
 
@@ -135,7 +135,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     em.report = checked
     _emit_main(em, kernel)
     # when a helper has a loop of its own (integer **), the CPU variant ends with a probe
-    # (wgsl.PROBE_FN), and kernels whose body is the entry point also probe at each return
+    # (entry.PROBE_FN), and kernels whose body is the entry point also probe at each return
     end_probe = cpu and any(_has_loop(HELPERS[name][1]) for name in em.helpers)
     keep = [k for k, text in enumerate(em.lines)
             if text.strip() != PROBE_END or (end_probe and fixed)]

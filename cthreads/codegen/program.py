@@ -42,17 +42,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STATUS_WORDS = 4
+from .entry import expand_steps
 
-# Element kinds of parameters, as spelled in annotations.
-SCALAR_KINDS = ("int", "float", "bool")
-LIST_KINDS = ("list[int]", "list[float]", "list[bool]")
+STATUS_WORDS = 4
 
 
 @dataclass(frozen=True)
 class ProgramParam:
     name: str            # the Python parameter name
-    kind: str            # one of SCALAR_KINDS or LIST_KINDS
+    kind: str            # the annotation: 'int', 'float', 'bool', 'list[int]', ...
     is_list: bool
     elem: str            # 'int' | 'float' | 'bool' (element type for lists, type for scalars)
     binding: int | None  # storage binding for lists, None for scalars
@@ -74,7 +72,7 @@ class LoopRecord:
     """An outermost ``while`` or ``for`` loop of the kernel (loops inside it count with it), for
     the CPU drivers' loop budget: llvmpipe ends every loop once an invocation's loops have made
     65,535 passes together (docs/language.md), so the CPU variant checks the budget after each
-    outermost loop and at the invocation's end (codegen/wgsl.py, ``PROBE_FN``)."""
+    outermost loop and at the invocation's end (codegen/entry.py, ``PROBE_FN``)."""
     id: int
     lineno: int          # Python line number in the user's file
     source: str          # the source text of that line, stripped
@@ -156,7 +154,6 @@ class KernelProgram:
             template = self._vec_template if vec == "whole" else \
                 self._vec_tail_template if vec else \
                 self._fast_template if fast and self._fast_template else self._template
-        from .wgsl import expand_steps  # noqa: PLC0415 - the entry's step loop
         return expand_steps(template, int(coarsen), cpu).replace("{WORKGROUP_SIZE}",
                                                                  str(int(workgroup_size)))
 

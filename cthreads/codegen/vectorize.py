@@ -30,7 +30,8 @@ from . import ir
 from .builtins import CALLS
 from .types import elem
 from .visit import Visitor
-from .wgsl import _const_tree, grid_entry, literal
+from .entry import grid_entry
+from .wgsl import _const_tree, literal
 
 #: math functions whose WGSL form applies lane by lane to a vec4<f32>
 LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",

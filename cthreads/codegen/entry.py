@@ -1,0 +1,89 @@
+"""The compute entry point's text, shared by every generated shader and variant.
+
+``grid_entry`` and ``ENTRY_HEAD`` are written by the compiler into a template;
+``expand_steps`` (called by ``program.KernelProgram.wgsl``) fills in the step loop for a
+launch. Plain text only: it imports nothing else of the compiler, so ``program`` can use it.
+"""
+
+from __future__ import annotations
+
+WG = "{WORKGROUP_SIZE}"
+ENTRY_POINT = "ct_main"
+
+#: the compute entry point's first lines (every generated shader)
+ENTRY_HEAD = [
+    "",
+    f"@compute @workgroup_size({WG})",
+    f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
+    f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
+    "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
+]
+
+
+def grid_entry(body_fn: str, arg: str) -> list[str]:
+    """The entry point of a kernel that only sees GlobalIdx.x: ``body_fn`` runs for every index
+    step below ``ct_u.ct_threads``, some per invocation, one grid apart (``arg`` turns the
+    u32 step ``ct_g`` into the function's argument). ``expand_steps`` writes the loop."""
+    return ENTRY_HEAD + [
+        f"    let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * {WG}u + ct_lid.x;",
+        f"    {{STEPS}} {body_fn}({arg});",
+        "}",
+        "",
+    ]
+
+
+def expand_steps(wgsl: str, coarsen: int, cpu: bool = False) -> str:
+    """``grid_entry``'s step line for ``coarsen`` steps per invocation: a loop, or for one step
+    a plain call (llvmpipe compiled the one-trip loop form ~5 ms slower). ``cpu``: the variant
+    that reports loops a CPU driver ended early (``program.LoopRecord``) ends with a probe when
+    the step loop, or a helper's loop, may be the one the driver ends (``PROBE_FN``); every
+    invocation reaches it (the step loop breaks rather than returns)."""
+    lines = []
+    for line in wgsl.split("\n"):
+        if not line.startswith("    {STEPS} "):
+            lines.append(line)
+            continue
+        call = line[len("    {STEPS} "):]
+        if coarsen == 1:
+            lines += ["    let ct_g: u32 = ct_first;",
+                      f"    if (ct_g < ct_u.ct_threads) {{ {call} }}"]
+        elif not cpu:
+            lines += [f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
+                      f"    for (var ct_k: u32 = 0u; ct_k < {coarsen}u; ct_k++) {{",
+                      "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
+                      "        if (ct_g >= ct_u.ct_threads) { return; }",
+                      f"        {call}",
+                      "    }"]
+        else:
+            lines += [f"    let ct_stride: u32 = ct_nwg.x * ct_nwg.y * {WG}u;",
+                      f"    for (var ct_k: u32 = 0u; ct_k < {coarsen}u; ct_k++) {{",
+                      "        let ct_g: u32 = ct_first + ct_k * ct_stride;",
+                      "        if (ct_g >= ct_u.ct_threads) { break; }",
+                      f"        {call}",
+                      "    }"]
+        if cpu and (coarsen > 1 or END_PROBE_MARK in wgsl):
+            lines.append("    " + PROBE_END)
+    return "\n".join(lines)
+
+
+#: The CPU variant's loop check. llvmpipe counts the loop passes of an invocation and ends any
+#: loop once they reach 65,535 (docs/language.md). The probe is a loop that needs two passes:
+#: if the budget is spent (to its last pass), the driver ends it after one, and the probe sets
+#: ``bit`` in status word 3 (``program.py``). Its trip count is 2 at run time but unknown to the
+#: compiler (a uniform's bit 31, which is 0), so no compiler can unroll it or decide its
+#: outcome. (A flag set where a loop ends by itself does not work: the shader compiler knows
+#: that loops end only that way and folds the flag to true.) A probe follows each outermost
+#: loop of the kernel (its bit names that loop) and, where the step loop or a helper's loop
+#: (integer ``**``) may be the one ended, the invocation (``PROBE_END``, bit 0). ``{count}``:
+#: the uniform's first field.
+PROBE_FN = """fn ct_loop_probe(bit: u32) {
+    let two = 2u + (ct_u.{count} >> 31u);
+    var n: u32 = 0u;
+    loop {
+        n = n + 1u;
+        if (n >= two) { break; }
+    }
+    if (n < 2u) { atomicOr(&ct_status[3], bit); }
+}"""
+PROBE_END = "ct_loop_probe(1u);"
+END_PROBE_MARK = "// the invocation ends with a loop probe"
