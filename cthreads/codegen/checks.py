@@ -13,7 +13,7 @@ import ast
 from ..errors import GpuKernelTypeError
 from . import unsupported
 from .source import KernelSource
-from .types import AnnotationError, ListType, resolve_annotation
+from .types import AnnotationError, resolve_annotation
 
 _TYPES_HINT = "kernel parameters are int, float, bool, list[int], list[float] or list[bool]"
 
@@ -172,4 +172,4 @@ def declared_type(src: KernelSource, name: str, nodes: list, lookup):
     return first_ty
 
 
-__all__ = ["check_signature", "collect_declarations", "declared_type", "ListType"]
+__all__ = ["Declarations", "check_signature", "collect_declarations", "declared_type"]
