@@ -22,7 +22,7 @@ from .proofs import prove_in_range
 from .types import elem
 from .vectorize import vectorize
 from .entry import END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, PROBE_END, PROBE_FN, WG, grid_entry
-from .wgsl import Emitter
+from .wgsl import STATIC_LOOP_PASSES, Emitter, static_passes
 
 
 
@@ -64,18 +64,25 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
     # GridDim.x is ceil(n / 64) by the spec: a kernel that reads it keeps 64-wide groups too
     fixed = bool(uses & {"ThreadIdx", "BlockIdx", "BlockDim", "GridDim", "barrier", "shared"})
     # loops get a variant for CPU drivers that reports loops the driver ended early (wgsl.py),
-    # through the status buffer
+    # through the status buffer; not loops of a few literal ranges, which cannot reach the end
     has_loops = any(isinstance(s, (ir.While, ir.ForRange)) for s in ir.walk_stmts(kernel.body))
+    passes = static_passes(kernel.body) if has_loops else 0
+    has_loops = has_loops and (passes is None or passes > STATIC_LOOP_PASSES)
     layout = Layout(kernel, bool(checks) or has_loops, fixed)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
-    template, line_map, workgroup_bytes, _ = _render(fn, fe, kernel, layout, always, fixed,
-                                                     progress)
+    template, line_map, workgroup_bytes, em = _render(fn, fe, kernel, layout, always, fixed,
+                                                      progress)
+    # ... unless a helper with a loop of its own (integer **) makes the bound uncertain
+    has_loops = has_loops or (passes != 0 and _helper_loops(em))
+    if has_loops and layout.status_binding is None:
+        layout = Layout(kernel, True, fixed)
     fast_template, fast_requires = "", ()
     cpu_template, cpu_fast_template, loops = "", "", ()
     if has_loops:
-        cpu_template, _, _, loops = _render(fn, fe, kernel, layout, always, fixed, progress,
-                                            cpu=True)
+        cpu_template, _, _, cpu_em = _render(fn, fe, kernel, layout, always, fixed, progress,
+                                             cpu=True)
+        loops = tuple(cpu_em.loops)
     if len(always) < len(proofs):
         fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
                                 progress)[0]
@@ -124,8 +131,8 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
 
 def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Progress,
             cpu: bool = False):
-    """(WGSL template, WGSL line -> Python line map, workgroup bytes, loop records), without
-    the bounds checks in ``skip``; ``cpu``: the variant that reports loops the driver ended."""
+    """(WGSL template, WGSL line -> Python line map, workgroup bytes, the emitter), without the
+    bounds checks in ``skip``; ``cpu``: the variant that reports loops the driver ended."""
     # a variant whose checks are all proven away does not declare the status buffer (the
     # runtime still binds it; an unused binding is valid, an unused declaration cost ~7% here)
     checked = any(c.id not in skip for c in fe.checks)
@@ -136,7 +143,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     _emit_main(em, kernel)
     # when a helper has a loop of its own (integer **), the CPU variant ends with a probe
     # (entry.PROBE_FN), and kernels whose body is the entry point also probe at each return
-    end_probe = cpu and any(_has_loop(HELPERS[name][1]) for name in em.helpers)
+    end_probe = cpu and _helper_loops(em)
     keep = [k for k, text in enumerate(em.lines)
             if text.strip() != PROBE_END or (end_probe and fixed)]
     em.lines = [em.lines[k] for k in keep]
@@ -180,11 +187,13 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
         add(grid_entry("ct_body", "i32(ct_g)"))
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
-    return "\n".join(lines), line_map, lists.workgroup_bytes(), tuple(em.loops)
+    return "\n".join(lines), line_map, lists.workgroup_bytes(), em
 
 
-def _has_loop(wgsl: str) -> bool:
-    return any(word in wgsl for word in ("loop {", "for (", "while "))
+def _helper_loops(em: Emitter) -> bool:
+    """True when a helper the emitted code calls has a loop of its own."""
+    return any(word in HELPERS[name][1] for name in em.helpers
+               for word in ("loop {", "for (", "while "))
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

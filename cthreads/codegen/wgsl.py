@@ -417,6 +417,36 @@ class Emitter(Visitor):
         self.line("workgroupBarrier();")
 
 
+#: Loops whose passes are bounded at compile time by this many per index need no check on CPU
+#: drivers: with at most 8 indexes per invocation, 8 x (8,000 + 2 for the bounds-check report)
+#: + 9 for the step loop stays below llvmpipe's 65,535 (docs/language.md).
+STATIC_LOOP_PASSES = 8_000
+
+
+def static_passes(stmts) -> int | None:
+    """A bound on the loop passes ``stmts`` make, counting every loop as run in full each time
+    it is reached (llvmpipe counts a loop in a branch no thread takes too), or None when a loop
+    has a run-time trip count (``while``, ``range`` of non-literal bounds)."""
+    total = 0
+    for s in stmts:
+        if isinstance(s, ir.While):
+            return None
+        inner = 0
+        for body in s.bodies():
+            passes = static_passes(body)
+            if passes is None:
+                return None
+            inner += passes
+        if isinstance(s, ir.ForRange):
+            if not all(isinstance(e, ir.Const) for e in (s.start, s.stop, s.step)):
+                return None
+            count = len(range(int(s.start.value), int(s.stop.value), int(s.step.value)))
+            total += count * (inner + 1) + 1
+        else:
+            total += inner
+    return total
+
+
 def _paren(text: str) -> str:
     return text if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]) \
         else f"({text})"

@@ -118,6 +118,29 @@ def block_loop(n: int, m: int, e: int, out: list[int]) -> None:
     out[i] = c + 2 ** e
 
 
+@Gpu
+def literal_range(n: int, out: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    c: int = 0
+    for k in range(100000):
+        c += 1
+    out[i] = c
+
+
+@Gpu
+def small_literal_ranges(n: int, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    s: float = 0.0
+    for k in range(16):
+        for q in range(-3, 9, 3):
+            s += x[i] * k + q
+    y[i] = s
+
+
 def _full_or_refused(kernel, args, out_index, expected, lines, device_name):
     """Launch; either the result equals ``expected`` or join raises GpuDeviceError naming
     one of ``lines`` and the device, with the output list unchanged. Returns which."""
@@ -200,6 +223,24 @@ def test_workgroup_kernel_with_returns(device_name, m):
     out = [-1] * 8
     _full_or_refused(block_loop, [8, m, 10, out], 3, [m + 1024] * 8,
                      [_line(block_loop, "while c")], device_name)
+
+
+def test_a_literal_range_is_cut_too(device_name):
+    out = [-1] * 8
+    _full_or_refused(literal_range, [8, out], 1, [100000] * 8,
+                     [_line(literal_range, "for k in")], device_name)
+
+
+def test_small_literal_ranges_need_no_check(device_name):
+    # 16 x (4 + 1) + 1 passes at most: no CPU variant, several indexes per invocation
+    assert small_literal_ranges.program.loops == ()
+    n = 50000
+    x = [float(v % 13) for v in range(n)]
+    y = [0.0] * n
+    gpu(small_literal_ranges, n, x, y).join()
+    ref = [0.0] * n
+    small_literal_ranges.simulate(n, x, ref)
+    assert y == ref
 
 
 def test_error_leaves_resident_lists_and_later_launches_work(device_name):
