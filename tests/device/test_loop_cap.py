@@ -95,6 +95,17 @@ def barrier_loop(n: int, m: int, out: list[int]) -> None:
 
 
 @Gpu
+def barrier_in_loop(n: int, m: int, out: list[int]) -> None:
+    i: int = GlobalIdx.x
+    c: int = 0
+    for k in range(m):
+        __sync_threads()
+        c += 1
+    if i < n:
+        out[i] = c
+
+
+@Gpu
 def pow_after_loop(n: int, m: int, e: int, out: list[int]) -> None:
     i: int = GlobalIdx.x
     if i >= n:
@@ -193,6 +204,13 @@ def test_barrier_kernel_is_covered(device_name):
     out = [-1] * 64
     _full_or_refused(barrier_loop, [64, 70000, out], 2, [70000] * 64,
                      [_line(barrier_loop, "for k in")], device_name)
+
+
+@pytest.mark.parametrize("m", [65000, 70000])
+def test_loop_with_a_barrier_inside(device_name, m):
+    out = [-1] * 64
+    _full_or_refused(barrier_in_loop, [64, m, out], 2, [m] * 64,
+                     [_line(barrier_in_loop, "for k in")], device_name)
 
 
 def test_at_the_edge_of_the_budget(device_name):
