@@ -79,8 +79,10 @@ WRITE_STAGING_LIMIT = 128 << 20
 
 #: Waits poll between sleeps growing from the first to the second value (seconds): short
 #: enough for Ctrl-C and timeouts to act promptly, and for other threads to take the lock.
-WAIT_SLICE_MIN_S = 0.00005
+#: The shortest naps are kept for the first WAIT_SHORT_NAPS_S of a wait (small launches).
+WAIT_SLICE_MIN_S = 0.00002
 WAIT_SLICE_S = 0.001
+WAIT_SHORT_NAPS_S = 0.002
 
 #: every DeviceQueue alive (closed at shutdown and at exit)
 _queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
@@ -126,7 +128,7 @@ class DeviceQueue:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
         #: False with CTHREADS_BATCH=0: every dispatch is submitted at once
         self.batching = batching_enabled()
-        self._pending: list = []          # (pipeline, bind group, (x, y, z), pre) not submitted
+        self._pending: list = []          # (pipeline, bind group, (x, y, z), pre, post copies)
         self._pending_uniforms: set = set()   # uniform buffers those dispatches read
         self._staged: list = []           # new uniform bytes the batch copies in before use
         self._staged_size = 0
@@ -135,6 +137,14 @@ class DeviceQueue:
         self._closed = False
         self._wake = threading.Event()    # set while a batch is open (the flusher watches it)
         self._flusher: threading.Thread | None = None
+        # A submission handed off to be made outside the lock (see ``_flush``) holds this
+        # lock until wgpu-native returns; ``_submitting`` says one is in flight.
+        self._wgpu_lock = threading.Lock()
+        self._submitting = False
+        #: on CPU drivers a submission made while earlier work runs blocks inside the driver
+        #: (holding wgpu-native's queue locks, so uploads block too) until that work ends:
+        #: the flusher, waits and done() submit a pending batch only once the device is idle
+        self._submit_when_idle = ctx.is_cpu
         _queues.add(self)
 
     def _native_poll(self):
@@ -198,6 +208,7 @@ class DeviceQueue:
                 if self._pending:
                     self._flush()
                 self.pool.check_room(nbytes, f"uploading a list of {nbytes:,} bytes")
+                self._settle()
                 try:
                     self._queue.write_buffer(pooled.buffer, 0, data)
                 except Exception as exc:
@@ -207,6 +218,7 @@ class DeviceQueue:
 
     def _submit_writes(self, nbytes: int) -> None:
         """Submit the queued writes now (lock held), so their staging memory goes back."""
+        self._settle()
         self._queue.submit([])
         self.submitted += 1
         self._writes_in_flight = [(s, n) for s, n in self._writes_in_flight
@@ -221,7 +233,15 @@ class DeviceQueue:
                 self._flush()
             self._write(buffer, data)
 
+    def _settle(self) -> None:
+        """Wait for a handed-off submission to be made (lock held): queue writes, submissions,
+        maps and work-done requests must come after it."""
+        if self._submitting:
+            with self._wgpu_lock:
+                pass
+
     def _write(self, buffer, data: bytes) -> None:
+        self._settle()
         if self._native is not None:
             self._native.write(buffer, data)
         else:
@@ -251,7 +271,7 @@ class DeviceQueue:
             if uniform is not None:
                 buf, data = uniform
                 if self._last_uniform.get(buf) != data:
-                    if buf in self._pending_uniforms:
+                    if buf in self._pending_uniforms or self._submitting:
                         # pending dispatches read the old bytes: the batch copies the new ones
                         # in right before this dispatch
                         pre = (self._staged_size, buf, len(data))
@@ -261,11 +281,14 @@ class DeviceQueue:
                         self._write(buf, data)
                     self._last_uniform[buf] = data
             pending = self._pending
-            pending.append((pipeline, bind_group, folded, pre))
+            pending.append((pipeline, bind_group, folded, pre, tuple(copies)))
             count = len(pending)
-            if (not self.batching or copies or count >= BATCH_CAP
+            # A launch with readback copies joins the batch too while the device is busy:
+            # on lavapipe a submission made while earlier work runs blocks until that work
+            # ends, and gpu() must return at once (an asyncio loop calls it)
+            if (not self.batching or count >= BATCH_CAP
                     or self._idle(count % IDLE_POLL_EVERY == 0)):
-                self._flush(copies)
+                self._flush()
                 return self.submitted
             if uniform is not None:
                 self._pending_uniforms.add(uniform[0])
@@ -277,19 +300,24 @@ class DeviceQueue:
                     self._wake.set()
             return self.submitted + 1
 
-    def _flush(self, copies=()) -> None:
+    def _flush(self, copies=(), handoff: bool = False):
         """Submit the pending dispatches, then ``copies``, as one command buffer (lock held).
 
         The submission is counted even when it fails, so the numbers handed out stay true.
+        With ``handoff`` the command buffer is encoded here but submitted by the returned
+        function, which the caller runs after releasing the lock (a submission may block on
+        lavapipe while earlier work runs; the lock must stay free for launches meanwhile);
+        the ``_wgpu_lock`` held until then keeps every later wgpu queue call after it.
         """
         batch = self._pending
         if not batch and not copies:
-            return
+            return None
         self._pending = []
         self._pending_uniforms.clear()
         staged, self._staged, self._staged_size = self._staged, [], 0
         if self._closed:               # shut down: dropped, never submitted to a dead device
-            return
+            return None
+        self._settle()
         try:
             src = None
             if staged:
@@ -299,7 +327,12 @@ class DeviceQueue:
                 src = self._staging.buffer
                 self._write(src, blob)         # lands before this submission
             if self._native is not None:
-                self._native.submit_batch(batch, copies, src)
+                cb = self._native.encode_batch(batch, copies, src)
+                if handoff:
+                    self._wgpu_lock.acquire()
+                    self._submitting = True
+                    return lambda: self._submit_handed_off(cb)
+                self._native.submit(cb)
             else:
                 self._submit_public(batch, copies, src)
         except MemoryError as exc:
@@ -307,14 +340,23 @@ class DeviceQueue:
                 from None
         finally:
             self.submitted += 1
+        return None
+
+    def _submit_handed_off(self, cb) -> None:
+        """Make a submission ``_flush(handoff=True)`` encoded (queue lock free)."""
+        try:
+            self._native.submit(cb)
+        finally:
+            self._submitting = False
+            self._wgpu_lock.release()
 
     def _submit_public(self, batch, copies, staged) -> None:
         """``_flush`` through wgpu-py's public API (CTHREADS_NATIVE_ENCODER=0); the same
-        commands as ``NativeEncoder.submit_batch``."""
+        commands as ``NativeEncoder.encode_batch``."""
         encoder = self._device.create_command_encoder()
         cpass = None
         last_pipeline = last_group = None
-        for pipeline, bind_group, (gx, gy, gz), pre in batch:
+        for pipeline, bind_group, (gx, gy, gz), pre, post in batch:
             if pre is not None:
                 if cpass is not None:
                     cpass.end()
@@ -330,6 +372,11 @@ class DeviceQueue:
                 cpass.set_bind_group(0, bind_group)
                 last_group = bind_group
             cpass.dispatch_workgroups(gx, gy, gz)
+            if post:
+                cpass.end()
+                cpass = None
+                for src, src_off, dst, dst_off, nbytes in post:
+                    encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
         if cpass is not None:
             cpass.end()
         for src, src_off, dst, dst_off, nbytes in copies:
@@ -342,7 +389,7 @@ class DeviceQueue:
         if self.completed >= self.submitted:
             return True
         native = self._native
-        if native is None:
+        if native is None or self._submitting:
             return False
         fence = self._fence_req
         if fence is None:
@@ -374,12 +421,19 @@ class DeviceQueue:
                 remaining = self._opened_at + FLUSH_DEADLINE_S - time.perf_counter()
                 if remaining > 0:
                     return remaining
+                if self._submit_when_idle and not self._idle(True):
+                    return WAIT_SLICE_S
                 try:
-                    self._flush()
+                    submit = self._flush(handoff=True)
                 except Exception as exc:   # reported by the next launch or wait
                     self.ctx.errors.append(f"submitting queued launches failed: {exc}")
+                    submit = None
+            else:
+                submit = None
             self._wake.clear()
-            return 0.0
+        if submit is not None:
+            submit()
+        return 0.0
 
     def flushed(self, seq: int) -> bool:
         """Whether submission ``seq`` was made (never submits anything; for tests)."""
@@ -413,6 +467,7 @@ class DeviceQueue:
         """The outstanding (submission covered, request key), requested if there is none."""
         with self._lock:
             if self._fence_req is None:
+                self._settle()
                 self._fence_req = (self.submitted, self._native.work_done_request())
             return self._fence_req
 
@@ -432,12 +487,16 @@ class DeviceQueue:
             if self._closed:
                 return True
             if seq > self.submitted:
+                if self._submit_when_idle and not self._idle(True):
+                    return False
                 self._flush()
             if self._native is None:
                 snapshot = self.submitted
                 if self._poll(False):
                     self._mark(snapshot)
                 return seq <= self.completed
+            if self._submitting:               # never waits for a handed-off submission
+                return False
             fence = self._fence()
             if self._native.work_done_ready(fence[1], block=False):
                 self._fence_done(fence)
@@ -460,12 +519,23 @@ class DeviceQueue:
             return True
         start = time.perf_counter()
         deadline = None if timeout is None else start + max(timeout, 0.0)
+        submit = None
+        with self._lock:
+            if self._closed:
+                return True
+            earlier = self.submitted if seq > self.submitted else 0
+        if earlier > self.completed and self._submit_when_idle:
+            # the earlier work first (see _submit_when_idle), then the pending batch
+            if not self.wait(earlier, None if deadline is None else deadline - start):
+                return False
         with self._lock:
             if self._closed:
                 return True
             if seq > self.submitted:
-                self._flush()
+                submit = self._flush(handoff=True)
                 seq = min(seq, self.submitted)
+        if submit is not None:
+            submit()
         spin_until = start + (self._native.spin_s if self._native is not None else 0.0)
         nap = WAIT_SLICE_MIN_S
         while not self._poll_done(seq):
@@ -475,7 +545,8 @@ class DeviceQueue:
             if now < spin_until:
                 continue
             time.sleep(nap if deadline is None else min(nap, deadline - now))
-            nap = min(nap * 2, WAIT_SLICE_S)
+            if now - start > WAIT_SHORT_NAPS_S:       # a long wait: longer naps
+                nap = min(nap * 2, WAIT_SLICE_S)
         self.ctx.check_alive()
         return True
 
@@ -488,7 +559,7 @@ class DeviceQueue:
                 snapshot = self.submitted
                 if self._poll(False):
                     self._mark(snapshot)
-            else:
+            elif not self._submitting:     # a handed-off submission: poll after it
                 fence = self._fence()
                 if self._native.work_done_ready(fence[1], block=False):
                     self._fence_done(fence)
@@ -510,6 +581,7 @@ class DeviceQueue:
         with self._lock:
             if seq > self.submitted:
                 self._flush()
+            self._settle()
             if self._native is not None:
                 result = self._native.read(staging.buffer, nbytes)
             else:

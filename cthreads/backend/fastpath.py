@@ -62,26 +62,27 @@ class NativeEncoder:
         self._done_info.callback = _on_done
         self._done_ok = lib.WGPUQueueWorkDoneStatus_Success
 
-    def _copy_and_submit(self, enc, copies) -> None:
-        """Encode ``copies`` after what ``enc`` holds, finish it and submit the command buffer."""
-        lib, null = self._lib, self._null
+    def _copies(self, enc, copies) -> None:
+        copy = self._lib.wgpuCommandEncoderCopyBufferToBuffer
         for src, src_off, dst, dst_off, nbytes in copies:
-            lib.wgpuCommandEncoderCopyBufferToBuffer(enc, src._internal, src_off, dst._internal,
-                                                     dst_off, nbytes)
-        cb = lib.wgpuCommandEncoderFinish(enc, null)
-        lib.wgpuCommandEncoderRelease(enc)
+            copy(enc, src._internal, src_off, dst._internal, dst_off, nbytes)
+
+    def submit(self, cb) -> None:
+        """Submit (and release) a command buffer ``encode_batch`` made."""
+        lib = self._lib
         arr = self._cb_array
         arr[0] = cb
         lib.wgpuQueueSubmit(self._queue, 1, arr)
         lib.wgpuCommandBufferRelease(cb)
 
-    def submit_batch(self, dispatches, copies, staged=None) -> None:
-        """Encode ``dispatches`` then ``copies`` in one command buffer; submit it.
+    def encode_batch(self, dispatches, copies, staged=None):
+        """Encode ``dispatches`` then ``copies`` in one command buffer (``submit`` submits it).
 
-        ``dispatches`` is ``[(pipeline, bind group, (x, y, z), pre), ...]``: one compute pass
-        holds them, except that a dispatch whose ``pre`` is ``(offset, buffer, nbytes)`` is
+        ``dispatches`` is ``[(pipeline, bind group, (x, y, z), pre, post), ...]``: one compute
+        pass holds them, except that a dispatch whose ``pre`` is ``(offset, buffer, nbytes)`` is
         preceded by a copy of ``nbytes`` from ``staged`` at ``offset`` into ``buffer`` (a launch's
-        new scalars), which ends the pass and opens another. Within a pass a pipeline or bind
+        new scalars), which ends the pass and opens another, and a dispatch with ``post``
+        copies (its readback) is followed by them, which ends the pass too. Within a pass a pipeline or bind
         group equal to the previous dispatch's is not set again (a bind group stays bound
         across pipelines of the same layout, as WebGPU specifies); wgpu still places a barrier
         between dispatches that share a written buffer.
@@ -93,7 +94,7 @@ class NativeEncoder:
         dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
         cpass = None
         last_pipeline = last_group = None
-        for pipeline, bind_group, (gx, gy, gz), pre in dispatches:
+        for pipeline, bind_group, (gx, gy, gz), pre, post in dispatches:
             if pre is not None:
                 if cpass is not None:
                     lib.wgpuComputePassEncoderEnd(cpass)
@@ -111,10 +112,18 @@ class NativeEncoder:
                 set_bind_group(cpass, 0, bind_group._internal, 0, null)
                 last_group = bind_group
             dispatch(cpass, gx, gy, gz)
+            if post:
+                lib.wgpuComputePassEncoderEnd(cpass)
+                lib.wgpuComputePassEncoderRelease(cpass)
+                cpass = None
+                self._copies(enc, post)
         if cpass is not None:
             lib.wgpuComputePassEncoderEnd(cpass)
             lib.wgpuComputePassEncoderRelease(cpass)
-        self._copy_and_submit(enc, copies)
+        self._copies(enc, copies)
+        cb = lib.wgpuCommandEncoderFinish(enc, null)
+        lib.wgpuCommandEncoderRelease(enc)
+        return cb
 
     def work_done_fired(self, key: int) -> bool:
         """Whether the work-done request ``key`` already fired (no poll: a dict look-up)."""
