@@ -9,7 +9,8 @@ from __future__ import annotations
 from .arena import GpuArena
 from .errors import (
     CThreadsGPUError, GpuArgumentTypeError, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
-    GpuKernelError, GpuKernelTypeError, GPUNotAvailable, GpuUseAfterDestroy, VulkanInitFailed,
+    GpuKernelError, GpuKernelTypeError, GPUNotAvailable, GpuTimeout, GpuUseAfterDestroy,
+    VulkanInitFailed,
     VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError, VulkanOutOfMemory,
 )
 from .gpu_job import GpuJob
@@ -31,7 +32,7 @@ __all__ = [
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",
-    "GpuArgumentTypeError",
+    "GpuArgumentTypeError", "GpuTimeout",
 ]
 
 if __name__ == "__main__":

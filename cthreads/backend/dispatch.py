@@ -13,11 +13,19 @@ number of the submission that will contain the launch, and the batch is flushed
 * before anything that must see the pending work: a queue write (uploads, ``write``: a queued
   write lands before the *next* submission, so a pending dispatch would see the new bytes), a
   map (``read_into``), waits and ``is_done`` for a number not yet submitted, ``idle()`` and
-  closing the queue; readback copies ride in the same command buffer as the pending dispatches
-  (a launch with copies is flushed at once, copies after the compute pass);
+  closing the queue; a launch's readback copies ride in the batch right after its dispatch
+  (ending the compute pass);
 * by a daemon flusher thread (one per queue, started with the first batch) when a batch is
   still pending ``FLUSH_DEADLINE_S`` after it opened, so launched work never waits for a join
   that does not come.
+
+On CPU drivers (lavapipe) a submission made while earlier work still runs blocks inside the
+driver until that work ends, holding wgpu-native's queue locks (so an upload from another
+thread blocks too): there the flusher, waits and ``is_done`` submit a pending batch only once
+the device is idle, and the flusher and waits make their submission outside the queue's lock
+(``_flush(handoff=True)``; ``_wgpu_lock`` keeps later queue writes, submissions, maps and
+work-done requests after it). So ``gpu()`` returns at once while jobs run, and an asyncio
+loop that launches never stalls.
 
 A launch's scalars live in its kernel's one uniform buffer. When they change while a pending
 dispatch still reads that buffer, the new bytes are not written at once: they are staged, and
@@ -32,7 +40,7 @@ Until they are submitted the batch keeps Python references to its pipelines and 
 closes the queue: the flusher stops and nothing is submitted to it afterwards. At interpreter
 exit pending batches are flushed. Every wgpu call here, the flusher's included, is made under
 the queue's lock (two threads polling wgpu-native at once deadlocked: its callbacks need the
-GIL). ``CTHREADS_BATCH=0`` turns batching off: every dispatch is submitted at once, in a
+GIL), except a handed-off submission, which no poll overlaps. ``CTHREADS_BATCH=0`` turns batching off: every dispatch is submitted at once, in a
 command buffer of its own, as before.
 
 Submissions are numbered; the queue runs them in order, so one finished submission means every

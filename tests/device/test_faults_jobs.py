@@ -16,7 +16,8 @@ import pytest
 
 from cthreads import Job
 from cthreads.gpu import (
-    BlockDim, BlockIdx, Gpu, GpuArena, GpuInvalidArgument, GpuUseAfterDestroy, ThreadIdx, gpu,
+    BlockDim, BlockIdx, Gpu, GpuArena, GpuInvalidArgument, GpuTimeout, GpuUseAfterDestroy,
+    ThreadIdx, gpu,
     shutdown,
 )
 from tests.device.kernels import add_one, assert_saxpy, saxpy
@@ -177,7 +178,7 @@ def test_timeouts_are_honoured_and_the_job_stays_joinable(device_name):
     assert 0.15 < time.perf_counter() - t0 < 1.0
     assert job.state == "running" and not job.done()
     t0 = time.perf_counter()
-    with pytest.raises(TimeoutError, match="0.5"):
+    with pytest.raises(GpuTimeout, match="0.5"):
         job.join(timeout=0.5)
     assert 0.4 < time.perf_counter() - t0 < 1.5
     assert y == [0.0] * n                                   # nothing written by the timeout
