@@ -147,7 +147,7 @@ class GpuJob(Job):
         return readback
 
     def _done_now(self) -> None:
-        """The job is finished: pooled buffers go back, the Job event is set."""
+        """The job is finished: its pooled buffers go back."""
         self._joined = True
         readback, self._readback = self._readback, None
         _in_flight.discard(self)
@@ -158,7 +158,6 @@ class GpuJob(Job):
             if readback is not None and readback.staging is not None:
                 pool.release(readback.staging)
         self._owned = []
-        self._finished.set()
 
     def result(self):
         """Always None (kernels return nothing); waits and downloads like join()."""

@@ -18,7 +18,8 @@ class Job:
         self._args = args
         self._kwargs = kwargs
         self._thread: threading.Thread | None = None
-        self._finished = threading.Event()
+        # made by start(): a subclass that runs its work elsewhere (GpuJob) never pays for it
+        self._finished: threading.Event | None = None
         self._result = None
         self._exc: BaseException | None = None
 
@@ -26,9 +27,10 @@ class Job:
 
     def start(self) -> "Job":
         """Start the work (once); returns the job so calls chain."""
-        if self._thread is None and not self._finished.is_set():
+        if self._thread is None:
             if self._fn is None:
                 raise TypeError("Job() has no function to run; create it as Job(fn, *args)")
+            self._finished = threading.Event()
             self._thread = threading.Thread(target=self._run, daemon=True,
                                             name=f"cthreads-job-{getattr(self._fn, '__name__', 'fn')}")
             self._thread.start()
@@ -44,11 +46,12 @@ class Job:
 
     def done(self) -> bool:
         """True once the work has finished (never blocks)."""
-        return self._finished.is_set()
+        finished = self._finished
+        return finished is not None and finished.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the work to finish; returns ``done()``."""
-        if self._thread is None and not self._finished.is_set():
+        if self._thread is None:
             self.start()
         return self._finished.wait(timeout)
 

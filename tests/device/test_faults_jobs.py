@@ -198,7 +198,7 @@ def _use_as_a_job(job: Job):
 
 def test_job_contract_kept_by_gpu_job(device_name):
     job, y, n = _long_job()
-    assert job._finished is not None and job._exc is None      # Job.__init__ ran
+    assert job._exc is None and job._args == () and job._fn is spin   # Job.__init__ ran
     _use_as_a_job(job)
     assert y == spin_expected(n)
     with pytest.raises(GpuInvalidArgument, match="timeout"):
