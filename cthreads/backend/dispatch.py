@@ -215,7 +215,7 @@ class DeviceQueue:
             with self._lock:
                 if self._pending:
                     self._flush()
-                self.pool.check_room(nbytes, f"uploading a list of {nbytes:,} bytes")
+                self.pool.check_staging(nbytes, f"uploading a list of {nbytes:,} bytes")
                 self._settle()
                 try:
                     self._queue.write_buffer(pooled.buffer, 0, data)
