@@ -179,6 +179,23 @@ class BufferPool:
                 "you no longer need and join finished jobs, use smaller lists, or set "
                 "CTHREADS_DEVICE_MEMORY to the memory cthreads may use")
 
+    def check_staging(self, nbytes: int, what: str) -> None:
+        """Raise VulkanOutOfMemory when the host cannot hold the staging copy of a queued
+        write of ``nbytes`` (only CPU drivers check: there host memory is the device's)."""
+        if not self._host or nbytes < CHECK_FROM:
+            return
+        for attempt in (0, 1):
+            avail = host_available()
+            if avail is None or nbytes + self.reserve <= avail:
+                return
+            if attempt == 0:
+                self.trim()
+        raise VulkanOutOfMemory(
+            f"{what} needs a staging copy of {nbytes:,} bytes, but the machine has {avail:,} "
+            f"bytes of memory available and keeps {self.reserve:,} for everything else "
+            f"({self._ctx.name!r} is a CPU driver, whose device memory is host memory). "
+            "Release arenas you no longer need and join finished jobs, or use smaller lists")
+
     def _freed(self, nbytes: int) -> None:
         with self._lock:
             self.live_bytes -= nbytes

@@ -350,10 +350,12 @@ def _get_context_locked() -> DeviceContext:
             except VulkanInitFailed as exc:
                 if _forked:
                     raise VulkanInitFailed(
-                        f"{exc}. This process was forked from one whose device was up; if the "
-                        "driver cannot start a device in a forked process, start worker "
-                        "processes with the 'spawn' method (multiprocessing.get_context("
-                        "'spawn'))") from None
+                        "cthreads cannot start a Vulkan device in this process: it was forked "
+                        "(os.fork, or multiprocessing's 'fork' start method) from a process "
+                        "whose device was up, and the driver refuses a device in a forked "
+                        "process. Start worker processes with the 'spawn' or 'forkserver' "
+                        "method (multiprocessing.get_context('spawn')), or fork before the "
+                        f"first launch. ({exc})") from None
                 raise
             _timings["device_total_s"] = time.perf_counter() - t0
         return _context
