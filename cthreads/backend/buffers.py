@@ -221,6 +221,14 @@ class BufferPool:
                 self.idle_bytes -= cap
                 pooled.filled = False
                 return pooled
+        limit = self._ctx.limit("max-buffer-size")
+        if cap > limit:
+            cap = nbytes + (-nbytes % 4)
+            if cap > limit:
+                raise GpuInvalidArgument(
+                    f"a {kind} buffer of {nbytes:,} bytes is needed, more than the "
+                    f"{limit:,}-byte buffer limit of {self._ctx.name!r}; download fewer or "
+                    "smaller lists at once (join jobs one by one, sync arena slots by name)")
         self.check_room(cap, f"a {kind} buffer for {nbytes:,} bytes")
         # Only on CPU drivers: there all memory is host memory. On a GPU a buffer created mapped
         # may be placed in host-visible memory; a queued write keeps it device-local.

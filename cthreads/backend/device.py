@@ -114,6 +114,13 @@ def is_lost_message(msg: str) -> bool:
     return any(p in low for p in _LOST_PHRASES)
 
 
+def is_out_of_memory_message(msg: str) -> bool:
+    """wgpu's words for an allocation the device cannot hold ("Not enough memory left" from
+    NVIDIA's driver on the H200, out-of-memory errors elsewhere)."""
+    low = msg.lower()
+    return "out of memory" in low or "outofmemory" in low or "not enough memory" in low
+
+
 def _first_cause(msg: str) -> str:
     """The most telling line of a wgpu error message (its last non-empty one)."""
     lines = [ln.strip() for ln in msg.strip().splitlines() if ln.strip()]
@@ -145,8 +152,8 @@ def device_error(ctx: DeviceContext | None, exc, doing: str) -> Exception:
         return VulkanInitFailed(f"the Vulkan device was lost while {doing} ({reason}); "
                                 "launch again to start a new device")
     low = msg.lower()
-    if isinstance(exc, MemoryError) or "out of memory" in low or "outofmemory" in low or \
-            type(exc).__name__ == "GPUOutOfMemoryError":
+    if isinstance(exc, MemoryError) or type(exc).__name__ == "GPUOutOfMemoryError" or \
+            is_out_of_memory_message(msg):
         return VulkanOutOfMemory(
             f"the device {name!r} ran out of memory while {doing} ({_first_cause(msg)}); "
             "release arenas you no longer need, join finished jobs, or use smaller lists")

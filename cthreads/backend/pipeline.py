@@ -19,7 +19,8 @@ import time
 import weakref
 from dataclasses import dataclass
 
-from .device import DeviceContext, is_lost_message, device_error, import_wgpu, on_fork_child
+from .device import (DeviceContext, device_error, import_wgpu, is_lost_message,
+                     is_out_of_memory_message, on_fork_child)
 
 #: Binding kinds understood by ``make_pipeline``.
 UNIFORM, READ, READ_WRITE = "uniform", "read", "read_write"
@@ -103,9 +104,7 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
             layout=pipeline_layout, compute={"module": module, "entry_point": entry_point})
     except Exception as exc:
         msg = str(exc)
-        low = msg.lower()
-        if is_lost_message(msg) or "out of memory" in low or "outofmemory" in low or \
-                isinstance(exc, MemoryError):
+        if is_lost_message(msg) or is_out_of_memory_message(msg) or isinstance(exc, MemoryError):
             raise device_error(ctx, exc, f"compiling the pipeline of {entry_point}") from None
         raise ShaderCompileError(msg, _first_wgsl_line(msg)) from None
     result = Pipeline(pipeline, bgl, bindings, entry_point, time.perf_counter() - t0)

@@ -329,6 +329,41 @@ def test_host_memory_is_checked_before_allocating_on_a_cpu_driver(device_name):
     arena.release()
 
 
+def test_driver_out_of_memory_is_vulkan_out_of_memory(tmp_path, device_name):
+    """On GPUs the driver's refusal is mapped (NVIDIA on the H200 says "Not enough memory
+    left"), the process survives and the device stays usable once the memory is released."""
+    from cthreads.backend import device as dev
+
+    if dev.get_context().is_cpu:
+        pytest.skip("CPU drivers are refused by cthreads' own host-memory check (tested above)")
+    info = run_script(tmp_path, '''
+        from cthreads.backend import get_queue
+        pool = get_queue().pool
+        held, err = [], None
+        try:
+            for _ in range(1000):                # 2 GiB each: more than any GPU holds
+                held.append(pool.acquire(1 << 31))
+        except cg.CThreadsGPUError as exc:
+            err = [type(exc).__name__, str(exc)]
+        count = len(held)
+        held.clear()
+        pool.trim()
+        print(json.dumps({"err": err, "count": count, "after": check()}))
+    ''')
+    assert info["err"] is not None and info["err"][0] == "VulkanOutOfMemory", info
+    assert info["count"] > 0 and info["after"] is True
+
+
+def test_a_buffer_beyond_the_device_limit_is_refused_before_wgpu(device_name):
+    from cthreads.backend import get_queue
+    from cthreads.gpu import GpuInvalidArgument
+
+    pool = get_queue().pool
+    too_big = pool._ctx.limit("max-buffer-size") + 4
+    with pytest.raises(GpuInvalidArgument, match="buffer limit"):
+        pool.acquire(too_big, "staging")
+
+
 def test_parse_bytes():
     from cthreads.backend.buffers import parse_bytes
 
