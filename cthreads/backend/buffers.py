@@ -26,7 +26,7 @@ import threading
 import weakref
 
 from ..errors import GpuInvalidArgument, VulkanOutOfMemory
-from .device import DeviceContext, device_error, import_wgpu
+from .device import DeviceContext, device_error, import_wgpu, on_fork_child
 
 MIN_CAPACITY = 256
 #: Free buffers kept per bucket; more are dropped (released) when returned.
@@ -93,6 +93,10 @@ class PooledBuffer:
         self.filled = False     # acquire(init=...) wrote the data at creation
 
 
+#: every pool alive (a forked child gives each a fresh lock)
+_pools: "weakref.WeakSet[BufferPool]" = weakref.WeakSet()
+
+
 class BufferPool:
     """Free lists of storage and staging buffers of one device."""
 
@@ -111,6 +115,7 @@ class BufferPool:
         self.live_bytes = 0         # bytes of buffers made here and still alive
         self.idle_bytes = 0         # bytes of the buffers in the free lists
         self._holders: "weakref.WeakSet" = weakref.WeakSet()
+        _pools.add(self)
         self.limit = self._env_limit()
         self._host = ctx.is_cpu     # device memory is host memory
         total = _meminfo().get("MemTotal", 0) if self._host else 0
@@ -293,3 +298,13 @@ class BufferPool:
             free, self._free = self._free, {}
             self.idle_bytes = 0
         del free              # dropped outside the lock
+
+
+def _new_locks_after_fork() -> None:
+    """In a forked child: another thread of the parent may have held a pool's lock (the
+    finalizers of inherited buffers take it when the child drops them)."""
+    for pool in list(_pools):
+        pool._lock = threading.RLock()
+
+
+on_fork_child(_new_locks_after_fork)
