@@ -536,14 +536,16 @@ class DeviceQueue:
             # the earlier work first (see _submit_when_idle), then the pending batch
             if not self.wait(earlier, None if deadline is None else deadline - start):
                 return False
-        with self._lock:
-            if self._closed:
-                return True
-            if seq > self.submitted:
-                submit = self._flush(handoff=True)
-                seq = min(seq, self.submitted)
-        if submit is not None:
-            submit()
+        try:
+            with self._lock:
+                if self._closed:
+                    return True
+                if seq > self.submitted:
+                    submit = self._flush(handoff=True)
+                    seq = min(seq, self.submitted)
+        finally:                       # even on Ctrl-C: a handed-off submission is made
+            if submit is not None:
+                submit()
         spin_until = start + (self._native.spin_s if self._native is not None else 0.0)
         nap = WAIT_SLICE_MIN_S
         while not self._poll_done(seq):
