@@ -1,0 +1,76 @@
+"""Sample kernels shared by the demo, the benchmark and the tests.
+
+Each kernel here is written once, as a user would write it, so that the demo, the benchmark and
+the tests run the very same kernel instead of copies that could drift apart. Next to each kernel
+is its independent numpy reference where the check is not a one-liner.
+
+Importing this module decorates the kernels, that is, translates them to WGSL: it needs no
+device and acquires none. The kernels are ordinary ``@Gpu`` kernels, launched with
+``cthreads.gpu.gpu(kernel, *args)`` and runnable as plain Python with ``kernel.simulate``.
+(User code imports ``Gpu`` and ``GlobalIdx`` from ``cthreads.gpu``; inside the package this
+module imports them from the modules that define them, which are the same objects.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .indexes import GlobalIdx
+from .kernel import Gpu
+
+@Gpu
+def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
+    """y = a*x + y for the first n elements (float32 on the device)."""
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = a * x[i] + y[i]
+
+
+@Gpu
+def mandelbrot(n: int, width: int, height: int, max_iter: int, counts: list[int]) -> None:
+    """Escape-time Mandelbrot over [-2.2, 0.8] x [-1.2, 1.2]: counts[i] = the iterations of
+    pixel i (row-major, width wide) before |z| exceeds 2, at most max_iter."""
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    px: int = i % width
+    py: int = i // width
+    cx: float = -2.2 + 3.0 * px / width
+    cy: float = -1.2 + 2.4 * py / height
+    x: float = 0.0
+    y: float = 0.0
+    k: int = 0
+    while k < max_iter and x * x + y * y <= 4.0:
+        xt: float = x * x - y * y + cx
+        y = 2.0 * x * y + cy
+        x = xt
+        k += 1
+    counts[i] = k
+
+
+def mandelbrot_numpy(width: int, height: int, max_iter: int) -> np.ndarray:
+    """``mandelbrot``'s iteration for every pixel at once in float32 numpy, in the kernel's
+    expression order: an independent reference (int32, row-major). A driver may re-associate
+    float expressions, so a few pixels on the set's boundary can differ by an iteration."""
+    f32 = np.float32
+    idx = np.arange(width * height)
+    px = (idx % width).astype(f32)
+    py = (idx // width).astype(f32)
+    cx = f32(-2.2) + f32(3.0) * px / f32(width)
+    cy = f32(-1.2) + f32(2.4) * py / f32(height)
+    x = np.zeros_like(cx)
+    y = np.zeros_like(cy)
+    counts = np.zeros(idx.size, np.int32)
+    for _ in range(max_iter):
+        alive = x * x + y * y <= f32(4.0)
+        if not alive.any():
+            break
+        xt = x * x - y * y + cx
+        y = np.where(alive, f32(2.0) * x * y + cy, y)
+        x = np.where(alive, xt, x)
+        counts += alive
+    return counts
+
+
+__all__ = ["saxpy", "mandelbrot", "mandelbrot_numpy"]
