@@ -1,5 +1,8 @@
 """The README's demo: a Mandelbrot set rendered by a @Gpu kernel, checked against numpy.
 
+The kernel and its numpy reference are ``mandelbrot`` and ``mandelbrot_numpy`` in
+cthreads/samples.py, the same kernel the benchmark and the tests run.
+
 Run with `make demo` (or `.venv/bin/python demo/mandelbrot.py [width height iterations]`).
 Writes mandelbrot.png in the current directory.
 """
@@ -13,48 +16,10 @@ import zlib
 
 import numpy as np
 
-from cthreads.gpu import GlobalIdx, Gpu, device_name, gpu
+from cthreads.gpu import device_name, gpu
+from cthreads.samples import mandelbrot, mandelbrot_numpy
 
 MAX_ITER = 200
-
-
-@Gpu
-def mandelbrot(n: int, width: int, height: int, max_iter: int, out: list[int]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    px: int = i % width
-    py: int = i // width
-    cx: float = -2.2 + 3.0 * px / width
-    cy: float = -1.2 + 2.4 * py / height
-    x: float = 0.0
-    y: float = 0.0
-    k: int = 0
-    while k < max_iter and x * x + y * y <= 4.0:
-        xt: float = x * x - y * y + cx
-        y = 2.0 * x * y + cy
-        x = xt
-        k += 1
-    out[i] = k
-
-
-def mandelbrot_numpy(width: int, height: int, max_iter: int) -> np.ndarray:
-    """The same iteration in float32 with numpy, as an independent reference."""
-    idx = np.arange(width * height)
-    px = (idx % width).astype(np.float32)
-    py = (idx // width).astype(np.float32)
-    cx = np.float32(-2.2) + np.float32(3.0) * px / np.float32(width)
-    cy = np.float32(-1.2) + np.float32(2.4) * py / np.float32(height)
-    x = np.zeros_like(cx)
-    y = np.zeros_like(cy)
-    k = np.zeros(idx.size, np.int32)
-    for _ in range(max_iter):
-        alive = (x * x + y * y) <= 4.0
-        if not alive.any():
-            break
-        x, y = np.where(alive, x * x - y * y + cx, x), np.where(alive, 2 * x * y + cy, y)
-        k += alive
-    return k
 
 
 def write_png(path: str, gray: np.ndarray) -> None:
