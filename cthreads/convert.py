@@ -17,6 +17,8 @@ import math
 import struct
 import sys
 
+from .codegen.types import ELEM_TYPES
+from .codegen.types import elem as elem_type
 from .errors import GpuArgumentTypeError, GpuInvalidArgument
 
 F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
@@ -24,12 +26,11 @@ I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 #: lists up to this length are checked without numpy
 SMALL = 4096
 
-#: array.array type codes of the device representation of each element kind
-ARRAY_CODES = {"float": "f", "int": "i", "bool": "I"}
 #: elements packed per struct call for long lists (bounds the temporary argument tuple)
 CHUNK = 1 << 16
-#: numpy dtype names accepted for arrays of each element kind (no silent conversion)
-ARRAY_DTYPES = {"float": "float32", "int": "int32", "bool": "bool"}
+# The element-type table (codegen/types.py) gives, per element kind, the array.array / struct
+# code of the device representation (``code``), its numpy dtype (``host_dtype``), the dtype a
+# caller's numpy array must have (``array_dtype``, no silent conversion) and ``size`` in bytes.
 
 
 def _np():
@@ -141,7 +142,7 @@ def _has_bool(value: list, packed, elem: str) -> bool:
     candidates = value
     if len(value) > SMALL:
         np = _np()
-        a = np.frombuffer(packed, dtype=np.float32 if elem == "float" else np.int32)
+        a = np.frombuffer(packed, dtype=elem_type(elem).host_dtype)
         mask = a == 0
         mask |= a == 1
         if not mask.any():
@@ -221,7 +222,7 @@ def check_container(value, elem: str, where: str, writable: bool = True) -> None
     ``writable``: results will be written back into it (read-only arrays are refused then).
     """
     if is_ndarray(value):
-        want = ARRAY_DTYPES[elem]
+        want = elem_type(elem).array_dtype
         if value.dtype.name != want:
             raise GpuInvalidArgument(
                 f"{where} is a numpy array of dtype {value.dtype}, but the kernel declares "
@@ -255,18 +256,19 @@ def pack(value, elem: str, where: str, writable: bool = True):
     """The device bytes of a list or array argument (any buffer-protocol object)."""
     check_container(value, elem, where, writable)
     if is_ndarray(value):
-        return value.astype("uint32") if elem == "bool" else value
+        row = elem_type(elem)
+        return value if row.array_dtype == row.host_dtype else value.astype(row.host_dtype)
     if elem == "bool":
         if len(value) <= SMALL:
             if not all(v.__class__ is bool for v in value):
                 raise _bad_element(value, elem, where)
-            return array.array("I", value)
+            return array.array(elem_type("bool").code, value)
         return _pack_numpy(_as_array(value, elem, where), value, elem, where)
     if len(value) > SMALL:
         packed = _pack_long(value, elem, where)
     else:
         try:
-            packed = array.array(ARRAY_CODES[elem], value)
+            packed = array.array(elem_type(elem).code, value)
         except (TypeError, OverflowError, ValueError):
             raise _bad_element(value, elem, where) from None
         if elem == "float" and _has_inf(packed):
@@ -282,16 +284,17 @@ def pack(value, elem: str, where: str, writable: bool = True):
 
 def _pack_long(value: list, elem: str, where: str) -> bytearray:
     """Little-endian float32 or int32 bytes of a long list of floats or ints, checked."""
-    code = ARRAY_CODES[elem]
+    row = elem_type(elem)
+    code, size = row.code, row.size
     n = len(value)
-    out = bytearray(4 * n)
+    out = bytearray(size * n)
     chunk = struct.Struct(f"<{CHUNK}{code}")
     try:
         end = n - n % CHUNK
         for start in range(0, end, CHUNK):
-            chunk.pack_into(out, 4 * start, *value[start:start + CHUNK])
+            chunk.pack_into(out, size * start, *value[start:start + CHUNK])
         if end < n:
-            struct.Struct(f"<{n - end}{code}").pack_into(out, 4 * end, *value[end:])
+            struct.Struct(f"<{n - end}{code}").pack_into(out, size * end, *value[end:])
     except (struct.error, TypeError, OverflowError, ValueError):
         raise _bad_element(value, elem, where) from None
     return out
@@ -301,7 +304,7 @@ def _has_inf(packed: array.array) -> bool:
     if len(packed) <= SMALL:
         return math.inf in packed or -math.inf in packed
     np = _np()
-    return bool(np.isinf(np.frombuffer(packed, dtype=np.float32)).any())
+    return bool(np.isinf(np.frombuffer(packed, dtype=elem_type("float").host_dtype)).any())
 
 
 def pack_any(value, where: str):
@@ -311,9 +314,9 @@ def pack_any(value, where: str):
     them), anything with a float 'float'.
     """
     if is_ndarray(value):
-        for elem, dt in ARRAY_DTYPES.items():
-            if value.dtype.name == dt:
-                return elem, pack(value, elem, where)
+        for row in ELEM_TYPES.values():
+            if value.dtype.name == row.array_dtype:
+                return row.name, pack(value, row.name, where)
         raise GpuInvalidArgument(
             f"{where} is a numpy array of dtype {value.dtype}; pass float32, int32 or bool "
             "(e.g. arr.astype(np.float32)); it is not converted silently because results are "
@@ -328,7 +331,7 @@ def pack_any(value, where: str):
         return "bool", pack(value, "bool", where)
     if isinstance(first, int):
         try:
-            packed = array.array("i", value)
+            packed = array.array(elem_type("int").code, value)
         except (TypeError, OverflowError):
             pass            # a float further on (or an int beyond 32 bits): try floats
         else:
@@ -348,22 +351,23 @@ def _as_array(value, elem, where):
 def _pack_numpy(raw, value, elem: str, where: str):
     np = _np()
     kind = raw.dtype.kind
+    host = elem_type(elem).host_dtype
     if elem == "float":
         if kind == "f" and raw.dtype in (np.float64, np.float32):
             big = np.abs(raw) > F32_MAX
             if big.any() and np.isfinite(raw[big]).any():
                 raise _bad_element(value, elem, where)
-            return raw.astype(np.float32)
+            return raw.astype(host)
         if kind in "ib":
-            return raw.astype(np.float32)
+            return raw.astype(host)
         raise _bad_element(value, elem, where)
     if elem == "int":
         if kind == "i" and raw.min() >= I32_MIN and raw.max() <= I32_MAX:
-            return raw.astype(np.int32)
+            return raw.astype(host)
         raise _bad_element(value, elem, where)
     if elem == "bool":
         if kind == "b":
-            return raw.astype(np.uint32)
+            return raw.astype(host)
         raise _bad_element(value, elem, where)
     raise AssertionError(elem)
 
@@ -372,18 +376,19 @@ def writeback(target, view, elem: str) -> None:
     """Write device bytes back into the caller's list or array, in place."""
     if is_ndarray(target):
         np = _np()
-        src = np.frombuffer(view, dtype=ARRAY_CODES[elem], count=target.size)
+        src = np.frombuffer(view, dtype=elem_type(elem).host_dtype, count=target.size)
         if elem == "bool":
             np.not_equal(src, 0, out=target)
         else:
             np.copyto(target, src)
         return
-    values = array.array(ARRAY_CODES[elem])
-    values.frombytes(view[:4 * len(target)])
+    row = elem_type(elem)
+    values = array.array(row.code)
+    values.frombytes(view[:row.size * len(target)])
     if elem == "bool":
         if len(target) > SMALL:
             np = _np()
-            target[:] = (np.frombuffer(values, dtype=np.uint32) != 0).tolist()
+            target[:] = (np.frombuffer(values, dtype=row.host_dtype) != 0).tolist()
         else:
             target[:] = [v != 0 for v in values]
     else:

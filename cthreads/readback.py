@@ -1,18 +1,20 @@
 """Reading results back: one staging buffer and one map per join or sync.
 
-A readback gathers every list to download and the status words of the kernels whose bounds
-checks it must report, at 8-byte-aligned offsets of a single staging buffer, so a join costs one
-map however many lists it downloads. ``fetch`` copies the staging bytes into host memory (at a
-join, or at ``shutdown()`` for jobs still in flight, so their results survive the device);
-``check`` looks at the status words first: if any kernel recorded an out-of-range index (or a
-loop that the driver ended early), nothing is written back and its error is raised; ``write`` then writes the lists back, after
-checking that none changed length since the launch (a list that did raises
-``GpuInvalidArgument`` and no list is written: nothing the user added or kept is lost).
+A readback gathers every list to download (a ``Download`` each) and the status words of the
+kernels whose bounds checks it must report, at 8-byte-aligned offsets of a single staging
+buffer, so a join costs one map however many lists it downloads. ``fetch`` copies the staging
+bytes into host memory (at a join, or at ``shutdown()`` for jobs still in flight, so their
+results survive the device); ``check`` looks at the status words first: if any kernel recorded
+an out-of-range index (or a loop that the driver ended early), nothing is written back and its
+error is raised; ``write`` then writes the lists back, after checking that none changed length
+since the launch (a list that did raises ``GpuInvalidArgument`` and no list is written: nothing
+the user added or kept is lost).
 """
 
 from __future__ import annotations
 
 from . import convert
+from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument
 
 
@@ -20,19 +22,34 @@ def _align8(n: int) -> int:
     return (n + 7) & ~7
 
 
+class Download:
+    """One list to download: device buffer ``source`` -> the caller's ``target``, from
+    ``offset`` of the staging buffer; ``what`` names it in errors."""
+
+    __slots__ = ("source", "target", "offset", "nbytes", "elem", "what")
+
+    def __init__(self, source, target, offset: int, nbytes: int, elem: str, what: str):
+        self.source = source
+        self.target = target
+        self.offset = offset
+        self.nbytes = nbytes
+        self.elem = elem
+        self.what = what
+
+
 class Readback:
     """A plan of (device buffer -> caller's list) downloads plus status checks."""
 
     def __init__(self):
-        self.lists = []        # (source buffer, target, offset, nbytes, elem, what)
-        self.statuses = []     # (kernel runtime, offset)
+        self.lists: list[Download] = []
+        self.statuses = []     # (kernel runtime, offset of its status words)
         self.size = 0
         self.staging = None
         self.raw: bytes | None = None     # the staging bytes, once fetched
 
     def add_list(self, source, target, nbytes: int, elem: str, what: str = "a list") -> None:
         off = _align8(self.size)
-        self.lists.append((source, target, off, nbytes, elem, what))
+        self.lists.append(Download(source, target, off, nbytes, elem, what))
         self.size = off + nbytes
 
     def add_status(self, rt) -> None:
@@ -49,7 +66,7 @@ class Readback:
         """Acquire the staging buffer; the copies to encode into it."""
         self.staging = pool.acquire(self.size, "staging")
         dst = self.staging.buffer
-        out = [(src, 0, dst, off, n) for src, _, off, n, _, _ in self.lists]
+        out = [(d.source, 0, dst, d.offset, d.nbytes) for d in self.lists]
         out += [(rt.status.buffer, 0, dst, off, rt.status_nbytes) for rt, off in self.statuses]
         return out
 
@@ -80,16 +97,17 @@ class Readback:
 
     def write(self) -> None:
         """Write every list back from ``raw``, unless one changed length since the launch."""
-        for _, target, _, n, elem, what in self.lists:
-            if not convert.is_ndarray(target) and len(target) != n // 4:
+        for d in self.lists:
+            length = d.nbytes // elem_type(d.elem).size
+            if not convert.is_ndarray(d.target) and len(d.target) != length:
                 raise GpuInvalidArgument(
-                    f"{what}: the list changed length from {n // 4} to {len(target)} "
+                    f"{d.what}: the list changed length from {length} to {len(d.target)} "
                     "between gpu() and join(), so its results were not written back (the "
                     "lists are as you left them; the job is finished). Change a list's length "
                     "only after join(), or launch with a copy")
         mv = memoryview(self.raw)
-        for _, target, off, n, elem, _ in self.lists:
-            convert.writeback(target, mv[off:off + n], elem)
+        for d in self.lists:
+            convert.writeback(d.target, mv[d.offset:d.offset + d.nbytes], d.elem)
 
     def finish(self, queue, seq: int, download: bool = True) -> None:
         """fetch, check and (with ``download``) write, in one go."""
