@@ -8,14 +8,7 @@ import pytest
 
 from cthreads.indexes import GlobalIdx
 from cthreads.kernel import Gpu
-
-
-@Gpu
-def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    y[i] = a * x[i] + y[i]
+from cthreads.samples import saxpy
 
 
 @Gpu

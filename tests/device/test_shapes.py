@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import Gpu, GlobalIdx, GpuIndexError, gpu
+from tests.device.kernels import saxpy
 
 
 @Gpu
@@ -23,14 +24,6 @@ def unguarded(n: int, y: list[float]) -> None:
     y[i] = 1.5 * i
 
 
-@Gpu
-def saxpy_f(n: int, a: float, x: list[float], y: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    y[i] = a * x[i] + y[i]
-
-
 SHAPES = [(64, "1"), (256, "1"), (256, "4"), (64, "8"), (1024, "2"), (128, None)]
 
 
@@ -42,10 +35,10 @@ def shape(request, monkeypatch, device_name):
         monkeypatch.delenv("CTHREADS_COARSEN", raising=False)
     else:
         monkeypatch.setenv("CTHREADS_COARSEN", coarsen)
-    for k in (stamp, unguarded, saxpy_f):
+    for k in (stamp, unguarded, saxpy):
         k._runtime = None                     # the next launch reads the settings again
     yield request.param
-    for k in (stamp, unguarded, saxpy_f):
+    for k in (stamp, unguarded, saxpy):
         k._runtime = None
 
 
@@ -78,5 +71,5 @@ def test_large_saxpy_matches_numpy(shape):
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
     expect = np.float32(0.5) * x + y
-    gpu(saxpy_f, n, 0.5, x, y).join()
+    gpu(saxpy, n, 0.5, x, y).join()
     np.testing.assert_allclose(y, expect, rtol=1e-6, atol=1e-6)   # one fused rounding allowed

@@ -9,14 +9,7 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, GpuIndexError, gpu
-
-
-@Gpu
-def saxpy4(n: int, a: float, x: list[float], y: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    y[i] = a * x[i] + y[i]
+from tests.device.kernels import saxpy
 
 
 @Gpu
@@ -103,11 +96,11 @@ def _ran_vec(kernel) -> bool:
 def fresh(monkeypatch, device_name):
     def reset(vec: bool):
         monkeypatch.setenv("CTHREADS_VEC", "1" if vec else "0")
-        for k in (saxpy4, blend4, fill4, ops4, math4):
+        for k in (saxpy, blend4, fill4, ops4, math4):
             k._runtime = None
     yield reset
     monkeypatch.delenv("CTHREADS_VEC")
-    for k in (saxpy4, blend4, fill4, ops4, math4):
+    for k in (saxpy, blend4, fill4, ops4, math4):
         k._runtime = None
 
 
@@ -120,8 +113,8 @@ def test_saxpy_matches_numpy_and_the_scalar_kernel(fresh, n):
     for vec in (True, False):
         fresh(vec)
         y = y0.copy()
-        gpu(saxpy4, n, -1.25, x, y).join()
-        assert _ran_vec(saxpy4) == vec
+        gpu(saxpy, n, -1.25, x, y).join()
+        assert _ran_vec(saxpy) == vec
         results[vec] = y
     np.testing.assert_allclose(results[True], results[False], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(results[True], np.float32(-1.25) * x + y0, rtol=1e-6, atol=1e-6)
@@ -152,9 +145,9 @@ def test_any_n_within_the_lists_runs_four_lanes(fresh, n, size):
     x = [float(k % 17) for k in range(size)]
     y = [1.0] * size
     expect = [2.0 * x[k] + 1.0 if k < n else 1.0 for k in range(size)]
-    gpu(saxpy4, n, 2.0, x, y).join()
+    gpu(saxpy, n, 2.0, x, y).join()
     assert y == expect
-    assert _ran_vec(saxpy4)
+    assert _ran_vec(saxpy)
 
 
 def test_odd_lengths_resident_and_numpy(fresh):
@@ -162,7 +155,7 @@ def test_odd_lengths_resident_and_numpy(fresh):
     n = 4097
     xa = np.arange(n, dtype=np.float32)
     ya = np.ones(n, np.float32)
-    gpu(saxpy4, n - 2, 0.5, xa, ya).join()
+    gpu(saxpy, n - 2, 0.5, xa, ya).join()
     np.testing.assert_array_equal(ya[:n - 2], np.float32(0.5) * xa[:n - 2] + 1)
     np.testing.assert_array_equal(ya[n - 2:], [1.0, 1.0])
     x = [1.0] * 4099
@@ -170,10 +163,10 @@ def test_odd_lengths_resident_and_numpy(fresh):
     with GpuArena() as arena:
         arena.bind(x=x, y=y)
         for k in range(5):
-            gpu(saxpy4, 4099 - k, 1.0, x, y).join(download=False)
+            gpu(saxpy, 4099 - k, 1.0, x, y).join(download=False)
         arena.sync()
     assert y == [5.0] * 4095 + [4.0, 3.0, 2.0, 1.0]
-    assert _ran_vec(saxpy4)
+    assert _ran_vec(saxpy)
 
 
 def test_guard_past_the_list_still_raises(fresh):
@@ -181,8 +174,8 @@ def test_guard_past_the_list_still_raises(fresh):
     x = [1.0] * 1000
     y = [0.0] * 1000
     with pytest.raises(GpuIndexError, match="out of range"):
-        gpu(saxpy4, 1004, 2.0, x, y).join()
-    assert y == [0.0] * 1000 and not _ran_vec(saxpy4)
+        gpu(saxpy, 1004, 2.0, x, y).join()
+    assert y == [0.0] * 1000 and not _ran_vec(saxpy)
 
 
 def test_resident_loop_with_nan_and_inf(fresh):
@@ -194,11 +187,11 @@ def test_resident_loop_with_nan_and_inf(fresh):
     with GpuArena() as arena:
         arena.bind(x=x, y=y)
         for _ in range(10):
-            gpu(saxpy4, n, 3.0, x, y).join(download=False)
+            gpu(saxpy, n, 3.0, x, y).join(download=False)
         arena.sync()
     with np.errstate(all="ignore"):
         expect = np.zeros(n, np.float32)
         for _ in range(10):
             expect = np.float32(3.0) * x + expect
     np.testing.assert_array_equal(y, expect)
-    assert _ran_vec(saxpy4)
+    assert _ran_vec(saxpy)
