@@ -2,8 +2,9 @@
 
 Everything is validated before anything reaches the device, and errors name the parameter, the
 element index and the fix. Lists of floats and ints are converted and type-checked in C: small
-ones by ``array.array``, long ones by ``struct`` in chunks (16% faster than ``array.array`` for
-16M floats, and it refuses finite floats beyond float32's range by itself, where
+ones by ``array.array``, long ones by ``struct`` in chunks (faster than ``array.array`` for long
+lists, docs/performance.md, "Start-up and argument packing"; and it refuses finite floats beyond
+float32's range by itself, where
 ``array.array`` makes them inf and a second pass had to look); bool lists use numpy. numpy
 is imported only when first needed, so ``import cthreads.gpu`` and a first small launch stay
 fast. The per-element loops below run only on error paths, to name the
@@ -136,7 +137,7 @@ def _has_bool(value: list, packed, elem: str) -> bool:
     """True when a list of numbers holds a bool (or a numpy bool), which packing took as 1 or 0.
 
     So the packed values are searched for a 0 or a 1 first (a byte search for short lists, numpy
-    for long ones); only when there is one are element types looked at (in C, ~20 ns each): in a
+    for long ones); only when there is one are element types looked at (in C): in a
     long list, only those of the elements that packed as 0 or 1, unless they are many.
     """
     candidates = value

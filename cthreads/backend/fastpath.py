@@ -1,11 +1,11 @@
 """A lean encoder for the per-launch path, calling wgpu-native's C functions directly.
 
 wgpu-py wraps every native call in error-capturing proxies and builds descriptor structs in
-Python; for one small dispatch that machinery costs more than the driver (about 35 us of the
-~95 us a launch took on lavapipe). The launch path needs only nine calls with null descriptors,
-so this module makes them through wgpu-py's own cffi handle. Errors wgpu-native reports for
-these calls reach the device's uncaptured-error callback, which wgpu-py logs and
-``DeviceContext.check_alive`` turns into our exceptions.
+Python; for one small dispatch that machinery is a large share of the launch (see
+docs/performance.md, "Waits and the direct launch path"). The launch path needs only nine calls
+with null descriptors, so this module makes them through wgpu-py's own cffi handle. Errors
+wgpu-native reports for these calls reach the device's uncaptured-error callback, which wgpu-py
+logs and ``DeviceContext.check_alive`` turns into our exceptions.
 
 ``make_encoder`` self-tests the path once per device and returns None when this wgpu build does
 not offer it, and the caller then uses wgpu-py's public API. Pinned to wgpu 0.32 (pyproject).
@@ -29,10 +29,10 @@ class NativeEncoder:
         self._null = ffi.NULL
         self._cb_array = ffi.new("WGPUCommandBuffer[1]")
         self._keep = (device, queue)     # the handles must outlive us
-        # How long a wait polls without blocking before it blocks. A blocking poll adds ~100 us
-        # of latency even when the work is done, so tiny launches want a spin; but on a CPU
-        # driver the spinning thread takes a core from the "GPU" (a 1.5 ms kernel took 2.5 ms
-        # with a 4 ms spin on 2 cores). DeviceQueue sets it per device type.
+        # How long a wait polls without blocking before it blocks. A blocking poll adds latency
+        # even when the work is done, so tiny launches want a spin; but on a CPU driver the
+        # spinning thread takes a core from the "GPU". DeviceQueue sets it per device type (see
+        # docs/performance.md, "Waits and the direct launch path").
         self.spin_s = 0.002
         self._mapped: dict[int, int] = {}    # map request id -> status, set by the callback
         self._next_id = 0
@@ -141,7 +141,7 @@ class NativeEncoder:
     def _until(self, table: dict, key: int, block: bool) -> bool:
         """Poll the device until ``key`` appears in ``table`` (a callback's results).
 
-        Non-blocking polls for ``spin_s`` first (a blocking poll costs ~100 us even when the
+        Non-blocking polls for ``spin_s`` first (a blocking poll adds latency even when the
         work is done), then blocking ones. The poll's own "queue empty" answer is not used:
         on NVIDIA it said empty while 100 queued dispatches were still running.
         """

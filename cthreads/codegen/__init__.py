@@ -134,7 +134,8 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     """(WGSL template, WGSL line -> Python line map, workgroup bytes, the emitter), without the
     bounds checks in ``skip``; ``cpu``: the variant that reports loops the driver ended."""
     # a variant whose checks are all proven away does not declare the status buffer (the
-    # runtime still binds it; an unused binding is valid, an unused declaration cost ~7% here)
+    # runtime still binds it; an unused binding is valid, an unused declaration slowed the
+    # kernel: see docs/performance.md, "Shader shape")
     checked = any(c.id not in skip for c in fe.checks)
     status = layout.status_binding if checked or cpu else None
     lists = ListAccess(kernel, layout.written, layout.bindings, status, skip)

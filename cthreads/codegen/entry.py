@@ -34,7 +34,8 @@ def grid_entry(body_fn: str, arg: str) -> list[str]:
 
 def expand_steps(wgsl: str, coarsen: int, cpu: bool = False) -> str:
     """``grid_entry``'s step line for ``coarsen`` steps per invocation: a loop, or for one step
-    a plain call (llvmpipe compiled the one-trip loop form ~5 ms slower). ``cpu``: the variant
+    a plain call (llvmpipe compiles the one-trip loop form more slowly: docs/performance.md,
+    "Shader shape"). ``cpu``: the variant
     that reports loops a CPU driver ended early (``program.LoopRecord``) ends with a probe when
     the step loop, or a helper's loop, may be the one the driver ends (``PROBE_FN``); every
     invocation reaches it (the step loop breaks rather than returns)."""

@@ -124,7 +124,8 @@ class ListAccess:
     # -- checked access --------------------------------------------------------------------
     # A failed check is noted in private variables (branch-free selects) and reported once,
     # when the invocation ends (``flush``): an atomic failure path inside every access helper
-    # kept llvmpipe from vectorising and doubled the time of memory-bound kernels. Reads use
+    # kept llvmpipe from vectorising and slowed memory-bound kernels badly (docs/performance.md,
+    # "Shader shape"). Reads use
     # the index as it is (wgpu keeps every access inside the buffer; after a failure nothing
     # is written back, so the value read never reaches the caller); writes and atomics are
     # skipped.

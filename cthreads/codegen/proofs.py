@@ -3,7 +3,8 @@
 The kernel every tutorial starts with reads and writes ``x[i]`` after ``i: int = GlobalIdx.x``
 and ``if i >= n: return``. Such an access is in range whenever ``n <= len(x)``, and that is a
 comparison the runtime can make on the host, once per launch, instead of one per access on the
-device (on lavapipe the per-access checks doubled the time of a memory-bound kernel). This pass
+device (on CPU drivers the per-access checks slowed memory-bound kernels badly: see
+docs/performance.md, "Shader shape"). This pass
 finds the accesses that are safe:
 
 * the index is a local ``v`` assigned exactly once, at the top level of the kernel, from

@@ -89,8 +89,9 @@ class KernelSource:
     # -- finding the source --------------------------------------------------------------
     def _candidates(self, fn, code):
         """Possible source blocks of the function, cheapest first: the lines its indentation
-        delimits (no tokenizer: ``inspect`` compiles tokenize's regexes on first use, ~4 ms of
-        a first decoration), then ``inspect``'s. A block cut short by a string or bracket that
+        delimits (no tokenizer: ``inspect`` compiles tokenize's regexes on first use, a good
+        part of a first decoration: docs/performance.md, "Start-up and argument packing"), then
+        ``inspect``'s. A block cut short by a string or bracket that
         spans a less-indented line does not parse, and the next candidate is tried."""
         all_lines = linecache.getlines(code.co_filename)
         start = code.co_firstlineno - 1
