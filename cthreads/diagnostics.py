@@ -6,7 +6,7 @@ import platform
 import sys
 import time
 
-from . import __version__
+from . import __version__, config
 from .backend import device as _device
 from .errors import CThreadsGPUError
 
@@ -34,9 +34,34 @@ def _versions() -> list[str]:
     return lines
 
 
+def _settings(settings: config.Config) -> list[str]:
+    """The settings in force (``cthreads/config.py``), one line per environment variable."""
+    plain = {
+        "adapter": lambda v: v or "(unset: the best-ranked adapter type)",
+        "workgroup_size": lambda v: "(unset: the device's pick)" if v is None else str(v),
+        "coarsen": lambda v: "(unset: the runtime's pick)" if v is None else str(v),
+        "vec": lambda v: "1" if v else "0",
+        "batch": lambda v: "1" if v else "0",
+        "native_encoder": lambda v: "1" if v else "0",
+        "device_memory": lambda v: "(unset: no limit)" if v is None else f"{v:,} bytes",
+        "cache_dir": str,
+    }
+    problems = settings.problems()
+    lines = ["settings:"]
+    for name, var in config.VARIABLES.items():
+        try:
+            text = plain[name](getattr(settings, name))
+        except CThreadsGPUError:
+            text = "NOT ACCEPTED (below)"
+        lines.append(f"  {var:24s} {text}")
+    return lines + [f"  error: {p}" for p in problems]
+
+
 def report() -> tuple[list[str], bool]:
-    """(lines to print, whether a usable device exists)."""
-    lines = _versions()
+    """(lines to print, whether a usable device exists and the settings are all accepted)."""
+    settings = config.current()
+    settings_ok = not settings.problems()
+    lines = _versions() + [""] + _settings(settings)
     t0 = time.perf_counter()
     try:
         vulkan, all_adapters = _device.enumerate_vulkan_adapters()
@@ -62,6 +87,8 @@ def report() -> tuple[list[str], bool]:
         if key in ctx.limits:
             lines.append(f"  {key:40s} {int(ctx.limits[key]):,}")
     lines.append("features: " + ", ".join(sorted(ctx.features)))
+    if not settings_ok:
+        return lines, False
     from .runtime import describe_launches  # noqa: PLC0415
     lines += ["launches:"] + describe_launches(ctx)
     return lines, True

@@ -11,11 +11,11 @@ the device type, the launch size and the list lengths.
 
 from __future__ import annotations
 
-import os
 import struct
 import weakref
 from collections import OrderedDict
 
+from . import config
 from .backend import device as _device
 from .backend import get_queue
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
@@ -45,27 +45,15 @@ def choose_workgroup_size(program: KernelProgram, ctx) -> int:
     """64 where the kernel observes workgroups; else ``CTHREADS_WORKGROUP_SIZE`` or a device pick."""
     if program.fixed_workgroup_size:
         return 64
-    env = os.environ.get("CTHREADS_WORKGROUP_SIZE", "").strip()
-    if env:
-        try:
-            size = int(env)
-        except ValueError:
-            size = 0
-        if size not in (32, 64, 128, 256, 512, 1024):
-            raise GpuInvalidArgument(f"CTHREADS_WORKGROUP_SIZE={env!r}: use 32, 64, 128, 256, "
-                                     "512 or 1024")
+    size = config.current().workgroup_size
+    if size is not None:
         return size
     return 64 if ctx.is_cpu else 256
 
 
 def _coarsen_setting():
     """``CTHREADS_COARSEN`` (indexes per invocation), or None for the device's pick."""
-    env = os.environ.get("CTHREADS_COARSEN", "").strip()
-    if not env:
-        return None
-    if env not in ("1", "2", "4", "8"):
-        raise GpuInvalidArgument(f"CTHREADS_COARSEN={env!r}: use 1, 2, 4 or 8")
-    return int(env)
+    return config.current().coarsen
 
 
 #: (indexes per invocation, from how many indexes on) for GPUs and for CPU drivers. H200, saxpy
@@ -82,20 +70,21 @@ VEC_COARSEN_CPU = (4, 1 << 12)
 
 def _vec_enabled() -> bool:
     """False when ``CTHREADS_VEC=0`` turns the four-lane variant off."""
-    return os.environ.get("CTHREADS_VEC", "1").strip() != "0"
+    return config.current().vec
 
 
 def describe_launches(ctx) -> list[str]:
     """How launches of kernels that only use ``GlobalIdx`` are shaped on ``ctx`` (for ``info``)."""
     from .backend import dispatch  # noqa: PLC0415
 
+    settings = config.current()
     wg = 64 if ctx.is_cpu else 256
-    env = os.environ.get("CTHREADS_WORKGROUP_SIZE", "").strip()
+    env = "" if settings.workgroup_size is None else str(settings.workgroup_size)
     factor, from_threads = COARSEN_CPU if ctx.is_cpu else COARSEN_GPU
     vec_factor, vec_from = VEC_COARSEN_CPU if ctx.is_cpu else VEC_COARSEN_GPU
-    coarsen = os.environ.get("CTHREADS_COARSEN", "").strip()
-    vec = _vec_enabled()
-    batch = dispatch.batching_enabled()
+    coarsen = "" if settings.coarsen is None else str(settings.coarsen)
+    vec = settings.vec
+    batch = settings.batch
     return [
         f"  workgroup width          {env + ' (CTHREADS_WORKGROUP_SIZE)' if env else wg}"
         " (64 for kernels that observe workgroups)",

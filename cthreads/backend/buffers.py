@@ -21,10 +21,10 @@ mapped.
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 
+from .. import config
 from ..errors import GpuInvalidArgument, VulkanOutOfMemory
 from .device import DeviceContext, device_error, import_wgpu, on_fork_child
 
@@ -46,19 +46,6 @@ def capacity_for(nbytes: int) -> int:
     while cap < nbytes:
         cap <<= 1
     return cap
-
-
-def parse_bytes(text: str) -> int:
-    """``"512M"``, ``"2G"``, ``"1048576"`` -> bytes (K, M, G, T: powers of 1024)."""
-    t = text.strip().upper().removesuffix("IB").removesuffix("B")
-    scale = 1
-    if t and t[-1] in "KMGT":
-        scale = 1 << (10 * ("KMGT".index(t[-1]) + 1))
-        t = t[:-1]
-    value = float(t)
-    if not value >= 0:
-        raise ValueError(text)
-    return int(value * scale)
 
 
 def _meminfo() -> dict[str, int]:
@@ -116,7 +103,7 @@ class BufferPool:
         self.idle_bytes = 0         # bytes of the buffers in the free lists
         self._holders: "weakref.WeakSet" = weakref.WeakSet()
         _pools.add(self)
-        self.limit = self._env_limit()
+        self.limit = config.current().device_memory
         self._host = ctx.is_cpu     # device memory is host memory
         total = _meminfo().get("MemTotal", 0) if self._host else 0
         self.reserve = max(RESERVE_MIN, int(total * RESERVE_FRACTION))
@@ -126,18 +113,6 @@ class BufferPool:
             self.idle_limit = 2 * ctx.limit("max-buffer-size")
         if self.limit is not None:
             self.idle_limit = min(self.idle_limit, self.limit // 4)
-
-    @staticmethod
-    def _env_limit() -> int | None:
-        text = os.environ.get("CTHREADS_DEVICE_MEMORY", "").strip()
-        if not text:
-            return None
-        try:
-            return parse_bytes(text)
-        except ValueError:
-            raise GpuInvalidArgument(
-                f"CTHREADS_DEVICE_MEMORY={text!r}: give a size in bytes, such as 1073741824, "
-                "512M or 2G, or unset it") from None
 
     def add_holder(self, holder) -> None:
         """``holder.forget_buffer(pooled)`` is called when the pool drops ``pooled`` (holders

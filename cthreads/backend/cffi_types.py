@@ -72,13 +72,8 @@ def speed_up_type_parsing(ffi) -> bool:
 
 def cache_dir() -> str:
     """The user's cache folder for cthreads (``CTHREADS_CACHE_DIR`` overrides)."""
-    import os  # noqa: PLC0415
-    env = os.environ.get("CTHREADS_CACHE_DIR", "").strip()
-    if env:
-        return env
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(
-        os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "cthreads")
+    from .. import config  # noqa: PLC0415  (lazy: this module is kept light to import)
+    return config.current().cache_dir
 
 
 def _is_private(st) -> bool:

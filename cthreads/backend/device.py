@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from .. import config
 from ..errors import (
     GpuDeviceError, VulkanInitFailed, VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError,
     VulkanOutOfMemory,
@@ -276,7 +277,7 @@ def choose_adapter(adapters: list):
     """Pick the adapter: ``CTHREADS_ADAPTER`` substring, else the best-ranked type."""
     if not adapters:
         raise VulkanNoDevice("no Vulkan adapter found. " + INSTALL_HINT)
-    wanted = os.environ.get("CTHREADS_ADAPTER", "").strip()
+    wanted = config.current().adapter
     if wanted:
         matches = [a for a in adapters if wanted.lower() in AdapterInfo.of(a).name.lower()]
         if not matches:

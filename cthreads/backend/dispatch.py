@@ -56,11 +56,11 @@ dimensions; the shader recovers the flat workgroup index (see ``codegen/program.
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 import time
 import weakref
 
+from .. import config
 from ..errors import GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext, device_error, on_fork_child, on_shutdown
@@ -98,7 +98,7 @@ _queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
 
 def batching_enabled() -> bool:
     """False when ``CTHREADS_BATCH=0`` asks for one submission per launch."""
-    return os.environ.get("CTHREADS_BATCH", "1").strip() != "0"
+    return config.current().batch
 
 
 def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
@@ -130,8 +130,8 @@ class DeviceQueue:
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
         self._writes_in_flight: list = []     # (submission, bytes) of large queued writes
         self._fence_req = None            # (submission it covers, work-done request key)
-        self._native = None if os.environ.get("CTHREADS_NATIVE_ENCODER", "1") == "0" else \
-            make_encoder(self._device, self._queue)
+        self._native = make_encoder(self._device, self._queue) \
+            if config.current().native_encoder else None
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
         #: False with CTHREADS_BATCH=0: every dispatch is submitted at once

@@ -364,15 +364,6 @@ def test_a_buffer_beyond_the_device_limit_is_refused_before_wgpu(device_name):
         pool.acquire(too_big, "staging")
 
 
-def test_parse_bytes():
-    from cthreads.backend.buffers import parse_bytes
-
-    assert parse_bytes("512M") == 512 << 20 and parse_bytes("2G") == 2 << 30
-    assert parse_bytes("1048576") == 1 << 20 and parse_bytes("1.5KiB") == 1536
-    with pytest.raises(ValueError):
-        parse_bytes("lots")
-
-
 # -- dropped kernels ------------------------------------------------------------------------------
 
 def test_dropped_kernels_release_their_device_state(tmp_path, device_name):

@@ -146,24 +146,6 @@ def test_missing_loader_maps_to_loader_not_found():
     assert out.stdout.startswith("Loader:") and "libvulkan1" in out.stdout
 
 
-class _FakeAdapter:
-    def __init__(self, name, kind):
-        self.info = {"device": name, "backend_type": "Vulkan", "adapter_type": kind}
-
-
-def test_choose_adapter_prefers_real_gpu(monkeypatch):
-    cpu = _FakeAdapter("llvmpipe", "CPU")
-    igpu = _FakeAdapter("Intel UHD", "IntegratedGPU")
-    dgpu = _FakeAdapter("NVIDIA H200", "DiscreteGPU")
-    monkeypatch.delenv("CTHREADS_ADAPTER", raising=False)
-    assert dev.choose_adapter([cpu, igpu, dgpu]) is dgpu
-    assert dev.choose_adapter([cpu, igpu]) is igpu
-    monkeypatch.setenv("CTHREADS_ADAPTER", "llvm")
-    assert dev.choose_adapter([cpu, igpu, dgpu]) is cpu
-    with pytest.raises(cg.VulkanNoDevice):
-        dev.choose_adapter([])
-
-
 def test_error_family():
     for cls in (cg.VulkanNotBuiltError, cg.VulkanLoaderNotFound, cg.VulkanNoDevice,
                 cg.VulkanInitFailed, cg.VulkanOutOfMemory, cg.GpuInvalidArgument,

@@ -1,0 +1,265 @@
+"""The settings cthreads takes from environment variables, read and checked in one place.
+
+``current()`` gives the ``Config`` of the process. The environment is parsed when first asked
+and again only after one of the variables below changes, so a program or test that sets one
+before the device starts (or before a kernel is first compiled for it) is obeyed, as it always
+was. A value that is not accepted does not fail at import or for readers of other settings:
+reading that field raises ``GpuInvalidArgument`` naming the variable, the value and what is
+accepted, so the error surfaces where the setting is used (``check()`` raises for all of them
+at once). Tests change settings with ``override(**fields)`` or by setting the variable; in
+both cases readers that cache what they read (a kernel's compiled variants, the device's
+queue) only see the change when they are made again.
+
+This module imports nothing from cthreads but its errors: any layer may read it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import threading
+from collections.abc import Iterator, Mapping
+
+from .errors import GpuInvalidArgument
+
+WORKGROUP_SIZES = (32, 64, 128, 256, 512, 1024)
+COARSEN_FACTORS = (1, 2, 4, 8)
+
+#: field -> environment variable. cache_dir also follows XDG_CACHE_HOME and HOME.
+VARIABLES = {
+    "adapter": "CTHREADS_ADAPTER",
+    "workgroup_size": "CTHREADS_WORKGROUP_SIZE",
+    "coarsen": "CTHREADS_COARSEN",
+    "vec": "CTHREADS_VEC",
+    "batch": "CTHREADS_BATCH",
+    "native_encoder": "CTHREADS_NATIVE_ENCODER",
+    "device_memory": "CTHREADS_DEVICE_MEMORY",
+    "cache_dir": "CTHREADS_CACHE_DIR",
+}
+_READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
+
+
+class _Invalid:
+    """What a field holds when its variable's value is not accepted."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Config:
+    """The settings; each field documents its variable. Reading a field whose variable holds
+    a value that is not accepted raises ``GpuInvalidArgument``."""
+
+    #: CTHREADS_ADAPTER: part of the adapter's name to pick (case-insensitive); "" picks the
+    #: best-ranked adapter type
+    adapter: str = ""
+    #: CTHREADS_WORKGROUP_SIZE: the workgroup width of kernels that do not observe workgroups
+    #: (one of WORKGROUP_SIZES), or None for the device's pick
+    workgroup_size: int | None = None
+    #: CTHREADS_COARSEN: indexes per invocation (one of COARSEN_FACTORS), or None for the
+    #: runtime's pick by launch size and device
+    coarsen: int | None = None
+    #: CTHREADS_VEC (0 or 1): whether element-wise kernels may run their four-lane variant
+    vec: bool = True
+    #: CTHREADS_BATCH (0 or 1): whether launches not joined in between share a submission
+    batch: bool = True
+    #: CTHREADS_NATIVE_ENCODER (0 or 1): whether dispatches are encoded by direct wgpu-native
+    #: calls rather than through wgpu-py's API
+    native_encoder: bool = True
+    #: CTHREADS_DEVICE_MEMORY: bytes of device memory cthreads may hold, or None for no limit
+    device_memory: int | None = None
+    #: CTHREADS_CACHE_DIR, else $XDG_CACHE_HOME/cthreads, else ~/.cache/cthreads
+    cache_dir: str = ""
+
+    def __getattribute__(self, name: str):
+        value = object.__getattribute__(self, name)
+        if type(value) is _Invalid:
+            raise GpuInvalidArgument(value.message)
+        return value
+
+    def problems(self) -> list[str]:
+        """The messages of the fields whose value is not accepted (empty when all are)."""
+        return [v.message for v in self._raw().values() if type(v) is _Invalid]
+
+    def check(self) -> Config:
+        """Raise ``GpuInvalidArgument`` listing every value not accepted; else return self."""
+        problems = self.problems()
+        if problems:
+            raise GpuInvalidArgument("; ".join(problems))
+        return self
+
+    def replace(self, **fields) -> Config:
+        """A copy with ``fields`` (Python values, checked as the environment's are) changed."""
+        unknown = sorted(set(fields) - set(VARIABLES))
+        if unknown:
+            raise GpuInvalidArgument(
+                f"unknown setting(s) {', '.join(unknown)}; the settings are "
+                f"{', '.join(VARIABLES)}")
+        raw = self._raw()
+        for name, value in fields.items():
+            raw[name] = _check_value(name, value)
+        return Config(**raw)
+
+    def _raw(self) -> dict:
+        return {f.name: object.__getattribute__(self, f.name) for f in dataclasses.fields(self)}
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Config):
+            return NotImplemented
+        mine, theirs = self._raw(), other._raw()
+        return all(_same(mine[k], theirs[k]) for k in mine)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        items = (f"{k}=<invalid: {v.message}>" if type(v) is _Invalid else f"{k}={v!r}"
+                 for k, v in self._raw().items())
+        return f"Config({', '.join(items)})"
+
+
+def _same(a, b) -> bool:
+    if type(a) is _Invalid or type(b) is _Invalid:
+        return type(a) is type(b) and a.message == b.message
+    return a == b
+
+
+# -- parsing -------------------------------------------------------------------------------------
+
+def parse_bytes(text: str) -> int:
+    """``"512M"``, ``"2G"``, ``"1048576"`` -> bytes (K, M, G, T: powers of 1024)."""
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    scale = 1
+    if t and t[-1] in "KMGT":
+        scale = 1 << (10 * ("KMGT".index(t[-1]) + 1))
+        t = t[:-1]
+    value = float(t)
+    if not value >= 0:
+        raise ValueError(text)
+    return int(value * scale)
+
+
+def _choice(var: str, text: str, accepted: tuple[int, ...]):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in accepted:
+        names = ", ".join(str(a) for a in accepted[:-1]) + f" or {accepted[-1]}"
+        return _Invalid(f"{var}={text!r}: use {names}, or unset it")
+    return value
+
+
+def _switch(var: str, text: str):
+    if text in ("", "1"):
+        return True
+    if text == "0":
+        return False
+    return _Invalid(f"{var}={text!r}: use 0 (off) or 1 (on, the default), or unset it")
+
+
+def _memory(var: str, text: str):
+    if not text:
+        return None
+    try:
+        return parse_bytes(text)
+    except ValueError:
+        return _Invalid(f"{var}={text!r}: give a size in bytes, such as 1073741824, 512M or 2G, "
+                        "or unset it")
+
+
+def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
+    """The Config that ``environ`` describes (never raises; see ``Config``)."""
+    def text(field: str) -> str:
+        return environ.get(VARIABLES[field], "").strip()
+
+    def optional_choice(field, accepted):
+        return _choice(VARIABLES[field], text(field), accepted) if text(field) else None
+
+    cache = text("cache_dir")
+    if not cache:
+        home = environ.get("HOME", "").strip() or os.path.expanduser("~")
+        base = environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(home, ".cache")
+        cache = os.path.join(base, "cthreads")
+    return Config(
+        adapter=text("adapter"),
+        workgroup_size=optional_choice("workgroup_size", WORKGROUP_SIZES),
+        coarsen=optional_choice("coarsen", COARSEN_FACTORS),
+        vec=_switch(VARIABLES["vec"], text("vec")),
+        batch=_switch(VARIABLES["batch"], text("batch")),
+        native_encoder=_switch(VARIABLES["native_encoder"], text("native_encoder")),
+        device_memory=_memory(VARIABLES["device_memory"], text("device_memory")),
+        cache_dir=cache,
+    )
+
+
+def _check_value(name: str, value):
+    """A value given to ``override``/``replace``, checked like the environment's."""
+    var = VARIABLES[name]
+    if name in ("vec", "batch", "native_encoder"):
+        ok = isinstance(value, bool)
+        accepted = "True or False"
+    elif name == "workgroup_size":
+        ok = value is None or (type(value) is int and value in WORKGROUP_SIZES)
+        accepted = f"None or one of {WORKGROUP_SIZES}"
+    elif name == "coarsen":
+        ok = value is None or (type(value) is int and value in COARSEN_FACTORS)
+        accepted = f"None or one of {COARSEN_FACTORS}"
+    elif name == "device_memory":
+        ok = value is None or (type(value) is int and value >= 0)
+        accepted = "None or a number of bytes >= 0"
+    else:
+        ok = isinstance(value, str)
+        accepted = "a str"
+    if not ok:
+        raise GpuInvalidArgument(f"{name}={value!r} (the setting of {var}): use {accepted}")
+    return value
+
+
+# -- the process's settings ----------------------------------------------------------------------
+
+_lock = threading.Lock()
+_cached: tuple[tuple, Config] | None = None     # (the variables' values, their Config)
+_overrides: list[Config] = []
+
+
+def _snapshot() -> tuple:
+    return tuple(os.environ.get(name) for name in _READ)
+
+
+def current() -> Config:
+    """The settings in force: the innermost ``override``, else the environment's."""
+    if _overrides:
+        return _overrides[-1]
+    global _cached
+    snap = _snapshot()
+    cached = _cached
+    if cached is None or cached[0] != snap:
+        with _lock:
+            cached = _cached = (snap, from_environ())
+    return cached[1]
+
+
+def reload() -> Config:
+    """Read the environment again (what ``current()`` gives outside ``override``)."""
+    global _cached
+    with _lock:
+        _cached = (_snapshot(), from_environ())
+    return _cached[1]
+
+
+@contextlib.contextmanager
+def override(**fields) -> Iterator[Config]:
+    """Within the block, ``current()`` is the settings in force with ``fields`` changed (for
+    tests; process-wide, not per thread). Values are checked as the environment's are."""
+    config = current().replace(**fields)
+    with _lock:
+        _overrides.append(config)
+    try:
+        yield config
+    finally:
+        with _lock:
+            del _overrides[next(i for i, c in enumerate(_overrides) if c is config)]
