@@ -98,6 +98,74 @@ def check_mandelbrot(out) -> str | None:
     return None
 
 
+_mandel_sized: dict = {}
+
+
+def check_mandelbrot_sized(out, width: int, height: int, max_iter: int) -> str | None:
+    """As ``check_mandelbrot`` for any size (references cached per size)."""
+    key = (width, height, max_iter)
+    if key not in _mandel_sized:
+        _mandel_sized[key] = mandelbrot_numpy(width, height, max_iter)
+    want = _mandel_sized[key]
+    got = np.asarray(out, dtype=np.int64)
+    if got.shape != want.shape:
+        return f"result has shape {got.shape}, expected {want.shape}"
+    agree = float(np.mean(got == want))
+    if agree < MANDEL_AGREE:
+        return f"only {agree:.2%} of pixels equal numpy's float32 iteration"
+    return None
+
+
+# -- the CPU table: stencil and sum --------------------------------------------------------------
+
+def stencil_input(width: int, seed: int = 1) -> np.ndarray:
+    """A ``width`` x ``width`` grid of float32 values in [0, 1), flattened."""
+    return np.random.default_rng(seed).random(width * width, dtype=np.float32)
+
+
+def stencil_numpy(u: np.ndarray, width: int, out: np.ndarray | None = None) -> np.ndarray:
+    """One Jacobi step of the 5-point stencil (border copied), in the kernel's order of sums."""
+    g = u.reshape(-1, width)
+    if out is None:
+        v = g.copy()
+    else:
+        v = out.reshape(-1, width)
+        v[...] = g
+    inner = v[1:-1, 1:-1]
+    np.add(g[1:-1, :-2], g[1:-1, 2:], out=inner)
+    inner += g[:-2, 1:-1]
+    inner += g[2:, 1:-1]
+    inner *= np.float32(0.25)
+    return v.reshape(-1)
+
+
+def check_stencil(v, u: np.ndarray, width: int) -> str | None:
+    want = stencil_numpy(u, width).astype(np.float64)
+    got = np.asarray(v, np.float64)
+    if got.shape != want.shape:
+        return f"result has shape {got.shape}, expected {want.shape}"
+    # the same float32 operations in the same order: equal but for a contracted multiply-add
+    bad = np.flatnonzero(np.abs(got - want) > 1e-6 * np.abs(want))
+    if bad.size:
+        i = int(bad[0])
+        return f"{bad.size} elements differ; first at [{i}]: {got[i]} vs {want[i]}"
+    return None
+
+
+def sum_input(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).random(n, dtype=np.float32)
+
+
+def check_sum(got: float, x: np.ndarray) -> str | None:
+    """A float32 tree sum of ``x`` within its rounding bound of the float64 sum."""
+    exact = float(np.sum(x, dtype=np.float64))
+    depth = math.ceil(math.log2(max(x.size, 2)))
+    bound = depth * 2.0**-24 * float(np.abs(x, dtype=np.float64).sum())
+    if not abs(got - exact) <= bound:
+        return f"sum {got!r} is {abs(got - exact):.3g} from numpy's {exact!r} (bound {bound:.3g})"
+    return None
+
+
 # -- W7's kernel --------------------------------------------------------------------------------
 
 def w7_inputs(n: int) -> tuple[list, list]:

@@ -38,18 +38,19 @@ ORIGINAL_SPEC = "cthreads-gpu==0.2.1"
 #: files the original's workers need, copied into a scratch folder: the original writes its
 #: compile cache, a __Gpu__/ folder and a .gitignore next to the kernels' source files.
 WORKER_FILES = ("worker.py", "workloads.py", "reference.py", "timing.py", "kernels_w7.py",
-                "kernels_cold.py", "kernels_unchecked.py")
+                "kernels_cold.py", "kernels_unchecked.py", "kernels_original.py")
 
 IMPLS = ("ours", "raw", "original", "numpy", "torch")
 LABEL = {"ours": "ours", "raw": "raw wgpu", "original": "original", "numpy": "numpy",
          "torch": "torch"}
-SERVED = ("W1", "W2", "W3", "W6")            # run in long-lived workers
+SERVED = ("W1", "W2", "W3", "W6", "W8", "CPU")   # run in long-lived workers
 FRESH = ("W4", "W5", "W7", "W5big")          # a fresh process per measurement
-ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W5big")
+ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "W5big")
 WHO = {"W1": ("ours", "raw", "original", "numpy"), "W2": ("ours", "raw", "original", "numpy"),
        "W3": ("ours", "raw", "original", "numpy"), "W4": ("ours", "raw", "original"),
        "W5": ("ours", "raw", "original", "numpy"), "W6": ("ours", "raw", "original", "numpy"),
-       "W7": ("ours", "raw", "original"), "W5big": ("ours", "raw", "original", "torch")}
+       "W7": ("ours", "raw", "original"), "W5big": ("ours", "raw", "original", "torch"),
+       "W8": ("ours",), "CPU": ("ours", "numpy")}
 
 FULL = {
     "W1": {"n": 64, "launches": 2000, "warmup": 200},
@@ -60,6 +61,8 @@ FULL = {
     "W6": {"launches": 20},
     "W7": {"n": 4096},
     "W4": {},
+    "W8": {"jobs": 6, "mandel": [512, 512, 256], "on_time_ms": 2.0},
+    "CPU": {"n": 1_048_576, "grid": 1024, "mandel": [512, 512, 256], "reps": 9},
 }
 QUICK = {
     "W1": {"n": 64, "launches": 500, "warmup": 50},
@@ -70,6 +73,8 @@ QUICK = {
     "W6": {"launches": 5},
     "W7": {"n": 4096},
     "W4": {},
+    "W8": {"jobs": 6, "mandel": [512, 512, 256], "on_time_ms": 2.0},
+    "CPU": {"n": 1_048_576, "grid": 1024, "mandel": [512, 512, 256], "reps": 3},
 }
 
 # (workload, metric, label, unit, higher is better)
@@ -328,6 +333,16 @@ def ensure_original(venv: str, setup: bool) -> tuple[str | None, str]:
     return py, ""
 
 
+#: the CPU workload's kernels: (key, label)
+CPU_ROWS = [("saxpy", "element-wise: saxpy, n=1,048,576"),
+            ("stencil", "stencil: 5-point Jacobi step, 1024x1024 flattened"),
+            ("sum", "reduction: sum of n=1,048,576 (shared-memory tree)"),
+            ("mandel", "Mandelbrot 512x512, 256 iterations")]
+#: W8's ways of waiting, as the report names them
+W8_WAYS = [("await", "await job"), ("thread", "await asyncio.to_thread(job.join)"),
+           ("blocking", "job.join() in the coroutine (blocks the loop)")]
+
+
 # -- statistics and report -----------------------------------------------------------------------
 
 def summarize(samples: dict) -> dict:
@@ -408,6 +423,8 @@ def render(summary: dict, impls: list, notes: list, meta: dict, gpu_column: bool
     lines.append(fmt_row(head))
     lines.append(fmt_row(["-" * x for x in widths]))
     lines.extend(fmt_row(r) for r in rows)
+    lines.extend(render_cpu(summary, gpu_column))
+    lines.extend(render_w8(summary, meta))
     # failures and unsupported parts
     extra = []
     for w, per in summary.items():
@@ -458,6 +475,63 @@ def render(summary: dict, impls: list, notes: list, meta: dict, gpu_column: bool
             status, ratio = ("PASS" if ok else "MISS"), f"{r:.2f}x"
         lines.append(f"  {text:<56} {ratio:>6}  {status}")
     return "\n".join(lines)
+
+
+def _med_spread(s: dict | None, metric: str) -> tuple[str, float | None]:
+    """'median (min-max)' of one metric, and the median."""
+    if not s or s["fail"] or metric not in s["medians"]:
+        return ("FAIL" if s and s["fail"] else ""), None
+    v = s["medians"][metric]
+    lo, hi = s.get("spread", {}).get(metric, [v, v])
+    return (f"{_fmt(v)} ({_fmt(lo)}-{_fmt(hi)})" if hi > lo else _fmt(v)), v
+
+
+def render_cpu(summary: dict, gpu_column: bool) -> list:
+    """The CPU workload: ms per call, medians (min-max over rounds), and ours / numpy."""
+    per = summary.get("CPU")
+    if not per:
+        return []
+    ours, npy = per.get("ours"), per.get("numpy")
+    dev = "GPU" if gpu_column else "lavapipe"
+    head = ["kernel", "numpy ms", f"{dev} resident ms", f"{dev} with transfers ms",
+            "resident / numpy", "transfers / numpy"]
+    rows = []
+    for key, label in CPU_ROWS:
+        n_txt, n_v = _med_spread(npy, f"{key}_ms")
+        r_txt, r_v = _med_spread(ours, f"{key}_res_ms")
+        t_txt, t_v = _med_spread(ours, f"{key}_io_ms")
+        ratio = lambda a, b: f"{a / b:.1f}x" if a is not None and b else ""  # noqa: E731
+        rows.append([label, n_txt, r_txt, t_txt, ratio(r_v, n_v), ratio(t_v, n_v)])
+    widths = [max(len(r[k]) for r in rows + [head]) for k in range(len(head))]
+    out = ["", f"CPU: {dev} against numpy (ms per call; > 1x means slower than numpy)"]
+    for r in [head, ["-" * w for w in widths]] + rows:
+        out.append("  ".join(c.ljust(widths[k]) if k == 0 else c.rjust(widths[k])
+                             for k, c in enumerate(r)))
+    return out
+
+
+def render_w8(summary: dict, meta: dict) -> list:
+    """W8: the event loop's ticker while a gather of downloading jobs runs."""
+    s = summary.get("W8", {}).get("ours")
+    if not s:
+        return []
+    p = meta.get("params", {}).get("W8", {})
+    size = "x".join(str(v) for v in p.get("mandel", []))
+    head = ["way of waiting", "worst tick gap ms", f"ticks <= {p.get('on_time_ms', '?')} ms %",
+            "worst gap after the launches ms", "slowest gpu() ms", "all gpu() ms",
+            "gather ms"]
+    rows = []
+    for way, label in W8_WAYS:
+        rows.append([label] + [_med_spread(s, f"{way}_{k}")[0] for k in
+                               ("worst_ms", "on_time_pct", "worst_waits_ms", "gpu_max_ms",
+                                "gpu_sum_ms", "total_ms")])
+    widths = [max(len(r[k]) for r in rows + [head]) for k in range(len(head))]
+    out = ["", f"W8: 1 ms asyncio ticker during asyncio.gather of {p.get('jobs', '?')} "
+           f"Mandelbrot {size} jobs downloading a list (medians, min-max over rounds)"]
+    for r in [head, ["-" * w for w in widths]] + rows:
+        out.append("  ".join(c.ljust(widths[k]) if k == 0 else c.rjust(widths[k])
+                             for k, c in enumerate(r)))
+    return out
 
 
 # -- the run -------------------------------------------------------------------------------------

@@ -43,7 +43,13 @@ def _peak_rss_mb() -> float:
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024
 
 
-def _module(impl: str):
+def _module(impl: str, workload: str = ""):
+    if impl == "ours" and workload == "W8":
+        import responsiveness          # cthreads only (asyncio, numpy arrays, examples/)
+        return responsiveness
+    if impl == "ours" and workload == "CPU":
+        import cpu_table
+        return cpu_table
     if impl in ("ours", "original"):
         import workloads
         return workloads
@@ -113,7 +119,7 @@ def run_one(impl: str, workload: str, params: dict) -> dict:
         elif workload == "W7":
             out = _module(impl).w7_first_launch(params["n"])
         else:
-            mod = _module(impl)
+            mod = _module(impl, workload)
             fn = mod.WORKLOADS.get(workload)
             if fn is None:
                 return {"error": None, "skipped": f"{impl} has no {workload}"}
@@ -134,7 +140,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--impl", required=True,
                     choices=["ours", "original", "raw", "numpy", "torch"])
-    ap.add_argument("--workload", help="run one workload and exit (W1..W7, W5big)")
+    ap.add_argument("--workload", help="run one workload and exit (W1..W8, W5big, CPU)")
     ap.add_argument("--params", default="{}", help="workload parameters as JSON")
     ap.add_argument("--serve", action="store_true", help="read requests from stdin")
     ap.add_argument("--repo", help="repository root to import our cthreads from (ours)")

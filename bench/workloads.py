@@ -1,10 +1,12 @@
 """The benchmark's workloads, written once against the public ``cthreads.gpu`` API.
 
 The same file runs under our cthreads and under the original (PyPI ``cthreads-gpu`` 0.2.1, in its
-own virtual environment): it imports nothing but ``from cthreads.gpu import Gpu, gpu, GpuArena,
-GlobalIdx``, numpy and ``reference`` (inputs and checks). Each workload is a function taking a
-dict of parameters and returning ``{"error": None | str, "metrics": {...}, "unsupported": {...}}``;
-``worker.py`` runs them and prints JSON. A wrong result is an error, never a time.
+own virtual environment): it imports nothing but ``from cthreads.gpu import gpu, GpuArena``,
+numpy, ``reference`` (inputs and checks) and the kernels: ours from ``cthreads.samples``, the
+original's from ``kernels_original.py`` (the same source: it has no samples module). Each
+workload is a function taking a dict of parameters and returning ``{"error": None | str,
+"metrics": {...}, "unsupported": {...}}``; ``worker.py`` runs them and prints JSON. A wrong
+result is an error, never a time.
 
 Kernel parameter names avoid GLSL reserved words (``out``, ``in``, ...): the original translates
 to GLSL and rejects them.
@@ -12,7 +14,9 @@ to GLSL and rejects them.
 
 from __future__ import annotations
 
-from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
+import importlib.util
+
+from cthreads.gpu import GpuArena, gpu
 
 from reference import (
     A, MANDEL_H, MANDEL_ITER, MANDEL_W, W7_DT, W7_STEPS, check_mandelbrot, check_saxpy,
@@ -21,32 +25,12 @@ from reference import (
 from timing import timed
 
 
-@Gpu
-def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    y[i] = a * x[i] + y[i]
-
-
-@Gpu
-def mandelbrot(n: int, width: int, height: int, max_iter: int, counts: list[int]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    px: int = i % width
-    py: int = i // width
-    cx: float = -2.2 + 3.0 * px / width
-    cy: float = -1.2 + 2.4 * py / height
-    x: float = 0.0
-    y: float = 0.0
-    k: int = 0
-    while k < max_iter and x * x + y * y <= 4.0:
-        xt: float = x * x - y * y + cx
-        y = 2.0 * x * y + cy
-        x = xt
-        k += 1
-    counts[i] = k
+if importlib.util.find_spec("cthreads.samples") is not None:
+    # ours: the very kernels the demo and the tests run
+    from cthreads.samples import mandelbrot, saxpy
+else:
+    # the original (PyPI cthreads-gpu) has no samples module: the same source, copied
+    from kernels_original import mandelbrot, saxpy
 
 
 def _short(exc: BaseException) -> str:
