@@ -3,46 +3,19 @@
 Residency is by identity plus length: a launch whose argument *is* a bound list (the same object,
 same length) uses that list's device buffer instead of uploading it. Buffers come from the
 device's pool, so re-binding or re-creating arenas in a loop allocates nothing new. Every misuse
-raises ``GpuInvalidArgument`` before anything changes.
+raises ``GpuInvalidArgument`` before anything changes. The slots, the registry of bound lists and
+their download live in ``residency.py`` (launches and jobs use them too); an arena owns its
+named slots and their buffers.
 """
 
 from __future__ import annotations
 
-import threading
-import weakref
-
-from . import convert
+from . import convert, residency
 from .backend import device as _device
+from .backend import get_queue
+from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
-
-_lock = threading.RLock()
-#: id(list) -> _Slot for every bound list of every live arena
-_resident: dict[int, "_Slot"] = {}
-
-
-class _Slot:
-    __slots__ = ("name", "target", "elem", "length", "pooled", "arena_ref", "written",
-                 "used", "writers", "__weakref__")
-
-    def __init__(self, name, target, elem, pooled, arena):
-        self.name = name
-        self.target = target
-        self.elem = elem
-        self.length = len(target)
-        self.pooled = pooled
-        self.arena_ref = weakref.ref(arena)
-        self.written = False      # a kernel may have changed the device copy since last sync
-        self.used = False         # some launch has used the device copy
-        self.writers = set()      # kernel runtimes that wrote it since the last sync
-
-    def mark_written(self, rt) -> None:
-        self.written = True
-        self.writers.add(rt)
-
-    @property
-    def nbytes(self) -> int:
-        return 4 * self.length
-
+from .residency import Slot, lookup
 
 
 def _retire_lost_device() -> None:
@@ -52,19 +25,11 @@ def _retire_lost_device() -> None:
         _device.get_context()
 
 
-def lookup(value) -> "_Slot | None":
-    """The resident slot of ``value`` (by identity), or None."""
-    slot = _resident.get(id(value))
-    if slot is not None and slot.target is value:
-        return slot
-    return None
-
-
 class GpuArena:
     """A set of named lists kept on the device: ``with GpuArena() as a: a.bind(x=x)``."""
 
     def __init__(self):
-        self._slots: dict[str, _Slot] = {}
+        self._slots: dict[str, Slot] = {}
         self._released = False
         self._generation: int | None = None
 
@@ -84,9 +49,8 @@ class GpuArena:
 
     def bind(self, **lists) -> "GpuArena":
         """Upload lists under the given slot names (re-binding a slot re-uploads it)."""
-        from .backend import get_queue  # noqa: PLC0415
         _retire_lost_device()
-        with _lock:
+        with residency.registry_lock:
             self._check_usable("bind")
             if not lists:
                 raise GpuInvalidArgument("GpuArena.bind() needs at least one name=list argument")
@@ -102,9 +66,9 @@ class GpuArena:
                 elem, data = convert.pack_any(value, where)
                 plans.append((name, value, elem, data))
             queue = get_queue()
-            for _, value, _, data in plans:
-                queue.pool.check_size(4 * len(value), "GpuArena.bind: a list of "
-                                      f"{len(value):,} elements")
+            for _, value, elem, data in plans:
+                queue.pool.check_size(elem_type(elem).size * len(value), "GpuArena.bind: a list "
+                                      f"of {len(value):,} elements")
             self._generation = _device.generation()
             for name, value, elem, data in plans:
                 old = self._slots.get(name)
@@ -113,9 +77,9 @@ class GpuArena:
                     self._drop(old)
                     old = None
                 if old is None:
-                    slot = _Slot(name, value, elem, queue.upload_new(data), self)
+                    slot = Slot(name, value, elem, queue.upload_new(data), self)
                     self._slots[name] = slot
-                    _resident[id(value)] = slot
+                    residency.register(slot)
                 else:
                     slot = old
                     queue.upload(slot.pooled, data)
@@ -125,10 +89,9 @@ class GpuArena:
 
     def sync(self, *names: str) -> "GpuArena":
         """Download device copies into the bound lists (all slots, or the named ones)."""
-        from . import launch  # noqa: PLC0415
         _retire_lost_device()
-        # the launch lock first: shutdown() holds it when its hook takes the arena lock
-        with launch.launch_lock, _lock:
+        # the launch lock first: shutdown() holds it when its hook takes the registry lock
+        with residency.launch_lock, residency.registry_lock:
             self._check_usable("sync")
             for name in names:
                 if not isinstance(name, str) or name not in self._slots:
@@ -141,12 +104,12 @@ class GpuArena:
                     raise GpuInvalidArgument(
                         f"GpuArena.sync: the list bound as {slot.name!r} changed length from "
                         f"{slot.length} to {len(slot.target)}; re-bind it after resizing")
-            launch.download_slots([s for s in slots if s.written])
+            residency.download_slots([s for s in slots if s.written])
             return self
 
     def release(self) -> None:
         """Free the device buffers (idempotent); the lists keep their last synced values."""
-        with _lock:
+        with residency.registry_lock:
             if self._released:
                 return
             self._released = True
@@ -154,13 +117,11 @@ class GpuArena:
                 self._drop(slot)
             self._slots.clear()
 
-    def _drop(self, slot: _Slot) -> None:
-        if _resident.get(id(slot.target)) is slot:
-            del _resident[id(slot.target)]
+    def _drop(self, slot: Slot) -> None:
+        residency.forget(slot)
         pooled, slot.pooled = slot.pooled, None
         if pooled is not None and self._generation == _device.generation() and \
                 not _device.is_lost():
-            from .backend import get_queue  # noqa: PLC0415
             try:
                 get_queue().pool.release(pooled)
             except Exception:  # the device is gone: the buffer is simply dropped
@@ -195,26 +156,5 @@ class GpuArena:
         state = "released" if self._released else f"slots={self.names()}"
         return f"<GpuArena {state}>"
 
-
-def _invalidate_all(ctx) -> None:
-    """shutdown(): forget every resident buffer (arenas then raise GpuUseAfterDestroy)."""
-    with _lock:
-        for slot in list(_resident.values()):
-            slot.pooled = None
-        _resident.clear()
-
-
-_device.on_shutdown(_invalidate_all)
-
-
-def _forget_after_fork() -> None:
-    """In a forked child: resident buffers belong to the parent's device (forgotten, never
-    released; arenas then raise GpuUseAfterDestroy)."""
-    global _lock
-    _lock = threading.RLock()
-    _resident.clear()
-
-
-_device.on_fork_child(_forget_after_fork)
 
 __all__ = ["GpuArena"]

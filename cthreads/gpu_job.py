@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import weakref
 
+from . import residency
 from .backend import device as _device
 from .errors import CThreadsGPUError, GpuInvalidArgument, GpuTimeout, GpuUseAfterDestroy
 from .job import Job
@@ -30,13 +31,14 @@ _in_flight: "weakref.WeakSet[GpuJob]" = weakref.WeakSet()
 class GpuJob(Job):
     """A launch submitted to the device; ``join()`` waits and writes results back."""
 
-    def __init__(self, rt, seq, readback, resident_written, owned):
+    def __init__(self, rt, seq: int, plan):
         Job.__init__(self, rt.kernel)
         self._rt = rt
         self._seq = seq
+        readback = plan.readback
         self._readback = readback          # Readback of this launch's results, or None
-        self._resident_written = resident_written
-        self._owned = owned
+        self._resident_written = plan.resident_written
+        self._owned = plan.owned           # pooled buffers released at join
         self._generation = rt.generation
         self._joined = False
         self._join_lock = threading.Lock()
@@ -116,16 +118,14 @@ class GpuJob(Job):
             rt = self._rt
             check = (rt,) if (first and not had_readback and rt.status is not None
                               and rt.unchecked) else ()
-            from .launch import download_slots  # noqa: PLC0415
-            download_slots(slots, check)
+            residency.download_slots(slots, check)
         return None
 
     def _finish(self):
         """Read this job's results into host memory and check its bounds (once, join lock
         held); the readback whose lists are still to be written, or None."""
-        from .launch import launch_lock  # noqa: PLC0415
         readback = self._readback
-        with launch_lock:                  # shutdown() holds it: the generation is stable
+        with residency.launch_lock:                  # shutdown() holds it: the generation is stable
             try:
                 if readback is not None:
                     if self._stale():
@@ -170,7 +170,7 @@ class GpuJob(Job):
             "wait and download, or GpuArena.sync() for resident lists")
 
     async def _join_async(self):
-        import asyncio  # noqa: PLC0415
+        import asyncio  # noqa: PLC0415 - lazy for start-up time (only awaiting jobs need it)
         loop = asyncio.get_running_loop()
         # the whole join (wait, map, writeback) runs in a worker thread: the loop never waits
         await loop.run_in_executor(None, self.join)
@@ -187,8 +187,7 @@ class GpuJob(Job):
 def _save_in_flight(ctx) -> None:
     """Shutdown hook (device still alive): copy the results of un-joined jobs of this device
     into host memory, so that their join() still writes them back."""
-    from .launch import launch_lock  # noqa: PLC0415
-    with launch_lock:
+    with residency.launch_lock:
         for job in list(_in_flight):
             readback = job._readback
             if (readback is None or readback.raw is not None or readback.staging is None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 
+from . import residency
 from .backend import device as _device
+from .backend import pipeline
 
 #: ``available()`` gives up (and answers False) if creating the device takes longer than this.
 AVAILABLE_TIMEOUT_S = 60.0
@@ -50,10 +52,8 @@ def available() -> bool:
 def shutdown() -> None:
     """Release the device, every cache and every arena; the next use starts afresh."""
     global _available
-    from .launch import launch_lock  # noqa: PLC0415
-    with launch_lock:
+    with residency.launch_lock:
         _device.shutdown()
-        from .backend import pipeline  # noqa: PLC0415
         pipeline.clear_cache()
     _available = None
 

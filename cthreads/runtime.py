@@ -1,12 +1,13 @@
-"""Per-kernel device state: compiled pipelines, uniform buffer, cached bind groups, and the
-choice of variant and launch shape.
+"""Per-kernel device state: compiled pipelines, uniform buffer, cached bind groups, and each
+launch's plan.
 
 A ``KernelRuntime`` is made on a kernel's first launch on a device (and again after
 ``shutdown()``); everything a launch can reuse lives here so that the per-launch path only packs
-scalars, looks up buffers and submits. Pipelines are compiled on first need, one per variant:
-checked or check-free (``fast``), scalar or four-lane (``vec``, element-wise kernels), and
-indexes per invocation (``coarsen``); ``launch_shape`` and ``vec_entries`` pick them per launch from
-the device type, the launch size and the list lengths.
+scalars, looks up buffers and submits. ``plan()`` makes the one ``LaunchPlan`` (plan.py) of a
+launch: buffers, readback, variant key, shape and uniform bytes. Pipelines are compiled on first
+need, one per variant key: checked or check-free (``fast``), indexes per invocation
+(``coarsen``), scalar or four-lane (``vec``, element-wise kernels); ``variant_keys()`` lists
+every key a plan may pick on this device (what ``compile()`` compiles).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from .backend import get_queue
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 make_bind_group_layout, make_pipeline)
 from .codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
+from .codegen.types import elem as elem_type
 from .errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
+from .plan import Binding, LaunchPlan, ShapeRule, fast_ok, vec_form, vec_nbytes
+from .readback import Readback
 
-_SCALAR_CODES = {"int": "i", "float": "f", "bool": "I"}
 BIND_GROUP_CACHE = 64
 
 
@@ -34,8 +37,9 @@ def _uniform_struct(program: KernelProgram) -> struct.Struct:
         if p.offset > pos:
             fmt += f"{p.offset - pos}x"
             pos = p.offset
-        fmt += _SCALAR_CODES[p.elem]
-        pos += 4
+        row = elem_type(p.elem)
+        fmt += row.code
+        pos += row.size
     if program.uniform_size > pos:
         fmt += f"{program.uniform_size - pos}x"
     return struct.Struct(fmt)
@@ -118,6 +122,12 @@ class KernelRuntime:
         # (codegen/program.py, LoopRecord), one index per invocation unless CTHREADS_COARSEN
         # says otherwise (the driver's loop budget is per invocation)
         self.loop_variant = bool(self.ctx.is_cpu and program.loops)
+        cpu = self.ctx.is_cpu
+        self.shape_rule = ShapeRule(self.workgroup_size, fixed=program.fixed_workgroup_size,
+                                    coarsen=self.coarsen,
+                                    scalar=COARSEN_CPU if cpu else COARSEN_GPU,
+                                    vec=VEC_COARSEN_CPU if cpu else VEC_COARSEN_GPU,
+                                    loops=self.loop_variant)
         self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant)
         # the status buffer: for bounds checks, and for the loop variant (a kernel with loops and
         # no checks has a status binding that only the loop variant uses)
@@ -210,20 +220,74 @@ class KernelRuntime:
             self._pipelines[key] = pipe
         return pipe
 
-    def compile_all(self) -> None:
-        """Compile every variant a launch on this device may pick (checked or check-free,
-        four-lane, and the indexes-per-invocation factors of small and large launches)."""
-        small = self.launch_shape(1)[2]
-        large = self.launch_shape(1 << 30)[2]
-        for coarsen in sorted({small, large}):
-            self.pipeline_for(False, coarsen)
+    def variant_keys(self) -> list[tuple]:
+        """Every variant key (fast, coarsen, vec) a plan on this device may pick: checked or
+        check-free, the indexes-per-invocation factors of small and large launches, and both
+        four-lane forms."""
+        keys = []
+        for coarsen in self.shape_rule.factors():
+            keys.append((False, coarsen, ""))
             if self.fast_checks:
-                self.pipeline_for(True, coarsen)
+                keys.append((True, coarsen, ""))
         if self.vec_check is not None:
-            for coarsen in sorted({self.launch_shape(4, True)[2],
-                                   self.launch_shape(1 << 30, True)[2]}):
-                for form in ("whole", "tail"):
-                    self.pipeline_for(False, coarsen, form)
+            for coarsen in self.shape_rule.factors(vec=True):
+                keys += [(False, coarsen, "whole"), (False, coarsen, "tail")]
+        return keys
+
+    def compile_all(self) -> None:
+        """Compile every variant a launch on this device may pick (``variant_keys``)."""
+        for key in self.variant_keys():
+            self.pipeline_for(*key)
+
+    def plan(self, scalars: list, lists: list, n: int) -> LaunchPlan:
+        """The plan of one launch over ``n`` indexes (launch lock held): ``scalars`` are the
+        checked scalar values, ``lists`` the ``ListArg``s in parameter order. Resident lists
+        bind their slot's buffer, the others are uploaded (the plan owns those buffers until its
+        job is joined, or gives them back if this raises); the lists the kernel may write are
+        read back with the status words."""
+        queue = self.queue
+        plan = LaunchPlan()
+        readback = Readback()
+        entries = []
+        try:
+            for a in lists:
+                p = a.param
+                if a.slot is not None:
+                    entries.append(Binding(p.binding, a.slot.take(self, p), a.nbytes))
+                    if p.written or p.atomic:
+                        plan.resident_written.append(a.slot)
+                    continue
+                buf = queue.upload_new(a.data)
+                plan.owned.append(buf)
+                entries.append(Binding(p.binding, buf, a.nbytes))
+                if p.written or p.atomic:
+                    readback.add_list(buf.buffer, a.value, a.nbytes, p.elem,
+                                      f"{self.program.name}() parameter {p.name!r}")
+            if self.status is not None:
+                entries.append(Binding(self.program.status_binding, self.status,
+                                       self.status_nbytes))
+                if readback:               # the status rides along with this job's results
+                    readback.add_status(self)
+            if readback:
+                plan.readback = readback
+                plan.copies = readback.copies(queue.pool)
+            vec = ""
+            fast = False
+            if self.vec_check is not None or self.fast_checks:
+                lengths = [len(a.value) for a in lists]
+                if self.vec_check is not None:
+                    vec, entries = self._vec_entries(scalars, lists, lengths, entries)
+                fast = not vec and fast_ok(self.fast_checks, scalars, lengths)
+            shape = self.shape_rule.shape(n, bool(vec))
+            plan.key = (fast, shape.coarsen, vec)
+            plan.hidden = shape.hidden
+            plan.groups = shape.groups
+            plan.entries = tuple(entries)
+            plan.uniform = self.uniform_struct.pack(shape.hidden, *scalars)
+        except BaseException:
+            plan.release(queue.pool)
+            raise
+        return plan
 
     def checked(self, seq: int) -> None:
         """The status was read after submission ``seq``: launches up to it are checked."""
@@ -282,8 +346,8 @@ class KernelRuntime:
             "download=False reports this at the next join() with download or GpuArena.sync().")
 
     def bind_group(self, entries: tuple) -> object:
-        """The bind group for ``entries`` ((binding, PooledBuffer, nbytes), ...), cached."""
-        key = tuple((b, id(pb), n) for b, pb, n in entries)
+        """The bind group for ``entries`` (``Binding``s after the uniform), cached."""
+        key = tuple((e.binding, id(e.pooled), e.nbytes) for e in entries)
         bg = self.bind_groups.get(key)
         if bg is not None:
             self.bind_groups.move_to_end(key)
@@ -291,9 +355,9 @@ class KernelRuntime:
         bg = self.queue.bind_group(
             self.layout,
             [(0, self.uniform.buffer, self.program.uniform_size)]
-            + [(b, pb.buffer, n) for b, pb, n in entries])
+            + [(e.binding, e.pooled.buffer, e.nbytes) for e in entries])
         # keep the PooledBuffers alive with the bind group so that ids stay unique
-        self.bind_groups[key] = (bg, [pb for _, pb, _ in entries])
+        self.bind_groups[key] = (bg, [e.pooled for e in entries])
         if len(self.bind_groups) > BIND_GROUP_CACHE:
             self.bind_groups.popitem(last=False)
         return bg
@@ -304,49 +368,29 @@ class KernelRuntime:
             if any(pb is pooled for pb in held):
                 self.bind_groups.pop(key, None)
 
-    def vec_entries(self, scalars, lists, entries):
-        """(``"whole"`` or ``"tail"``, bind-group entries) for the four-lane variant, or
-        (None, None) when this launch runs the scalar kernel (KernelProgram.vec_guard).
-        ``lists`` are the launch's (param, value, ...) tuples, ``entries`` its (binding,
-        PooledBuffer, bytes) bindings: the lists the variant reads bind rounded up to whole
-        16-byte elements, within their buffers."""
-        guard_pos, list_pos = self.vec_check
-        g = scalars[guard_pos]
-        # the form with a partial last step for guards that are not multiples of 4 (saxpy at
-        # n=64M-1 on the H200: 4.16 TB/s, the scalar kernel 3.45; n=1M+1 on lavapipe: 8.1 GB/s
-        # against 4.2); the whole-step form for the others (lavapipe ~10% faster, H200 equal)
-        form = "whole" if g % 4 == 0 else "tail"
+    def _vec_entries(self, scalars, lists, lengths, entries):
+        """(four-lane form, entries) of a launch: ``("whole" or "tail", entries where the lists
+        the variant reads bind rounded up to whole 16-byte elements)``, or ``("", entries)``
+        when it runs the scalar kernel (a list shorter than the guard, or a buffer too small
+        for the rounding; KernelProgram.vec_guard)."""
+        guard, vec_lists = self.vec_check
+        form = vec_form(guard, vec_lists, scalars, lengths)
+        if not form:
+            return "", entries
         wanted = {}
-        for k in list_pos:
-            param, value = lists[k][0], lists[k][1]
-            if g > len(value):
-                return None, None
-            wanted[param.binding] = -(-4 * len(value) // 16) * 16
+        for k in vec_lists:
+            p = lists[k].param
+            wanted[p.binding] = vec_nbytes(lengths[k], elem_type(p.elem).size)
         out = []
-        for binding, pooled, nbytes in entries:
-            size = wanted.get(binding, nbytes)
-            if size > pooled.capacity:
-                return None, None
-            out.append((binding, pooled, size))
-        return form, tuple(out)
-
-    def launch_shape(self, n: int, vec: bool = False) -> tuple[int, int, int]:
-        """(the uniform's hidden first field, workgroups to dispatch, index steps per
-        invocation) for a launch over ``n`` indexes (see codegen/program.py)."""
-        groups64 = max(1, -(-n // 64))
-        if self.program.fixed_workgroup_size:
-            return groups64, groups64, 1
-        threads = groups64 * 64 // (4 if vec else 1)
-        coarsen = self.coarsen
-        if coarsen is None:
-            if vec:
-                factor, min_threads = VEC_COARSEN_CPU if self.ctx.is_cpu else VEC_COARSEN_GPU
+        for e in entries:
+            size = wanted.get(e.binding)
+            if size is None:
+                out.append(e)
+            elif size > e.pooled.capacity:
+                return "", entries
             else:
-                factor, min_threads = COARSEN_CPU if self.ctx.is_cpu else COARSEN_GPU
-            coarsen = factor if threads >= min_threads and not (self.loop_variant and not vec) \
-                else 1
-        per_group = self.workgroup_size * coarsen
-        return threads, -(-threads // per_group), coarsen
+                out.append(Binding(e.binding, e.pooled, size))
+        return form, out
 
 
 def runtime_for(kernel) -> KernelRuntime:

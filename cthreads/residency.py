@@ -1,0 +1,168 @@
+"""Resident lists and the launch lock: the state that arenas, launches and jobs share.
+
+``launch_lock`` serialises launches, joins, arena transfers and ``shutdown()`` across Python
+threads. The registry maps every list bound in a live arena to its ``Slot`` (by identity: the
+same object, checked, not only its id); a launch whose argument is a bound list binds the slot's
+device buffer instead of uploading it (``Slot.check_for`` and ``Slot.take``). ``download_slots``
+copies resident buffers back into their lists (``GpuArena.sync()``, and the join of a launch
+that wrote resident lists), reading the status of the kernels that wrote them in the same map.
+
+Lock order: ``launch_lock`` before ``registry_lock`` (shutdown holds the launch lock when its
+hook takes the registry lock). Both are module attributes replaced in a forked child: read them
+as ``residency.launch_lock``, never import the names.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from . import convert
+from .backend import device as _device
+from .backend import get_queue
+from .codegen.types import elem as elem_type
+from .errors import GpuInvalidArgument, GpuUseAfterDestroy
+from .readback import Readback
+
+#: serialises launches, joins and arena transfers across Python threads
+launch_lock = threading.RLock()
+#: guards the registry and the arenas' slots
+registry_lock = threading.RLock()
+#: id(list) -> Slot for every bound list of every live arena
+_resident: dict[int, "Slot"] = {}
+
+
+class Slot:
+    """One list bound in an arena: its device buffer and what launches did with it."""
+
+    __slots__ = ("name", "target", "elem", "length", "pooled", "arena_ref", "written",
+                 "used", "writers", "__weakref__")
+
+    def __init__(self, name, target, elem, pooled, arena):
+        self.name = name
+        self.target = target
+        self.elem = elem
+        self.length = len(target)
+        self.pooled = pooled
+        self.arena_ref = weakref.ref(arena)
+        self.written = False      # a kernel may have changed the device copy since last sync
+        self.used = False         # some launch has used the device copy
+        self.writers = set()      # kernel runtimes that wrote it since the last sync
+
+    @property
+    def nbytes(self) -> int:
+        return elem_type(self.elem).size * self.length
+
+    def check_for(self, param, value, where: str) -> None:
+        """Raise unless this slot can stand for ``value`` as the kernel's ``param`` (host
+        checks of a launch, before anything is submitted)."""
+        if len(value) != self.length:
+            raise GpuInvalidArgument(
+                f"{where}: the list bound as arena slot {self.name!r} changed length from "
+                f"{self.length} to {len(value)}; re-bind it after resizing")
+        if self.pooled is None:
+            raise GpuInvalidArgument(f"{where}: the arena holding this list was released "
+                                     "or the device was shut down; bind it again")
+        if self.elem != param.elem and not (self.elem == "int" and param.elem == "float"
+                                            and not self.used):
+            raise GpuInvalidArgument(
+                f"{where}: the list bound as arena slot {self.name!r} holds {self.elem} "
+                f"elements but the kernel declares list[{param.elem}]; bind a list of "
+                f"{param.elem} values")
+
+    def take(self, rt, param):
+        """The slot's buffer for a launch of ``rt`` (launch lock held): an int list first used
+        as float is re-uploaded; a kernel that may write it is recorded. Raises GpuUseAfterDestroy when shutdown() released it meanwhile."""
+        if self.pooled is None:
+            raise GpuUseAfterDestroy(
+                f"{rt.program.name}() parameter {param.name!r}: cthreads.gpu.shutdown() "
+                "released the arena holding this list while the launch was being "
+                "prepared; nothing was submitted. Create a new GpuArena and bind it")
+        if self.elem != param.elem:            # an int list first used as float: re-upload
+            self.elem = param.elem
+            rt.queue.upload(self.pooled, convert.pack(self.target, param.elem, "arena list"))
+        self.used = True
+        if param.written or param.atomic:
+            self.written = True
+            self.writers.add(rt)
+        return self.pooled
+
+
+def lookup(value) -> "Slot | None":
+    """The resident slot of ``value`` (by identity), or None."""
+    slot = _resident.get(id(value))
+    if slot is not None and slot.target is value:
+        return slot
+    return None
+
+
+def register(slot: Slot) -> None:
+    """``slot.target`` is now resident (registry lock held)."""
+    _resident[id(slot.target)] = slot
+
+
+def forget(slot: Slot) -> None:
+    """``slot.target`` is no longer resident (registry lock held)."""
+    if _resident.get(id(slot.target)) is slot:
+        del _resident[id(slot.target)]
+
+
+def download_slots(slots, runtimes=()) -> None:
+    """Copy resident buffers back into their lists (arena.sync, join of resident lists).
+
+    The status of every kernel that wrote these slots (and of ``runtimes``) is read in the
+    same map; a failed bounds check raises before any list is written.
+    """
+    last = max((rt.last_launch for s in slots for rt in s.writers), default=0)
+    if last and all(s.pooled is not None for s in slots):   # wait with the launch lock free
+        get_queue().wait(last)
+    with launch_lock:
+        readback = Readback()
+        for s in slots:
+            if s.pooled is None:
+                raise GpuUseAfterDestroy(
+                    f"arena slot {s.name!r}: cthreads.gpu.shutdown() released the device before "
+                    "the kernel's results in this resident list were downloaded; they are "
+                    "lost. Call join() or GpuArena.sync() before shutdown()")
+            readback.add_list(s.pooled.buffer, s.target, s.nbytes, s.elem,
+                              f"the list bound as arena slot {s.name!r}")
+            for rt in s.writers:
+                if rt.unchecked:
+                    readback.add_status(rt)
+        for rt in runtimes:
+            readback.add_status(rt)
+        if not readback:
+            return
+        queue = get_queue()
+        copies = readback.copies(queue.pool)
+        seq = queue.submit_copies(copies)
+        readback.finish(queue, seq)
+        # only once the lists hold the device's data: after a failed bounds check nothing was
+        # written back, and a later sync() must still download what the other launches changed
+        for s in slots:
+            s.written = False
+            s.writers.clear()
+
+
+def _invalidate_all(ctx) -> None:
+    """shutdown(): forget every resident buffer (arenas then raise GpuUseAfterDestroy)."""
+    with registry_lock:
+        for slot in list(_resident.values()):
+            slot.pooled = None
+        _resident.clear()
+
+
+_device.on_shutdown(_invalidate_all)
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: new locks (another thread of the parent may have held them); resident
+    buffers belong to the parent's device (forgotten, never released; arenas then raise
+    GpuUseAfterDestroy)."""
+    global launch_lock, registry_lock
+    launch_lock = threading.RLock()
+    registry_lock = threading.RLock()
+    _resident.clear()
+
+
+_device.on_fork_child(_forget_after_fork)
