@@ -6,6 +6,8 @@ launch whose result, a Python list of ints, is downloaded and written back) and 
 it in one of three ways, each in its own ``asyncio.run``:
 
 * ``await``: ``await job`` (cthreads' own way);
+* ``await_np``: the same with a numpy ``int32`` array for the result instead of a list (no
+  Python objects converted in ``gpu()`` nor created at the writeback);
 * ``thread``: ``await asyncio.to_thread(job.join)``, a plain worker thread per join;
 * ``blocking``: ``job.join()`` called in the coroutine, the baseline that shows what blocking
   the loop looks like (no other coroutine, the ticker included, runs while a job is joined).
@@ -23,12 +25,14 @@ from __future__ import annotations
 import asyncio
 import time
 
+import numpy as np
+
 from cthreads.gpu import gpu
 from cthreads.samples import mandelbrot
 
 from reference import check_mandelbrot_sized
 
-WAYS = ("await", "thread", "blocking")
+WAYS = ("await", "await_np", "thread", "blocking")
 
 
 async def _scenario(way: str, jobs: int, size: tuple) -> tuple[list, list, list, float]:
@@ -48,11 +52,11 @@ async def _scenario(way: str, jobs: int, size: tuple) -> tuple[list, list, list,
             last = now
 
     async def one():
-        counts = [0] * n
+        counts = np.zeros(n, np.int32) if way == "await_np" else [0] * n
         t0 = time.perf_counter()
         job = gpu(mandelbrot, n, width, height, iters, counts)
         calls.append((t0, time.perf_counter() - t0))
-        if way == "await":
+        if way in ("await", "await_np"):
             await job
         elif way == "thread":
             await asyncio.to_thread(job.join)

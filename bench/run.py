@@ -339,7 +339,8 @@ CPU_ROWS = [("saxpy", "element-wise: saxpy, n=1,048,576"),
             ("sum", "reduction: sum of n=1,048,576 (shared-memory tree)"),
             ("mandel", "Mandelbrot 512x512, 256 iterations")]
 #: W8's ways of waiting, as the report names them
-W8_WAYS = [("await", "await job"), ("thread", "await asyncio.to_thread(job.join)"),
+W8_WAYS = [("await", "await job"), ("await_np", "await job, numpy array result"),
+           ("thread", "await asyncio.to_thread(job.join)"),
            ("blocking", "job.join() in the coroutine (blocks the loop)")]
 
 
