@@ -32,7 +32,8 @@ MIN_CAPACITY = 256
 #: Free buffers kept per bucket; more are dropped (released) when returned.
 KEEP_PER_BUCKET = 8
 #: Allocations from this size on are checked against the host's available memory on CPU drivers
-#: (reading /proc/meminfo costs some 20 us; smaller ones cannot matter).
+#: (reading /proc/meminfo costs time on every check; smaller ones cannot matter; see
+#: docs/performance.md, "Buffers").
 CHECK_FROM = 1 << 20
 #: Host memory left to everything else on CPU drivers: this fraction of the total, at least
 #: ``RESERVE_MIN`` bytes.
@@ -187,7 +188,7 @@ class BufferPool:
 
         ``init`` (storage only; a buffer-protocol object of ``nbytes``): on a CPU driver a *new*
         buffer is created mapped and filled with it directly, saving the staging copy a queued
-        write makes (a tenth of a second per 64 MiB on lavapipe); ``PooledBuffer.filled`` says
+        write makes (docs/performance.md, "Buffers"); ``PooledBuffer.filled`` says
         so. Raises VulkanOutOfMemory (nothing allocated) when the memory is not there.
         """
         cap = capacity_for(nbytes)

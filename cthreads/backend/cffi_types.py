@@ -2,9 +2,9 @@
 
 wgpu-py names C types by string (``ffi.new("WGPUBufferDescriptor *")``) and cffi parses each
 new string the first time it is seen. To parse it, cffi feeds pycparser a preamble declaring
-*every* typedef of the header (``typedef int X;`` for the ~400 names of wgpu.h) plus the type:
-10-40 ms per string on this machine, and a first launch meets about 40 of them, so well over
-half a second of the cold start went there (measured with cProfile on lavapipe).
+*every* typedef of the header (``typedef int X;`` for the ~400 names of wgpu.h) plus the type,
+and a first launch meets dozens of such strings: most of the cold start went there (see
+docs/performance.md, "Start-up and argument packing").
 
 A typedef name that does not occur in the text being parsed cannot change how it parses, so
 this module gives wgpu-py's own parser a ``_parse`` that declares only the typedef names that
@@ -236,7 +236,8 @@ def _write_entry(folder: str, path: str, doc: dict) -> None:
 def import_native_ffi():
     """Import wgpu-py's native ``_ffi`` module, reusing a cached parse of wgpu.h.
 
-    ``ffi.cdef`` of the 100 KB header costs ~0.1 s of pycparser on every start. The parser's
+    ``ffi.cdef`` of the 100 KB header is a large part of every start (pycparser; see
+    docs/performance.md, "Start-up and argument packing"). The parser's
     resulting declarations are cffi type objects holding plain values, so they are written once
     to the cache folder as JSON, keyed by the header text and the cffi/pycparser/Python
     versions, and read back on later starts. Reading an entry creates only cffi type objects
