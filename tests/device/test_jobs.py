@@ -13,7 +13,6 @@ import pytest
 
 from cthreads import Job
 from cthreads.gpu import GpuArena, GpuInvalidArgument, GpuJob, gpu
-from cthreads.sync import Barrier, __sync_threads
 from tests.device.kernels import add_one, saxpy
 
 
@@ -127,42 +126,6 @@ def test_many_launches_keep_rss_flat(device_name):
     assert y == [11_000.0] * 64
     assert get_queue().pool.allocations == allocs0           # buffers come from the pool
     assert rss1 - rss0 < 30_000, (rss0, rss1)                # KiB
-
-
-def test_cpu_job():
-    job = Job(sum, [1, 2, 3]).start()
-    assert job.join() == 6 and job.done() and job.result() == 6
-    bad = Job(lambda: 1 / 0).start()
-    with pytest.raises(ZeroDivisionError):
-        bad.join()
-    assert "pending" in repr(Job(sum, []))
-
-
-def test_cpu_barrier():
-    b = Barrier(3)
-    assert b.parties == 3
-    seen = []
-
-    def party(k):
-        seen.append(("before", k))
-        b.arrive_and_wait()
-        seen.append(("after", k))
-
-    threads = [threading.Thread(target=party, args=(k,)) for k in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(10)
-    assert [s for s, _ in seen[:3]] == ["before"] * 3 and len(seen) == 6
-    with pytest.raises(ValueError):
-        Barrier(0)
-
-
-def test_sync_threads_outside_kernel_raises():
-    with pytest.raises(RuntimeError, match="inside a @Gpu kernel"):
-        __sync_threads()
-    with pytest.raises(RuntimeError):
-        Barrier.arrive_and_wait()
 
 
 def test_device_errors_logged_by_wgpu_become_our_exceptions(device_name):

@@ -1,0 +1,79 @@
+"""The element-type table (``codegen/types.py``): for every row, the host spellings (Python
+type, struct code, numpy dtypes, size) and the WGSL spellings describe the same bytes; checked
+against struct, numpy and the WGSL scalar sizes, and through the argument packing that reads it."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from cthreads import convert
+from cthreads.codegen.types import ELEM_TYPES, elem
+
+#: bytes of WGSL's host-shareable scalar types (WGSL spec, "Alignment and Size")
+WGSL_SIZES = {"i32": 4, "u32": 4, "f32": 4, "f16": 2}
+#: values of each kind that every row's type can hold exactly
+SAMPLES = {bool: [True, False, True], int: [0, -1, 2**31 - 1, -(2**31), 7],
+           float: [0.0, -0.0, 1.5, -2.25, 2.0**127, float("inf")]}
+NAMES = sorted(ELEM_TYPES)
+
+
+def test_the_rows_are_the_documented_kinds():
+    assert NAMES == ["bool", "float", "int"]
+    assert {n: elem(n).python for n in NAMES} == {"bool": bool, "int": int, "float": float}
+    assert all(elem(n).name == n for n in NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_struct_and_numpy_agree_on_the_bytes(name):
+    row = elem(name)
+    values = SAMPLES[row.python]
+    by_struct = struct.pack(f"<{len(values)}{row.code}", *values)
+    by_numpy = np.asarray(values, dtype=row.host_dtype).tobytes()
+    assert by_struct == by_numpy
+    assert len(by_struct) == row.size * len(values)
+    back = np.frombuffer(by_struct, dtype=row.host_dtype)
+    assert [row.python(v) for v in back.tolist()] == values
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_callers_array_dtype_holds_the_kind(name):
+    row = elem(name)
+    dtype = np.dtype(row.array_dtype)
+    assert dtype.kind == {bool: "b", int: "i", float: "f"}[row.python]
+    arr = np.asarray(SAMPLES[row.python], dtype=dtype)
+    assert arr.tolist() == SAMPLES[row.python]                # no value lost in that dtype
+    assert convert.pack(arr, name, "xs").tobytes() == \
+        np.asarray(SAMPLES[row.python], dtype=row.host_dtype).tobytes()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wgsl_forms_have_the_host_size(name):
+    row = elem(name)
+    assert WGSL_SIZES[row.storage] == row.size
+    assert WGSL_SIZES[row.uniform] == row.size
+    core = row.storage in ("i32", "u32", "f32")             # needs no device feature
+    assert (row.feature is None) == core
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_packing_lists_follows_the_row(name):
+    row = elem(name)
+    values = SAMPLES[row.python]
+    assert bytes(convert.pack(list(values), name, "xs")) == struct.pack(
+        f"<{len(values)}{row.code}", *values)
+    target = [row.python()] * len(values)
+    convert.writeback(target, memoryview(struct.pack(f"<{len(values)}{row.code}", *values)),
+                      name)
+    assert target == values and all(type(v) is row.python for v in target)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scalars_come_back_as_the_rows_python_type(name):
+    row = elem(name)
+    value = SAMPLES[row.python][-1]
+    got = convert.check_scalar(value, name, "a")
+    assert type(got) is row.python and got == value
+    assert struct.unpack("<" + row.code, struct.pack("<" + row.code, got))[0] == got
