@@ -196,6 +196,17 @@ def test_workgroup_size_reader(clean_env):
     assert choose_workgroup_size(fixed, gpu) == 64    # never read for such kernels
 
 
+def test_coarsen_and_vec_readers(clean_env):
+    from cthreads.runtime import _coarsen_setting, _vec_enabled
+
+    assert (_coarsen_setting(), _vec_enabled()) == (None, True)
+    with config.override(coarsen=4, vec=False):
+        assert (_coarsen_setting(), _vec_enabled()) == (4, False)
+    clean_env.setenv("CTHREADS_VEC", "0")
+    clean_env.setenv("CTHREADS_COARSEN", "8")
+    assert (_coarsen_setting(), _vec_enabled()) == (8, False)
+
+
 def test_describe_launches_prints_the_settings(clean_env):
     from cthreads.runtime import describe_launches
 
