@@ -1,8 +1,10 @@
 """Everything that talks to wgpu lives in this package (wgpu-py's API moves between releases).
 
-``device`` picks the Vulkan adapter and owns the one device; ``buffers`` pools device buffers;
-``pipeline`` compiles WGSL into cached compute pipelines; ``dispatch`` submits work, tracks
-completion and reads results back. Nothing here knows about Python ASTs.
+``device`` picks the Vulkan adapter and owns the one device; ``faults`` maps wgpu's raw errors
+to ours and marks a lost device; ``forking`` makes a forked child forget the parent's device;
+``buffers`` pools device buffers; ``pipeline`` compiles WGSL into cached compute pipelines;
+``dispatch`` submits work, tracks completion and reads results back (``fastpath`` makes its
+per-launch calls directly). Nothing here knows about Python ASTs.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import threading
 
 from . import device as device
-from .device import get_context, on_fork_child, on_shutdown
+from .device import get_context, on_shutdown
+from .forking import on_fork_child
 
 _queue_lock = threading.Lock()
 _queue = None

@@ -26,7 +26,9 @@ import weakref
 
 from .. import config
 from ..errors import GpuInvalidArgument, VulkanOutOfMemory
-from .device import DeviceContext, device_error, import_wgpu, on_fork_child
+from .device import DeviceContext, import_wgpu
+from .faults import device_error
+from .forking import on_fork_child
 
 MIN_CAPACITY = 256
 #: Free buffers kept per bucket; more are dropped (released) when returned.

@@ -8,6 +8,9 @@ Vulkan is pinned: the wgpu instance is created with the Vulkan backend only (whi
 slow probing of wgpu's OpenGL/EGL backend), and any adapter whose ``backend_type`` is not Vulkan
 is ignored. A real GPU is preferred over a CPU driver; ``CTHREADS_ADAPTER=<substring>`` picks an
 adapter by name.
+
+Raw wgpu errors are mapped to ours in ``faults``; a forked child forgets the parent's device
+through ``forking``.
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ import time
 from dataclasses import dataclass, field
 
 from .. import config
-from ..errors import (
-    GpuDeviceError, VulkanInitFailed, VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError,
-    VulkanOutOfMemory,
-)
+from ..errors import VulkanInitFailed, VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError
+from . import forking
+from .faults import LogWatcher, device_error, lost_error
+from .forking import on_fork_child  # noqa: F401 - re-exported: modules above register here
 
 #: Features requested when the adapter has them (later parts of the library use them).
 WANTED_FEATURES = ("shader-f64", "shader-int64", "shader-float32-atomic", "timestamp-query",
@@ -105,84 +108,7 @@ class DeviceContext:
             raise device_error(self, msg, "running submitted work")
 
 
-#: Phrases wgpu-native uses when the device is gone (a driver-reported loss, or destroy()).
-_LOST_PHRASES = ("device is lost", "device was lost", "device lost", "devicelost",
-                 "device is invalid")
-
-
-def is_lost_message(msg: str) -> bool:
-    low = msg.lower()
-    return any(p in low for p in _LOST_PHRASES)
-
-
-def is_out_of_memory_message(msg: str) -> bool:
-    """wgpu's words for an allocation the device cannot hold ("Not enough memory left" from
-    NVIDIA's driver on the H200, out-of-memory errors elsewhere)."""
-    low = msg.lower()
-    return "out of memory" in low or "outofmemory" in low or "not enough memory" in low
-
-
-def _first_cause(msg: str) -> str:
-    """The most telling line of a wgpu error message (its last non-empty one)."""
-    lines = [ln.strip() for ln in msg.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else "no details"
-
-
-def lost_error(ctx: DeviceContext, reason: str) -> VulkanInitFailed:
-    return VulkanInitFailed(
-        f"the Vulkan device {ctx.name!r} was lost ({reason}); the work of this call is lost. "
-        "Launch again: the next use of cthreads creates a new device (lists bound in a "
-        "GpuArena must be bound again in a new arena). If this keeps happening, update the "
-        "driver or check the machine (`python -m cthreads.gpu info`)")
-
-
-def device_error(ctx: DeviceContext | None, exc, doing: str) -> Exception:
-    """The CThreadsGPUError for a raw error from wgpu (an exception or a logged message).
-
-    A loss marks ``ctx`` lost (the next use then creates a new device); an out-of-memory
-    error becomes VulkanOutOfMemory; anything else GpuDeviceError. ``doing`` says what the
-    library was doing ("creating a buffer of 1,024 bytes").
-    """
-    msg = str(exc)
-    name = ctx.name if ctx is not None else "?"
-    if is_lost_message(msg):
-        reason = _first_cause(msg)
-        if ctx is not None:
-            ctx.lost = ctx.lost or reason
-            return lost_error(ctx, f"{reason}; seen while {doing}")
-        return VulkanInitFailed(f"the Vulkan device was lost while {doing} ({reason}); "
-                                "launch again to start a new device")
-    low = msg.lower()
-    if isinstance(exc, MemoryError) or type(exc).__name__ == "GPUOutOfMemoryError" or \
-            is_out_of_memory_message(msg):
-        return VulkanOutOfMemory(
-            f"the device {name!r} ran out of memory while {doing} ({_first_cause(msg)}); "
-            "release arenas you no longer need, join finished jobs, or use smaller lists")
-    details = "; ".join(ln.strip() for ln in msg.strip().splitlines() if ln.strip())
-    return GpuDeviceError(
-        f"the device {name!r} reported an error while {doing}: {details[:800]}. This is "
-        "probably a cthreads or driver bug; please report it with the kernel's source")
-
-
-class _WgpuLogWatcher(logging.Handler):
-    """wgpu-py only logs device loss and errors it cannot attach to a call; record them."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        ctx = _context
-        if ctx is None:
-            return
-        try:
-            msg = record.getMessage()
-        except Exception:  # pragma: no cover - a broken log record must not break us
-            return
-        if is_lost_message(msg):
-            if ctx.lost is None or "DEVICE LOST!" in ctx.lost:   # keep the telling reason
-                ctx.lost = _first_cause(msg)
-        elif record.levelno >= logging.ERROR:
-            ctx.errors.append(msg.strip())
-
-
-_watcher = _WgpuLogWatcher(level=logging.ERROR)
+_watcher = LogWatcher(lambda: _context)
 
 
 def import_wgpu():
@@ -356,7 +282,7 @@ def _get_context_locked() -> DeviceContext:
             try:
                 _context = _create_context()
             except VulkanInitFailed as exc:
-                if _forked:
+                if forking.forked():
                     raise VulkanInitFailed(
                         "cthreads cannot start a Vulkan device in this process: it was forked "
                         "(os.fork, or multiprocessing's 'fork' start method) from a process "
@@ -391,7 +317,6 @@ def timings() -> dict:
 
 
 _shutdown_hooks: list = []
-_fork_hooks: list = []
 
 
 def on_shutdown(hook) -> None:
@@ -400,12 +325,6 @@ def on_shutdown(hook) -> None:
     It gets the DeviceContext (None when no device is up); after a loss ``ctx.lost`` is set
     and the hook must not wait on the device."""
     _shutdown_hooks.append(hook)
-
-
-def on_fork_child(hook) -> None:
-    """Register a callable run, without arguments, in a forked child whose parent had a device:
-    it must forget the parent's device state without calling into wgpu."""
-    _fork_hooks.append(hook)
 
 
 def _retire(ctx: DeviceContext | None) -> None:
@@ -436,53 +355,17 @@ def shutdown() -> None:
                 pass
 
 
-# -- fork --------------------------------------------------------------------------------------
-# A forked child inherits the parent's wgpu-native state, but none of the driver's threads (and,
-# on GPUs, shares the parent's driver connection): the first wait on the inherited device hangs,
-# and releasing an inherited object could free the parent's memory. So the child forgets it all
-# without one call into wgpu: every inherited wgpu object is disarmed (its handle cleared, so
-# collecting it calls nothing), wgpu's global instance is dropped, and the first use in the child
-# creates a new instance and device of its own.
-
-_forked = False
-_forsaken: list = []       # the parent's state, kept (never released) in a forked child
-
-
-def _disarm_inherited_wgpu_objects() -> None:
-    import gc  # noqa: PLC0415
-
-    try:
-        from wgpu.backends.wgpu_native import _api, _helpers  # noqa: PLC0415
-    except Exception:  # pragma: no cover - wgpu was imported, so this is there
-        return
-    kinds = (_api.GPUObjectBase, _api.GPUAdapter)
-    for obj in gc.get_objects():
-        if isinstance(obj, kinds):
-            try:
-                obj._internal = None
-            except Exception:  # pragma: no cover
-                pass
-    _forsaken.append(_helpers._the_instance)
-    _helpers._the_instance = None
-
-
-def _after_fork_in_child() -> None:
-    global _lock, _context, _generation, _instance_configured, _forked
+def _forget_device_after_fork() -> None:
+    """In a forked child (see ``forking``): forget the parent's device without calling wgpu."""
+    global _lock, _context, _generation, _instance_configured
     _lock = threading.RLock()
     if _wgpu is None:           # wgpu never imported: nothing was inherited
         return
-    _forked = True
-    _disarm_inherited_wgpu_objects()
-    _forsaken.append(_context)
+    forking.disarm_inherited_wgpu_objects()
+    forking.forsake(_context)
     _context = None
     _generation += 1
     _instance_configured = False
-    for hook in list(_fork_hooks):
-        try:
-            hook()
-        except Exception:  # pragma: no cover - the child must start clean regardless
-            pass
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+on_fork_child(_forget_device_after_fork)     # first: the other modules' hooks come after it

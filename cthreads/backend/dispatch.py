@@ -63,7 +63,9 @@ import weakref
 from .. import config
 from ..errors import GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
-from .device import DeviceContext, device_error, on_fork_child, on_shutdown
+from .device import DeviceContext, generation, on_shutdown
+from .faults import device_error, lost_error
+from .forking import on_fork_child
 from .fastpath import make_encoder
 
 
@@ -91,6 +93,11 @@ WRITE_STAGING_LIMIT = 128 << 20
 WAIT_SLICE_MIN_S = 0.00002
 WAIT_SLICE_S = 0.001
 WAIT_SHORT_NAPS_S = 0.002
+
+#: A wait or ``is_done`` still unanswered asks the device whether it is alive at most this often
+#: (seconds): a destroyed device tells no one until its work ends, and a lost one may never
+#: report work done.
+LOSS_PROBE_S = 0.05
 
 #: every DeviceQueue alive (closed at shutdown and at exit)
 _queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
@@ -130,8 +137,9 @@ class DeviceQueue:
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
         self._writes_in_flight: list = []     # (submission, bytes) of large queued writes
         self._fence_req = None            # (submission it covers, work-done request key)
-        self._native = make_encoder(self._device, self._queue) \
+        self._native = make_encoder(self._device, self._queue, ctx) \
             if config.current().native_encoder else None
+        self._next_probe = 0.0            # when an unanswered wait next probes for a loss
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
         #: False with CTHREADS_BATCH=0: every dispatch is submitted at once
@@ -494,6 +502,7 @@ class DeviceQueue:
         with self._lock:
             if self._closed:
                 return True
+            self._check_lost()
             if seq > self.submitted:
                 if self._submit_when_idle and not self._idle(True):
                     return False
@@ -511,6 +520,33 @@ class DeviceQueue:
                 if seq > self.completed:
                     self._fence()              # the next one, for later submissions
             return seq <= self.completed
+
+    def _check_lost(self) -> None:
+        """Raise our error when the device was lost or replaced (lock held), asking the
+        device at most every ``LOSS_PROBE_S`` (a lost device may never report work done;
+        one destroyed while work runs reports nothing until that work ends)."""
+        ctx = self.ctx
+        if ctx.lost is None:
+            now = time.perf_counter()
+            if now >= self._next_probe:
+                self._next_probe = now + LOSS_PROBE_S
+                self._probe()
+        if ctx.lost is not None:
+            raise lost_error(ctx, ctx.lost)
+        if ctx.generation != generation() and not self._closed:
+            raise GpuUseAfterDestroy(
+                "the device this work was submitted to was replaced; its results are lost. "
+                "Launch again")
+
+    def _probe(self) -> None:
+        """Make a call that fails on a lost device (lock held): the failure marks it lost."""
+        try:
+            if self._native is not None:
+                self._native.probe()
+            else:
+                self._device.create_command_encoder()
+        except Exception as exc:
+            device_error(self.ctx, exc, "waiting for submitted work")
 
     def wait(self, seq: int, timeout: float | None = None) -> bool:
         """Wait until submission ``seq`` (and all before it) finished, submitting it first if
@@ -548,7 +584,7 @@ class DeviceQueue:
                 submit()
         spin_until = start + (self._native.spin_s if self._native is not None else 0.0)
         nap = WAIT_SLICE_MIN_S
-        while not self._poll_done(seq):
+        while not self._poll_done(seq, start):
             now = time.perf_counter()
             if deadline is not None and now >= deadline:
                 return False
@@ -560,11 +596,15 @@ class DeviceQueue:
         self.ctx.check_alive()
         return True
 
-    def _poll_done(self, seq: int) -> bool:
-        """One non-blocking poll: whether submission ``seq`` finished (or the queue closed)."""
+    def _poll_done(self, seq: int, start: float) -> bool:
+        """One non-blocking poll: whether submission ``seq`` finished (or the queue closed).
+        Raises our error once the device is lost (a wait begun at ``start`` probes for a loss
+        after ``LOSS_PROBE_S``)."""
         with self._lock:
             if self._closed or seq <= self.completed:
                 return True
+            if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
+                self._check_lost()
             if self._native is None:
                 snapshot = self.submitted
                 if self._poll(False):
@@ -596,7 +636,10 @@ class DeviceQueue:
                 result = self._native.read(staging.buffer, nbytes)
             else:
                 buf = staging.buffer
-                buf.map_sync("READ", 0, nbytes)
+                try:
+                    buf.map_sync("READ", 0, nbytes)
+                except Exception as exc:
+                    raise device_error(self.ctx, exc, "reading results back") from None
                 try:
                     result = bytes(buf.read_mapped(0, nbytes, copy=False))
                 finally:

@@ -5,7 +5,9 @@ Python; for one small dispatch that machinery is a large share of the launch (se
 docs/performance.md, "Waits and the direct launch path"). The launch path needs only nine calls
 with null descriptors, so this module makes them through wgpu-py's own cffi handle. Errors
 wgpu-native reports for these calls reach the device's uncaptured-error callback, which wgpu-py
-logs and ``DeviceContext.check_alive`` turns into our exceptions.
+logs and ``DeviceContext.check_alive`` turns into our exceptions; a failed map or work-done
+request is mapped by ``faults.device_error`` (which marks the device lost when wgpu says so), and
+a wait for a callback ends with our error once the device is known lost.
 
 ``make_encoder`` self-tests the path once per device and returns None when this wgpu build does
 not offer it, and the caller then uses wgpu-py's public API. Pinned to wgpu 0.32 (pyproject).
@@ -16,12 +18,14 @@ from __future__ import annotations
 import time as _time
 
 from ..errors import GpuDeviceError
+from .faults import device_error, lost_error
 
 
 class NativeEncoder:
     """Encode-and-submit of compute dispatches plus buffer copies, through raw C calls."""
 
-    def __init__(self, ffi, lib, device, queue):
+    def __init__(self, ffi, lib, device, queue, ctx=None):
+        self._ctx = ctx                  # the DeviceContext errors are reported against
         self._ffi = ffi
         self._lib = lib
         self._device = device._internal
@@ -34,12 +38,13 @@ class NativeEncoder:
         # spinning thread takes a core from the "GPU". DeviceQueue sets it per device type (see
         # docs/performance.md, "Waits and the direct launch path").
         self.spin_s = 0.002
-        self._mapped: dict[int, int] = {}    # map request id -> status, set by the callback
+        self._mapped: dict[int, tuple] = {}    # map request id -> (status, message), by callback
         self._next_id = 0
 
         @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
         def _on_mapped(status, message, userdata1, userdata2):
-            self._mapped[int(ffi.cast("intptr_t", userdata1))] = int(status)
+            self._mapped[int(ffi.cast("intptr_t", userdata1))] = (int(status),
+                                                                  _text(ffi, message))
 
         self._on_mapped = _on_mapped
         self._map_info = ffi.new("WGPUBufferMapCallbackInfo *")
@@ -50,11 +55,12 @@ class NativeEncoder:
 
         # Work-done notifications (wgpu-py 0.32 declares this callback without its message
         # argument, which is why its on_submitted_work_done is broken; declared right here).
-        self._done: dict[int, int] = {}
+        self._done: dict[int, tuple] = {}
 
         @ffi.callback("void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)")
         def _on_done(status, message, userdata1, userdata2):
-            self._done[int(ffi.cast("intptr_t", userdata1))] = int(status)
+            self._done[int(ffi.cast("intptr_t", userdata1))] = (int(status),
+                                                                _text(ffi, message))
 
         self._on_done = _on_done
         self._done_info = ffi.new("WGPUQueueWorkDoneCallbackInfo *")
@@ -151,7 +157,10 @@ class NativeEncoder:
             if not block and key not in table:
                 return False
         deadline = _time.perf_counter() + self.spin_s
+        ctx = self._ctx
         while key not in table:
+            if ctx is not None and ctx.lost is not None:    # it may never fire
+                raise lost_error(ctx, ctx.lost)
             lib.wgpuDevicePoll(self._device, _time.perf_counter() > deadline, self._null)
         return True
 
@@ -173,18 +182,36 @@ class NativeEncoder:
         return self._until(self._done, key, block)
 
     def work_done_finish(self, key: int) -> None:
-        status = self._done.pop(key)
+        status, message = self._done.pop(key)
         if status != self._done_ok:
-            raise GpuDeviceError(f"waiting for submitted work failed (wgpu status {status}); "
-                                 "the device may have been lost: call "
-                                 "cthreads.gpu.shutdown() and launch again")
+            raise self._failure(status, message, "waiting for submitted work")
 
     def map_finish(self, key: int) -> None:
-        status = self._mapped.pop(key)
+        status, message = self._mapped.pop(key)
         if status != self._map_ok:
-            raise GpuDeviceError(f"reading results back failed (wgpu map status {status}); "
-                                 "the device may have been lost: call "
-                                 "cthreads.gpu.shutdown() and launch again")
+            raise self._failure(status, message, "reading results back")
+
+    def _failure(self, status: int, message: str, doing: str) -> Exception:
+        """Our error for a failed request: wgpu's message mapped (a loss marks the device
+        lost), or the loss already known; else a GpuDeviceError naming the status."""
+        ctx = self._ctx
+        if message:
+            err = device_error(ctx, message, f"{doing} (wgpu status {status})")
+            if not isinstance(err, GpuDeviceError) or ctx is None or ctx.lost is None:
+                return err
+        if ctx is not None and ctx.lost is not None:
+            return lost_error(ctx, f"{ctx.lost}; seen while {doing}")
+        return GpuDeviceError(f"{doing} failed (wgpu status {status}: {message or 'no details'});"
+                              " the device may have been lost: call cthreads.gpu.shutdown() "
+                              "and launch again")
+
+    def probe(self) -> None:
+        """Create and drop a command encoder: on a lost device wgpu reports the loss (to the
+        uncaptured-error log, which marks the device lost)."""
+        lib = self._lib
+        enc = lib.wgpuDeviceCreateCommandEncoder(self._device, self._null)
+        if enc != self._null:
+            lib.wgpuCommandEncoderRelease(enc)
 
     def read(self, buffer, nbytes: int) -> bytes:
         """Map ``buffer`` (MAP_READ, its writer already submitted); a copy of its bytes."""
@@ -203,8 +230,21 @@ class NativeEncoder:
                                        self._ffi.from_buffer(data), len(data))
 
 
-def make_encoder(device, queue) -> NativeEncoder | None:
-    """The native encoder for ``device``, or None where this wgpu build lacks what it needs."""
+def _text(ffi, view) -> str:
+    """The text of a WGPUStringView ('' when empty)."""
+    try:
+        if view.data == ffi.NULL or view.length == 0:
+            return ""
+        length = view.length if view.length < (1 << 62) else -1   # SIZE_MAX: NUL-terminated
+        raw = ffi.string(view.data) if length < 0 else ffi.unpack(view.data, length)
+        return raw.decode("utf-8", "replace")
+    except Exception:  # pragma: no cover - a message we cannot read is no message
+        return ""
+
+
+def make_encoder(device, queue, ctx=None) -> NativeEncoder | None:
+    """The native encoder for ``device`` (errors reported against ``ctx``, a DeviceContext),
+    or None where this wgpu build lacks what it needs."""
     try:
         from wgpu.backends.wgpu_native._ffi import ffi, lib  # noqa: PLC0415
         needed = ("wgpuDeviceCreateCommandEncoder", "wgpuCommandEncoderBeginComputePass",
@@ -217,6 +257,6 @@ def make_encoder(device, queue) -> NativeEncoder | None:
                   "wgpuQueueOnSubmittedWorkDone")
         for name in needed:
             getattr(lib, name)
-        return NativeEncoder(ffi, lib, device, queue)
+        return NativeEncoder(ffi, lib, device, queue, ctx)
     except Exception:
         return None

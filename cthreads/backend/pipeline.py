@@ -19,8 +19,9 @@ import time
 import weakref
 from dataclasses import dataclass
 
-from .device import (DeviceContext, device_error, import_wgpu, is_lost_message,
-                     is_out_of_memory_message, on_fork_child)
+from .device import DeviceContext, import_wgpu
+from .faults import device_error, is_lost_message, is_out_of_memory_message
+from .forking import on_fork_child
 
 #: Binding kinds understood by ``make_pipeline``.
 UNIFORM, READ, READ_WRITE = "uniform", "read", "read_write"

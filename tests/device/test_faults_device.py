@@ -260,6 +260,56 @@ def test_available_is_false_when_no_device_can_replace_a_lost_one(tmp_path, devi
     assert info["available"] is False and info["err"] == "VulkanNoDevice"
 
 
+_LOSS_IN_FLIGHT_BODY = '''
+    @Gpu
+    def slow(n: int, x: list[float], y: list[float]) -> None:
+        i: int = GlobalIdx.x
+        if i < n:
+            acc: float = 0.0
+            for k in range(60000):
+                acc = acc + x[i] * 0.5
+            y[i] = acc
+
+    n = 1 << 14
+    x = [1.0] * n
+    y = [0.0] * n
+    t0 = time.perf_counter()
+    gpu(slow, n, x, y).join()
+    run_s = time.perf_counter() - t0                 # how long the work takes on this device
+    right = y == [30000.0] * n
+    y = [7.0] * n
+    job = gpu(slow, n, x, y)
+    time.sleep(0.2)                                  # submitted and running
+    ctx = dev.get_context()
+    ctx.device.destroy()                             # a real loss while the job runs
+    t0 = time.perf_counter()
+    try:
+        job.join()
+        err = None
+    except Exception as exc:
+        err = [type(exc).__name__, isinstance(exc, cg.CThreadsGPUError), str(exc)]
+    join_s = time.perf_counter() - t0
+    print(json.dumps({"right": right, "run_s": run_s, "join_s": join_s, "err": err,
+                      "unchanged": y == [7.0] * n and x == [1.0] * n,
+                      "cpu": ctx.is_cpu, "again": check()}))
+'''
+
+
+def test_join_after_a_loss_during_the_work_raises_ours_promptly(tmp_path, device_name):
+    """A device lost while a job runs: join() raises our error at once (it does not wait for
+    the work, which a lost device may never report done), the lists as they were."""
+    info = run_script(tmp_path, _LOSS_IN_FLIGHT_BODY, timeout=300)
+    assert info["right"] is True
+    if info["cpu"]:                  # lavapipe runs the work to its end after the loss
+        assert info["run_s"] > 2.0, f"the slow kernel took only {info['run_s']:.2f} s"
+    assert info["err"] is not None, "join() after the loss raised nothing"
+    name, ours, message = info["err"]
+    assert ours and name in ("VulkanInitFailed", "GpuDeviceError"), info["err"]
+    assert "lost" in message
+    assert info["join_s"] < 1.0, info
+    assert info["unchanged"] is True and info["again"] is True
+
+
 # -- memory ---------------------------------------------------------------------------------------
 
 def test_bind_release_cycles_give_memory_back(tmp_path, device_name):
@@ -412,17 +462,20 @@ def test_missing_wgpu_names_a_real_install_command():
 
 
 def test_backend_calls_on_a_lost_device_raise_our_errors(tmp_path, device_name):
-    """Buffer, bind-group layout, pipeline and bind-group creation map wgpu's raw errors."""
+    """Readbacks and buffer, bind-group layout, pipeline and bind-group creation map wgpu's raw
+    errors; a failed readback marks the device lost."""
     info = run_script(tmp_path, '''
         from cthreads.backend import get_queue, pipeline
         assert check()
         ctx, queue = dev.get_context(), get_queue()
         layout = pipeline.make_bind_group_layout(ctx, ((0, pipeline.READ_WRITE),))
         buf = queue.pool.acquire(1024)
+        staging = queue.pool.acquire(256, "staging")
         ctx.device.destroy()
         wgsl = ("@group(0) @binding(0) var<storage, read_write> v: array<f32>;\\n"
                 "@compute @workgroup_size(1) fn main() { v[0] = 1.0; }\\n")
         calls = {
+            "readback": lambda: queue.read_into(staging, 16, queue.completed),
             "buffer": lambda: queue.pool.acquire(1 << 16, "staging"),
             "layout": lambda: pipeline.make_bind_group_layout(ctx, ((0, pipeline.READ),)),
             "pipeline": lambda: pipeline.make_pipeline(ctx, wgsl, "main",
@@ -437,7 +490,10 @@ def test_backend_calls_on_a_lost_device_raise_our_errors(tmp_path, device_name):
             except Exception as exc:
                 out[name] = [type(exc).__name__, isinstance(exc, cg.CThreadsGPUError),
                              "lost" in str(exc)]
-        print(json.dumps(out))
+            if name == "readback":
+                marked = dev.is_lost()
+        print(json.dumps({"calls": out, "marked": marked}))
     ''')
-    for name, got in info.items():
+    assert info["marked"] is True
+    for name, got in info["calls"].items():
         assert got == ["VulkanInitFailed", True, True], (name, got)
