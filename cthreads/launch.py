@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from . import convert, residency
 from .backend import device as _device
-from .codegen.types import elem as elem_type
+from .codegen.types import ELEM_TYPES
 from .errors import GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
 from .plan import ListArg, LaunchPlan
 from .probes import shutdown
 from .runtime import KernelRuntime, runtime_for
+
+#: bytes per element of each element type (the element-type table's ``size``)
+_SIZES = {name: row.size for name, row in ELEM_TYPES.items()}
 
 
 def _check_kernel(fn, caller: str) -> GpuKernel:
@@ -79,7 +82,7 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
             slot.check_for(p, value, where)
         else:
             convert.check_container(value, p.elem, where, p.written or p.atomic)
-        lists.append(ListArg(p, value, slot, None, elem_type(p.elem).size * len(value)))
+        lists.append(ListArg(p, value, slot, None, _SIZES[p.elem] * len(value)))
     n = n_value if n_value is not None else max((len(a.value) for a in lists), default=1)
     return scalars, lists, n
 

@@ -72,7 +72,10 @@ class ShapeRule:
     observes workgroups (64 wide, one index per invocation, the uniform counts workgroups).
     """
 
-    __slots__ = ("workgroup_size", "fixed", "coarsen", "scalar", "vec", "loops")
+    __slots__ = ("workgroup_size", "fixed", "coarsen", "scalar", "vec", "loops", "_known")
+
+    #: shapes remembered per rule (launches repeat their sizes; the arithmetic is not free)
+    KNOWN = 64
 
     def __init__(self, workgroup_size: int, *, fixed: bool = False, coarsen: int | None = None,
                  scalar: tuple = NEVER, vec: tuple = NEVER, loops: bool = False):
@@ -82,10 +85,20 @@ class ShapeRule:
         self.scalar = scalar
         self.vec = vec
         self.loops = loops
+        self._known: dict = {}
 
     def shape(self, n: int, vec: bool = False) -> Shape:
         """The shape of a launch over ``n`` indexes (``vec``: the four-lane variant, which
         counts steps of 4 indexes; see codegen/program.py)."""
+        key = 2 * n + 1 if vec else 2 * n      # one int key per (n, form), no tuple
+        shape = self._known.get(key)
+        if shape is None:
+            if len(self._known) >= self.KNOWN:
+                self._known.clear()
+            shape = self._known[key] = self._shape(n, vec)
+        return shape
+
+    def _shape(self, n: int, vec: bool) -> Shape:
         groups64 = max(1, -(-n // 64))
         if self.fixed:
             return Shape(groups64, groups64, 1)

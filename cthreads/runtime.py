@@ -153,11 +153,14 @@ class KernelRuntime:
         # the four-lane variant (codegen/vectorize.py): where its guard and lists sit among
         # the launch's scalars and lists; CTHREADS_VEC=0 turns it off
         self.vec_check = None
+        self.vec_sizes = ()
         if program.vec_guard is not None and _vec_enabled():
             scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
             list_pos = {p.name: k for k, p in enumerate(program.lists)}
             self.vec_check = (scalar_pos[program.vec_guard],
                               tuple(list_pos[name] for name in program.vec_lists))
+            self.vec_sizes = tuple(elem_type(program.lists[k].elem).size
+                                   for k in self.vec_check[1])
         self.uniform_struct = _uniform_struct(program)
         self.uniform = self.queue.pool.acquire(program.uniform_size, "uniform")
         # when the kernel (and so this runtime) is collected, the queue lets its uniform go
@@ -168,9 +171,11 @@ class KernelRuntime:
         # One status buffer per kernel and device, bound to every launch: it stays zero until a
         # bounds check fails (first failure wins), so launches never rewrite it.
         self.status = None
+        self.status_entry = None
         if has_status:
             self.status = self.queue.pool.acquire(self.status_nbytes)
             self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+            self.status_entry = Binding(program.status_binding, self.status, self.status_nbytes)
         self.unchecked = False      # launched since its status was last read
         self.last_launch = 0        # submission number of the latest launch
         kernel.announce(self.ctx.name)
@@ -247,7 +252,7 @@ class KernelRuntime:
         read back with the status words."""
         queue = self.queue
         plan = LaunchPlan()
-        readback = Readback()
+        readback = None            # made for the first list to download
         entries = []
         try:
             for a in lists:
@@ -261,15 +266,15 @@ class KernelRuntime:
                 plan.owned.append(buf)
                 entries.append(Binding(p.binding, buf, a.nbytes))
                 if p.written or p.atomic:
+                    if readback is None:
+                        readback = plan.readback = Readback()
                     readback.add_list(buf.buffer, a.value, a.nbytes, p.elem,
                                       f"{self.program.name}() parameter {p.name!r}")
             if self.status is not None:
-                entries.append(Binding(self.program.status_binding, self.status,
-                                       self.status_nbytes))
-                if readback:               # the status rides along with this job's results
+                entries.append(self.status_entry)
+                if readback is not None:   # the status rides along with this job's results
                     readback.add_status(self)
-            if readback:
-                plan.readback = readback
+            if readback is not None:
                 plan.copies = readback.copies(queue.pool)
             vec = ""
             fast = False
@@ -347,7 +352,7 @@ class KernelRuntime:
 
     def bind_group(self, entries: tuple) -> object:
         """The bind group for ``entries`` (``Binding``s after the uniform), cached."""
-        key = tuple((e.binding, id(e.pooled), e.nbytes) for e in entries)
+        key = tuple([(id(e.pooled), e.nbytes) for e in entries])   # bindings: fixed order
         bg = self.bind_groups.get(key)
         if bg is not None:
             self.bind_groups.move_to_end(key)
@@ -377,19 +382,17 @@ class KernelRuntime:
         form = vec_form(guard, vec_lists, scalars, lengths)
         if not form:
             return "", entries
-        wanted = {}
-        for k in vec_lists:
-            p = lists[k].param
-            wanted[p.binding] = vec_nbytes(lengths[k], elem_type(p.elem).size)
-        out = []
-        for e in entries:
-            size = wanted.get(e.binding)
-            if size is None:
-                out.append(e)
-            elif size > e.pooled.capacity:
+        out = entries              # entries[k] binds lists[k]; the status comes last
+        for k, elem_size in zip(vec_lists, self.vec_sizes):
+            e = entries[k]
+            size = vec_nbytes(lengths[k], elem_size)
+            if size == e.nbytes:
+                continue
+            if size > e.pooled.capacity:
                 return "", entries
-            else:
-                out.append(Binding(e.binding, e.pooled, size))
+            if out is entries:
+                out = list(entries)
+            out[k] = Binding(e.binding, e.pooled, size)
         return form, out
 
 

@@ -108,6 +108,16 @@ def test_factors_cover_every_shape_a_launch_can_get(cpu, vec):
     assert got == set(rule.factors(vec))
 
 
+def test_remembered_shapes_stay_right_across_forms_and_signs():
+    rule = _rule(True)
+    for _ in range(2):              # the second pass reads remembered shapes
+        for n in [-70, -1, 0, 1, 5, 64, 70, 1 << 16] + list(range(100, 200)):
+            for vec in (False, True):
+                s = rule.shape(n, vec)
+                want = _expected(max(n, 1), 64, VEC_COARSEN_CPU if vec else COARSEN_CPU, vec)
+                assert (s.hidden, s.groups, s.coarsen) == want, (n, vec)
+
+
 def test_fast_variant_needs_every_guard_within_its_list():
     checks = ((0, 0), (1, 1))                      # scalar 0 guards list 0, scalar 1 list 1
     assert fast_ok(checks, [10, 5], [10, 6])
