@@ -44,7 +44,8 @@ def run_script(tmp_path, code: str, timeout: float = 300) -> subprocess.Complete
     """Run ``code`` from a file (kernels need their source) in a fresh interpreter."""
     script = tmp_path / "script.py"
     script.write_text(code)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           env=env, timeout=timeout, cwd=ROOT)
 
@@ -55,32 +56,42 @@ def spin_expected(n: int) -> list[float]:
     return (np.float32(2.0) + np.arange(n, dtype=np.float32)).tolist()
 
 
-#: the source of ``spin`` for subprocesses
+def work_shape(seconds: float) -> tuple[int, int]:
+    """(n, iters) such that ``spin(n, iters, y)`` runs about ``seconds`` on this device.
+
+    Measured, not assumed: runs grow until one lasts 0.1 s, then the shape is scaled. lavapipe
+    runs at most 65,535 loop passes per invocation, so there n grows; on a GPU a list long
+    enough for seconds of work at ``ITERS`` would not fit in memory, so iters grows first.
+    """
+    from cthreads.backend import device as dev
+
+    cpu = dev.get_context().is_cpu
+    n, iters = (1024, ITERS) if cpu else (1 << 16, ITERS)
+    gpu(spin, n, iters, [0.0] * n).join()                    # compiled outside the measure
+    while True:
+        y = [0.0] * n
+        t0 = time.perf_counter()
+        gpu(spin, n, iters, y).join()
+        took = time.perf_counter() - t0
+        if took >= 0.1:
+            break
+        if cpu or iters >= 1 << 28:
+            n *= 4
+        else:
+            iters *= 4
+    scale = seconds / took
+    if cpu or iters * scale >= 2**31:
+        n = max(64, int(n * scale) // 64 * 64)
+    else:
+        iters = int(iters * scale)
+    return n, iters
+
+
+#: what subprocess scripts start with (they run from the repository root)
 SPIN_SRC = textwrap.dedent('''
     import os, signal, sys, threading, time
-    import numpy as np
-    from cthreads.gpu import BlockDim, BlockIdx, Gpu, ThreadIdx, gpu
-
-    @Gpu
-    def spin(n: int, iters: int, y: list[float]) -> None:
-        i: int = BlockIdx.x * BlockDim.x + ThreadIdx.x
-        if i < n:
-            acc: float = y[i]
-            for k in range(iters):
-                acc = acc * 0.5 + 1.0
-            y[i] = acc + float(i)
-
-    def expected(n):
-        return (np.float32(2.0) + np.arange(n, dtype=np.float32)).tolist()
-
-    def seconds_of_work(seconds):
-        """n such that spin(n, 60000, ...) runs about ``seconds`` on this device."""
-        y = [0.0] * 4096
-        gpu(spin, 4096, 60000, y).join()              # compiles
-        t0 = time.perf_counter()
-        gpu(spin, 4096, 60000, y).join()
-        per = (time.perf_counter() - t0) / 4096
-        return max(4096, int(seconds / per) // 64 * 64)
+    from cthreads.gpu import gpu
+    from tests.device.test_faults_jobs import spin, spin_expected as expected, work_shape
 ''')
 
 
@@ -158,16 +169,9 @@ def test_shutdown_before_resident_download_raises(device_name):
 # -- timeouts and the Job contract -------------------------------------------------------------
 
 def _long_job():
-    n = 4096
+    n, iters = work_shape(4.0)
     y = [0.0] * n
-    gpu(spin, n, ITERS, y).join()                           # compiled; measure one run
-    y = [0.0] * n
-    t0 = time.perf_counter()
-    gpu(spin, n, ITERS, y).join()
-    per = (time.perf_counter() - t0) / n
-    n = max(4096, int(3.0 / per) // 64 * 64)                # about 3 s of work
-    y = [0.0] * n
-    return gpu(spin, n, ITERS, y), y, n
+    return gpu(spin, n, iters, y), y, n
 
 
 def test_timeouts_are_honoured_and_the_job_stays_joinable(device_name):
@@ -175,12 +179,13 @@ def test_timeouts_are_honoured_and_the_job_stays_joinable(device_name):
     assert isinstance(job, Job)
     t0 = time.perf_counter()
     assert job.wait(timeout=0.2) is False
-    assert 0.15 < time.perf_counter() - t0 < 1.0
+    # bounds with room for a loaded machine, well below the ~4 s the job runs
+    assert 0.15 < time.perf_counter() - t0 < 1.2
     assert job.state == "running" and not job.done()
     t0 = time.perf_counter()
     with pytest.raises(GpuTimeout, match="0.5"):
         job.join(timeout=0.5)
-    assert 0.4 < time.perf_counter() - t0 < 1.5
+    assert 0.4 < time.perf_counter() - t0 < 1.7
     assert y == [0.0] * n                                   # nothing written by the timeout
     assert job.join() is None
     assert y == spin_expected(n)
@@ -209,9 +214,9 @@ def test_job_contract_kept_by_gpu_job(device_name):
 
 def test_ctrl_c_interrupts_join_promptly(device_name, tmp_path):
     code = SPIN_SRC + textwrap.dedent('''
-        n = seconds_of_work(4.0)
+        n, iters = work_shape(6.0)
         y = [0.0] * n
-        job = gpu(spin, n, 60000, y)
+        job = gpu(spin, n, iters, y)
         sent = []
         def interrupt():
             sent.append(time.perf_counter())
@@ -221,49 +226,51 @@ def test_ctrl_c_interrupts_join_promptly(device_name, tmp_path):
             job.join()
             print("NOT INTERRUPTED")
         except KeyboardInterrupt:
-            print("LATENCY", time.perf_counter() - sent[0])
+            print("LATENCY", time.perf_counter() - sent[0], "RUNNING", not job.done())
         assert y == [0.0] * n
         threading.Timer(0.3, interrupt).start()
         try:
             job.wait()
             print("NOT INTERRUPTED")
         except KeyboardInterrupt:
-            print("LATENCY", time.perf_counter() - sent[1])
+            print("LATENCY", time.perf_counter() - sent[1], "RUNNING", not job.done())
         job.join()
         print("RESULT", y == expected(n))
     ''')
     out = run_script(tmp_path, code)
     assert out.returncode == 0, out.stderr
-    lat = [float(line.split()[1]) for line in out.stdout.splitlines() if line.startswith("LATENCY")]
-    assert "NOT INTERRUPTED" not in out.stdout and len(lat) == 2, out.stdout
-    assert max(lat) < 1.0, lat
+    lines = [line.split() for line in out.stdout.splitlines() if line.startswith("LATENCY")]
+    assert "NOT INTERRUPTED" not in out.stdout and len(lines) == 2, out.stdout
+    # both interrupts came while the ~6 s of work still ran (or the test proves nothing), and
+    # acted well before it ended (room for a loaded machine)
+    assert all(line[3] == "True" for line in lines), out.stdout
+    assert max(float(line[1]) for line in lines) < 1.5, out.stdout
     assert "RESULT True" in out.stdout
 
 
 def test_exit_with_a_daemon_thread_blocked_in_join(device_name, tmp_path):
     code = SPIN_SRC + textwrap.dedent(f'''
-        n = seconds_of_work(8.0)
+        n, iters = work_shape(8.0)
         y = [0.0] * n
-        job = gpu(spin, n, 60000, y)
+        job = gpu(spin, n, iters, y)
         t = threading.Thread(target=job.join, daemon=True)
         t.start()
         time.sleep(0.3)
-        print("EXITING", flush=True)
+        print("EXITING", time.time(), not job.done(), flush=True)
     ''')
-    t0 = time.perf_counter()
     out = run_script(tmp_path, code)
-    took = time.perf_counter() - t0
+    ended = time.time()
     assert out.returncode == 0, out.stderr
-    assert "EXITING" in out.stdout
-    # the interpreter start, device creation and calibration take ~2 s; the kernel alone 8 s
-    assert took < 6.0, took
+    words = next(line for line in out.stdout.splitlines() if line.startswith("EXITING")).split()
+    assert words[2] == "True", out.stdout         # the ~8 s of work still ran at exit
+    # the exit did not wait for the work (room for a loaded machine)
+    assert ended - float(words[1]) < 4.0, (ended - float(words[1]), out.stdout)
 
 
 # -- the asyncio event loop --------------------------------------------------------------------
 
 def test_gather_of_downloading_jobs_keeps_the_event_loop_running(device_name):
-    n = 2048
-    gpu(spin, 64, ITERS, [0.0] * 64).join()                 # compiled outside the measurement
+    n, iters = work_shape(0.3)                               # each job runs ~0.3 s
 
     async def main():
         stalls = []
@@ -280,7 +287,7 @@ def test_gather_of_downloading_jobs_keeps_the_event_loop_running(device_name):
         async def one(k):
             y = [float(k % 2)] * n
             t0 = time.perf_counter()
-            job = gpu(spin, n, ITERS, y)
+            job = gpu(spin, n, iters, y)
             launch = time.perf_counter() - t0
             await job
             return y, launch
@@ -298,10 +305,11 @@ def test_gather_of_downloading_jobs_keeps_the_event_loop_running(device_name):
     for y, _ in results:
         assert y == spin_expected(n)
     worst = max(stalls)
-    # each job runs ~50-100 ms on lavapipe; before, each gpu() waited for the previous job
-    assert total > 0.15
-    assert worst < 0.1 and worst < total / 3, (worst, total)
-    assert max(launch for _, launch in results) < 0.05
+    # when gpu() waited for the previous job, the 1 ms ticker stalled for a whole job (~0.3 s)
+    # at each launch; the bounds leave room for a loaded machine
+    assert total > 0.3
+    assert worst < 0.15 and worst < total / 4, (worst, total)
+    assert max(launch for _, launch in results) < 0.1
 
 
 # -- shutdown() racing with threads that launch and join ---------------------------------------
