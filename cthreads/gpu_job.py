@@ -1,5 +1,9 @@
 """``GpuJob``: the handle of one submitted launch.
 
+It takes over its ``LaunchPlan``'s readback, the resident slots the kernel wrote and the pooled
+buffers of the uploaded lists (released at the first join). Resident downloads and the launch
+lock come from ``residency.py``.
+
 ``join(download=True)`` waits for the device, reads the kernel's bounds-check status (a failure
 raises ``GpuIndexError`` and then *nothing* is written back) and writes every list the kernel may
 have written into the caller's own list objects, all from one mapped staging buffer.

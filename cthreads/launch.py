@@ -17,7 +17,7 @@ from .codegen.types import ELEM_TYPES
 from .errors import GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
-from .plan import ListArg, LaunchPlan
+from .plan import ListArg
 from .probes import shutdown
 from .runtime import KernelRuntime, runtime_for
 
@@ -45,7 +45,7 @@ def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
     with residency.launch_lock:
         _check_generation(rt)
         plan = rt.plan(scalars, lists, n)
-        seq = _submit(rt, plan)
+        seq = rt.submit(plan)
     return GpuJob(rt, seq, plan)
 
 
@@ -108,20 +108,6 @@ def _check_generation(rt: KernelRuntime) -> None:
         raise GpuUseAfterDestroy(
             f"gpu({rt.program.name}, ...): cthreads.gpu.shutdown() ran while this launch was "
             "being prepared; nothing was submitted. Launch again to use a new device")
-
-
-def _submit(rt: KernelRuntime, plan: LaunchPlan) -> int:
-    """Hand the plan to the queue (launch lock held); its submission number."""
-    queue = rt.queue
-    try:
-        seq = queue.dispatch(rt.pipeline_for(*plan.key).pipeline, rt.bind_group(plan.entries),
-                             plan.groups, (rt.uniform.buffer, plan.uniform), plan.copies)
-    except BaseException:
-        plan.release(queue.pool)
-        raise
-    rt.unchecked = True
-    rt.last_launch = seq
-    return seq
 
 
 def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name

@@ -4,10 +4,11 @@ launch's plan.
 A ``KernelRuntime`` is made on a kernel's first launch on a device (and again after
 ``shutdown()``); everything a launch can reuse lives here so that the per-launch path only packs
 scalars, looks up buffers and submits. ``plan()`` makes the one ``LaunchPlan`` (plan.py) of a
-launch: buffers, readback, variant key, shape and uniform bytes. Pipelines are compiled on first
-need, one per variant key: checked or check-free (``fast``), indexes per invocation
-(``coarsen``), scalar or four-lane (``vec``, element-wise kernels); ``variant_keys()`` lists
-every key a plan may pick on this device (what ``compile()`` compiles).
+launch: buffers, readback, variant key, shape and uniform bytes; ``submit()`` hands it to the
+queue. Pipelines are compiled on first need, one per variant key: checked or check-free
+(``fast``), indexes per invocation (``coarsen``), scalar or four-lane (``vec``, element-wise
+kernels); ``variant_keys()`` lists every key a plan may pick on this device (what ``compile()``
+compiles).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def _vec_enabled() -> bool:
 
 def describe_launches(ctx) -> list[str]:
     """How launches of kernels that only use ``GlobalIdx`` are shaped on ``ctx`` (for ``info``)."""
-    from .backend import dispatch  # noqa: PLC0415
+    from .backend import dispatch  # noqa: PLC0415 - lazy: the dispatcher loads with the queue
 
     settings = config.current()
     wg = 64 if ctx.is_cpu else 256
@@ -372,6 +373,21 @@ class KernelRuntime:
         for key, (_, held) in list(self.bind_groups.items()):
             if any(pb is pooled for pb in held):
                 self.bind_groups.pop(key, None)
+
+    def submit(self, plan: LaunchPlan) -> int:
+        """Hand ``plan`` to the queue as one dispatch plus its readback copies (launch lock
+        held); its submission number. If this raises, the plan's buffers go back."""
+        queue = self.queue
+        try:
+            seq = queue.dispatch(self.pipeline_for(*plan.key).pipeline,
+                                 self.bind_group(plan.entries), plan.groups,
+                                 (self.uniform.buffer, plan.uniform), plan.copies)
+        except BaseException:
+            plan.release(queue.pool)
+            raise
+        self.unchecked = True
+        self.last_launch = seq
+        return seq
 
     def _vec_entries(self, scalars, lists, lengths, entries):
         """(four-lane form, entries) of a launch: ``("whole" or "tail", entries where the lists
