@@ -72,7 +72,8 @@ class Slot:
 
     def take(self, rt, param):
         """The slot's buffer for a launch of ``rt`` (launch lock held): an int list first used
-        as float is re-uploaded; a kernel that may write it is recorded. Raises GpuUseAfterDestroy when shutdown() released it meanwhile."""
+        as float is re-uploaded; a kernel that may write it is recorded. Raises
+        GpuUseAfterDestroy when shutdown() released it meanwhile."""
         if self.pooled is None:
             raise GpuUseAfterDestroy(
                 f"{rt.program.name}() parameter {param.name!r}: cthreads.gpu.shutdown() "

@@ -47,7 +47,8 @@ def _uniform_struct(program: KernelProgram) -> struct.Struct:
 
 
 def choose_workgroup_size(program: KernelProgram, ctx) -> int:
-    """64 where the kernel observes workgroups; else ``CTHREADS_WORKGROUP_SIZE`` or a device pick."""
+    """64 where the kernel observes workgroups; else ``CTHREADS_WORKGROUP_SIZE`` or a device
+    pick."""
     if program.fixed_workgroup_size:
         return 64
     size = config.current().workgroup_size
@@ -338,7 +339,9 @@ class KernelRuntime:
     def index_error(self, words) -> GpuIndexError:
         """The GpuIndexError for status words (check id + 1, index, length)."""
         prog = self.program
-        check_id, index, length = int(words[0]) - 1, int(words[1]) - (1 << 32) * (int(words[1]) >= 1 << 31), int(words[2])
+        raw_index = int(words[1])
+        index = raw_index - (1 << 32) if raw_index >= 1 << 31 else raw_index   # an i32's bits
+        check_id, length = int(words[0]) - 1, int(words[2])
         check = next((c for c in prog.checks if c.id == check_id), None)
         if check is None:
             return GpuIndexError(f"kernel {prog.name}: index {index} was out of range")
