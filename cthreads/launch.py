@@ -14,7 +14,7 @@ from __future__ import annotations
 from . import convert, residency
 from .backend import device as _device
 from .codegen.types import ELEM_TYPES
-from .errors import GpuUseAfterDestroy
+from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
 from .plan import ListArg
@@ -84,7 +84,29 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
             convert.check_container(value, p.elem, where, p.written or p.atomic)
         lists.append(ListArg(p, value, slot, None, _SIZES[p.elem] * len(value)))
     n = n_value if n_value is not None else max((len(a.value) for a in lists), default=1)
+    if sum(a.slot is not None for a in lists) > 1:
+        _check_resident_aliases(program.name, lists)
     return scalars, lists, n
+
+
+def _check_resident_aliases(name: str, lists: list) -> None:
+    """One resident list passed for a parameter the kernel only reads and for one it writes:
+    one device buffer cannot be bound read-only and writable in one dispatch (wgpu-native
+    aborts the process on that submission), so refuse it here."""
+    by_slot: dict[int, list] = {}
+    for a in lists:
+        if a.slot is not None:
+            by_slot.setdefault(id(a.slot), []).append(a)
+    for group in by_slot.values():
+        written = [a.param.name for a in group if a.param.written or a.param.atomic]
+        read = [a.param.name for a in group if not (a.param.written or a.param.atomic)]
+        if written and read:
+            raise GpuInvalidArgument(
+                f"{name}() parameters {read[0]!r} and {written[0]!r}: the same list, bound in "
+                f"an arena as {group[0].slot.name!r}, is passed for {read[0]!r}, which the "
+                f"kernel only reads, and for {written[0]!r}, which it writes; one device "
+                "buffer cannot be both in one launch. Pass a copy for "
+                f"{read[0]!r} (list(x) or x.copy()), or bind that copy in the arena too")
 
 
 def _pack_lists(rt: KernelRuntime, lists: list) -> None:
