@@ -421,9 +421,10 @@ def render(summary: dict, impls: list, notes: list, meta: dict, gpu_column: bool
     widths = [max(len(str(r[k])) for r in rows + [head]) for k in range(len(head))]
     fmt_row = lambda r: "  ".join(  # noqa: E731
         (str(c).ljust(widths[k]) if k < 2 else str(c).rjust(widths[k])) for k, c in enumerate(r))
-    lines.append(fmt_row(head))
-    lines.append(fmt_row(["-" * x for x in widths]))
-    lines.extend(fmt_row(r) for r in rows)
+    if rows:
+        lines.append(fmt_row(head))
+        lines.append(fmt_row(["-" * x for x in widths]))
+        lines.extend(fmt_row(r) for r in rows)
     lines.extend(render_cpu(summary, gpu_column))
     lines.extend(render_w8(summary, meta))
     # failures and unsupported parts
@@ -487,6 +488,12 @@ def _med_spread(s: dict | None, metric: str) -> tuple[str, float | None]:
     return (f"{_fmt(v)} ({_fmt(lo)}-{_fmt(hi)})" if hi > lo else _fmt(v)), v
 
 
+def _ratio(a: float | None, b: float | None) -> str:
+    if a is None or not b:
+        return ""
+    return f"{a / b:.1f}x" if a >= b else f"{a / b:.2f}x"
+
+
 def render_cpu(summary: dict, gpu_column: bool) -> list:
     """The CPU workload: ms per call, medians (min-max over rounds), and ours / numpy."""
     per = summary.get("CPU")
@@ -501,8 +508,7 @@ def render_cpu(summary: dict, gpu_column: bool) -> list:
         n_txt, n_v = _med_spread(npy, f"{key}_ms")
         r_txt, r_v = _med_spread(ours, f"{key}_res_ms")
         t_txt, t_v = _med_spread(ours, f"{key}_io_ms")
-        ratio = lambda a, b: f"{a / b:.1f}x" if a is not None and b else ""  # noqa: E731
-        rows.append([label, n_txt, r_txt, t_txt, ratio(r_v, n_v), ratio(t_v, n_v)])
+        rows.append([label, n_txt, r_txt, t_txt, _ratio(r_v, n_v), _ratio(t_v, n_v)])
     widths = [max(len(r[k]) for r in rows + [head]) for k in range(len(head))]
     out = ["", f"CPU: {dev} against numpy (ms per call; > 1x means slower than numpy)"]
     for r in [head, ["-" * w for w in widths]] + rows:
