@@ -3,7 +3,7 @@
 A ticker task sleeps 1 ms at a time and records the gap between its wake-ups while
 ``asyncio.gather`` runs ``jobs`` coroutines; each calls ``gpu()`` from the loop (a Mandelbrot
 launch whose result, a Python list of ints, is downloaded and written back) and then waits for
-it in one of three ways, each in its own ``asyncio.run``:
+it in one of four ways, each in its own ``asyncio.run``:
 
 * ``await``: ``await job`` (cthreads' own way);
 * ``await_np``: the same with a numpy ``int32`` array for the result instead of a list (no
