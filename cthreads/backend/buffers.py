@@ -119,7 +119,11 @@ class BufferPool:
 
     def add_holder(self, holder) -> None:
         """``holder.forget_buffer(pooled)`` is called when the pool drops ``pooled`` (holders
-        that keep buffers alive, such as cached bind groups, let them go then). Held weakly."""
+        that keep buffers alive, such as cached bind groups, let them go then). Held weakly.
+
+        The call comes from the thread that dropped the buffer (releasing an arena, trimming
+        the pool), at any time: a holder must tolerate it amid its own use of what it holds
+        (an entry it just found may be gone the next moment)."""
         self._holders.add(holder)
 
     def check_size(self, nbytes: int, what: str, binding: bool = True) -> None:

@@ -40,14 +40,17 @@ Until they are submitted the batch keeps Python references to its pipelines and 
 closes the queue: the flusher stops and nothing is submitted to it afterwards. At interpreter
 exit pending batches are flushed. Every wgpu call here, the flusher's included, is made under
 the queue's lock (two threads polling wgpu-native at once deadlocked: its callbacks need the
-GIL), except a handed-off submission, which no poll overlaps. ``CTHREADS_BATCH=0`` turns batching off: every dispatch is submitted at once, in a
-command buffer of its own, as before.
+GIL), except a handed-off submission, which no poll overlaps. ``CTHREADS_BATCH=0`` turns
+batching off: every dispatch is submitted at once, in a command buffer of its own, as before.
 
 Submissions are numbered; the queue runs them in order, so one finished submission means every
 earlier one finished too. Completion is learned from wgpu-native's work-done notification,
 polled without blocking (``wait()`` polls in slices with short sleeps between them, the lock
 free meanwhile, so waits honour timeouts and Ctrl-C); never from the poll's "queue empty"
-answer, which NVIDIA's driver gave too early.
+answer, which NVIDIA's driver gave too early. A lost device may never report work done, and
+one destroyed while work runs reports nothing until that work ends: so every wait, ``is_done``
+and readback map checks whether the device was lost (an unanswered wait asks the device every
+``LOSS_PROBE_S``) and then raises our error instead of waiting on.
 
 Dispatches larger than ``max-compute-workgroups-per-dimension`` workgroups are folded into two
 dimensions; the shader recovers the flat workgroup index (see ``codegen/program.py``).

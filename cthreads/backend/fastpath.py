@@ -88,10 +88,10 @@ class NativeEncoder:
         pass holds them, except that a dispatch whose ``pre`` is ``(offset, buffer, nbytes)`` is
         preceded by a copy of ``nbytes`` from ``staged`` at ``offset`` into ``buffer`` (a launch's
         new scalars), which ends the pass and opens another, and a dispatch with ``post``
-        copies (its readback) is followed by them, which ends the pass too. Within a pass a pipeline or bind
-        group equal to the previous dispatch's is not set again (a bind group stays bound
-        across pipelines of the same layout, as WebGPU specifies); wgpu still places a barrier
-        between dispatches that share a written buffer.
+        copies (its readback) is followed by them, which ends the pass too. Within a pass a
+        pipeline or bind group equal to the previous dispatch's is not set again (a bind group
+        stays bound across pipelines of the same layout, as WebGPU specifies); wgpu still places
+        a barrier between dispatches that share a written buffer.
         """
         lib, null = self._lib, self._null
         enc = lib.wgpuDeviceCreateCommandEncoder(self._device, null)
