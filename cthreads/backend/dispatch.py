@@ -64,7 +64,7 @@ import time
 import weakref
 
 from .. import config
-from ..errors import GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
+from ..errors import CThreadsGPUError, GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext, generation, on_shutdown
 from .faults import device_error, lost_error
@@ -347,6 +347,9 @@ class DeviceQueue:
                 self._write(src, blob)         # lands before this submission
             if self._native is not None:
                 cb = self._native.encode_batch(batch, copies, src)
+                if self.ctx.lost is not None:   # seen while encoding: never submit it
+                    self._native.discard(cb)
+                    raise lost_error(self.ctx, f"{self.ctx.lost}; seen while submitting work")
                 if handoff:
                     self._wgpu_lock.acquire()
                     self._submitting = True
@@ -357,6 +360,10 @@ class DeviceQueue:
         except MemoryError as exc:
             raise VulkanOutOfMemory(f"the device ran out of memory submitting work ({exc})") \
                 from None
+        except CThreadsGPUError:
+            raise
+        except Exception as exc:
+            raise device_error(self.ctx, exc, "submitting work") from None
         finally:
             self.submitted += 1
         return None
@@ -400,7 +407,10 @@ class DeviceQueue:
             cpass.end()
         for src, src_off, dst, dst_off, nbytes in copies:
             encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
-        self._queue.submit([encoder.finish()])
+        finished = encoder.finish()
+        if self.ctx.lost is not None:     # a submission to a lost device aborts the process
+            raise lost_error(self.ctx, f"{self.ctx.lost}; seen while submitting work")
+        self._queue.submit([finished])
 
     def _idle(self, poll: bool) -> bool:
         """Whether everything submitted has finished, as far as known without blocking (lock
@@ -436,7 +446,9 @@ class DeviceQueue:
         with self._lock:
             if self._closed:
                 return None
-            if self._pending:
+            if self._pending and self.ctx.lost is not None:
+                submit = None          # nothing goes to a lost device; its waits raise
+            elif self._pending:
                 remaining = self._opened_at + FLUSH_DEADLINE_S - time.perf_counter()
                 if remaining > 0:
                     return remaining

@@ -81,6 +81,10 @@ class NativeEncoder:
         lib.wgpuQueueSubmit(self._queue, 1, arr)
         lib.wgpuCommandBufferRelease(cb)
 
+    def discard(self, cb) -> None:
+        """Release a command buffer ``encode_batch`` made without submitting it."""
+        self._lib.wgpuCommandBufferRelease(cb)
+
     def encode_batch(self, dispatches, copies, staged=None):
         """Encode ``dispatches`` then ``copies`` in one command buffer (``submit`` submits it).
 
