@@ -541,7 +541,7 @@ class DeviceQueue:
         device at most every ``LOSS_PROBE_S`` (a lost device may never report work done;
         one destroyed while work runs reports nothing until that work ends)."""
         ctx = self.ctx
-        if ctx.lost is None:
+        if ctx.lost is None and not self._submitting:     # probes never overlap a submission
             now = time.perf_counter()
             if now >= self._next_probe:
                 self._next_probe = now + LOSS_PROBE_S
