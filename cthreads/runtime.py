@@ -384,7 +384,8 @@ class KernelRuntime:
         try:
             seq = queue.dispatch(self.pipeline_for(*plan.key).pipeline,
                                  self.bind_group(plan.entries), plan.groups,
-                                 (self.uniform.buffer, plan.uniform), plan.copies)
+                                 (self.uniform.buffer, plan.uniform), plan.copies,
+                                 [e.pooled for e in plan.entries])
         except BaseException:
             plan.release(queue.pool)
             raise

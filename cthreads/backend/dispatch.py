@@ -149,6 +149,7 @@ class DeviceQueue:
         self.batching = batching_enabled()
         self._pending: list = []          # (pipeline, bind group, (x, y, z), pre, post copies)
         self._pending_uniforms: set = set()   # uniform buffers those dispatches read
+        self._pending_buffers: set = set()    # PooledBuffers those dispatches bind
         self._staged: list = []           # new uniform bytes the batch copies in before use
         self._staged_size = 0
         self._staging = None              # PooledBuffer the staged bytes are written into
@@ -215,7 +216,10 @@ class DeviceQueue:
     def upload(self, pooled: PooledBuffer, data) -> None:
         """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``.
 
-        Pending dispatches are submitted first: the write lands before the next submission.
+        A queued write lands before the next submission: when a pending dispatch binds
+        ``pooled`` (an arena re-bind, a buffer an arena released), the batch is submitted
+        first. Other uploads leave the batch pending; on a CPU driver a submission made while
+        earlier work runs blocks until that work ends, and ``gpu()`` must return at once.
         A queued write keeps a staging copy of the data until a submission carries it and the
         device has run it: writes from ``SUBMIT_WRITES_FROM`` bytes on are submitted at once,
         and more than ``WRITE_STAGING_LIMIT`` bytes of them in flight are waited for (without
@@ -224,7 +228,7 @@ class DeviceQueue:
         nbytes = memoryview(data).nbytes
         if nbytes:
             with self._lock:
-                if self._pending:
+                if self._pending and pooled in self._pending_buffers:
                     self._flush()
                 self.pool.check_staging(nbytes, f"uploading a list of {nbytes:,} bytes")
                 self._settle()
@@ -274,10 +278,12 @@ class DeviceQueue:
             self._flush(copies)
             return self.submitted
 
-    def dispatch(self, pipeline, bind_group, groups: int, uniform=None, copies=()) -> int:
+    def dispatch(self, pipeline, bind_group, groups: int, uniform=None, copies=(),
+                 buffers=()) -> int:
         """Queue one compute dispatch (``copies``, readback copies, go right after it); returns
         the number of the submission that holds it (see the module docstring for when that
-        submission is made).
+        submission is made). ``buffers`` are the PooledBuffers the bind group binds: an upload
+        into one of them while the dispatch is pending submits the batch first.
 
         ``uniform`` is ``(buffer, bytes)``: written at once, or, when a pending dispatch still
         reads the old bytes, copied in by the batch right before this dispatch; so each launch
@@ -311,6 +317,7 @@ class DeviceQueue:
                 return self.submitted
             if uniform is not None:
                 self._pending_uniforms.add(uniform[0])
+            self._pending_buffers.update(buffers)
             if count == 1:
                 self._opened_at = time.perf_counter()
                 if not self._wake.is_set():
@@ -333,6 +340,7 @@ class DeviceQueue:
             return None
         self._pending = []
         self._pending_uniforms.clear()
+        self._pending_buffers.clear()
         staged, self._staged, self._staged_size = self._staged, [], 0
         if self._closed:               # shut down: dropped, never submitted to a dead device
             return None
