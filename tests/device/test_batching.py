@@ -346,3 +346,31 @@ def test_settings_in_subprocess_give_the_same_results(device_name, batch, native
         assert out["submissions"] < 200
     else:
         assert out["submissions"] == 200
+
+
+
+def test_upload_into_a_buffer_a_pending_launch_binds(device_name):
+    """Uploads leave the batch pending unless a pending dispatch binds the buffer: a buffer an
+    arena released while its launch was still pending, taken by the next upload, must not
+    change what that launch reads."""
+    n = 1 << 16
+    q = _queue()
+    busy = np.zeros(1 << 23, np.float32)        # numpy: no conversion time between launches
+    src = [float(k) for k in range(n)]
+    dst = [0.0] * n
+    other = np.full(n, -1.0, np.float32)
+    with GpuArena() as keep:
+        keep.bind(dst=dst)
+        released = GpuArena()
+        released.bind(src=src)
+        first = gpu(add_one, len(busy), busy)            # keeps the device busy
+        job = gpu(copy_floats, src, dst)                  # may wait in the batch
+        released.release()                                # src's buffer back to the pool
+        job2 = gpu(copy_floats, other, np.zeros(n, np.float32))   # may take that buffer
+        job.join(download=False)
+        first.join()
+        job2.join()
+        keep.sync()
+    assert (busy == 1.0).all()
+    assert dst == src            # the copy read src's values, not the upload that followed
+    assert q.pending() == 0
