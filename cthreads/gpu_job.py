@@ -8,8 +8,9 @@ lock come from ``residency.py``.
 raises ``GpuIndexError`` and then *nothing* is written back) and writes every list the kernel may
 have written into the caller's own list objects, all from one mapped staging buffer.
 ``join(download=False)`` only waits; a bounds-check failure of such a launch is reported by the
-next join with download or ``GpuArena.sync()`` (reading the status costs a map, which would
-double the cost of small resident launches). ``done()`` polls without blocking.
+next join with download or ``GpuArena.sync()`` (reading the status costs a map, a large share
+of a small resident launch: docs/performance.md, "Shader shape"). ``done()`` polls without
+blocking.
 
 Waits run in short slices (``DeviceQueue.wait``): ``timeout=`` is honoured (``GpuTimeout``, a
 ``TimeoutError``) and Ctrl-C raises ``KeyboardInterrupt``; either way the job stays joinable.

@@ -62,14 +62,12 @@ def _coarsen_setting():
     return config.current().coarsen
 
 
-#: (indexes per invocation, from how many indexes on) for GPUs and for CPU drivers. H200, saxpy
-#: at n=64M, kernel time: 3.55 TB/s with 4 per invocation against 3.17 with one; small grids
-#: keep one per invocation so that every core gets work. lavapipe (2 cores), saxpy at n=16M:
-#: 4.7 GB/s with 8 per invocation against 2.5 with one; Mandelbrot 256x256: 1.51 ms vs 1.70.
+#: (indexes per invocation, from how many indexes on) for GPUs and for CPU drivers: large grids
+#: run several indexes per invocation, one grid apart; small grids keep one per invocation so
+#: that every core gets work (measurements: docs/performance.md, "Indexes per invocation").
 COARSEN_GPU = (4, 1 << 21)
 COARSEN_CPU = (8, 1 << 14)
 #: the same for the four-lane variant of element-wise kernels (counted in index steps of 4).
-#: lavapipe, saxpy at n=16M: 8.7 GB/s with 4 steps per invocation, 6.8 with one (scalar: 2.6).
 VEC_COARSEN_GPU = (1, 1 << 30)
 VEC_COARSEN_CPU = (4, 1 << 12)
 

@@ -1,9 +1,9 @@
 """Uploads, dispatches, readbacks and completion tracking on the device queue.
 
 Launches are *deferred*: a dispatch joins a pending batch, and a flush encodes every pending
-dispatch into one command buffer (one compute pass) and submits it once (on an H200, 100
-heavy dispatches submitted one by one left ~17 us idle gaps between them; in one pass they
-vanish; on lavapipe the per-submit CPU cost dominates tiny launches). ``dispatch`` returns the
+dispatch into one command buffer (one compute pass) and submits it once (separate submissions
+leave a GPU idle between them, and on CPU drivers each submission's CPU cost dominates tiny
+launches: docs/performance.md, "Deferred submission"). ``dispatch`` returns the
 number of the submission that will contain the launch, and the batch is flushed
 
 * at once when nothing is in flight (a lone launch, or one after a join, is submitted right
@@ -77,10 +77,9 @@ CPU_SPIN_S = 0.0001
 GPU_SPIN_S = 0.002
 
 #: Deferred submission: most dispatches in one submission; a non-blocking poll for an idle
-#: device every this many pending dispatches; how long a batch may stay pending. H200, 100
-#: queued saxpy launches at n=16M: 1834 GB/s one submission each, 3125 with these values,
-#: 2800 without the idle poll (the device waits for the first batch); 2000 queued n=64
-#: launches: 105, 38 and 28 us each. The poll costs 1-2 us on lavapipe.
+#: device every this many pending dispatches (without it the device waits for the first
+#: batch); how long a batch may stay pending. The values were chosen by measurement
+#: (docs/performance.md, "Deferred submission").
 BATCH_CAP = 64
 IDLE_POLL_EVERY = 16
 FLUSH_DEADLINE_S = 0.001
