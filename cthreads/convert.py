@@ -62,8 +62,8 @@ def check_scalar(value, kind: str, where: str):
     """The device value of a scalar argument (int, float or bool), checked.
 
     numpy scalars count as the Python value they hold: ``np.float32`` as a float, ``np.int64``
-    as an int, ``np.bool_`` as a bool (other numpy scalars are refused). bools are not numbers
-    here, and an int is fine for a float.
+    as an int, ``np.bool_`` as a bool (other numpy scalars are refused). A bool scalar is not
+    taken as a number (in lists it is: see ``pack``), and an int is fine for a float.
     """
     given = value
     if type(value).__module__ == "numpy":
@@ -133,33 +133,6 @@ def _is_bool_like(v) -> bool:
     return _is_bool_type(v.__class__)
 
 
-def _has_bool(value: list, packed, elem: str) -> bool:
-    """True when a list of numbers holds a bool (or a numpy bool), which packing took as 1 or 0.
-
-    So the packed values are searched for a 0 or a 1 first (a byte search for short lists, numpy
-    for long ones); only when there is one are element types looked at (in C): in a
-    long list, only those of the elements that packed as 0 or 1, unless they are many.
-    """
-    candidates = value
-    if len(value) > SMALL:
-        np = _np()
-        a = np.frombuffer(packed, dtype=elem_type(elem).host_dtype)
-        mask = a == 0
-        mask |= a == 1
-        if not mask.any():
-            return False
-        where = np.flatnonzero(mask)
-        if where.size < len(value) // 4:     # a few: look at those elements only
-            candidates = map(value.__getitem__, where.tolist())
-    else:
-        one = array.array(packed.typecode, [1]).tobytes()
-        data = packed.tobytes()
-        if b"\0\0\0\0" not in data and one not in data:
-            return False
-    types = set(map(type, candidates))
-    return bool in types or any(_is_bool_type(t) for t in types)
-
-
 def _first_bad(values, ok) -> tuple[int, object]:
     for i, v in enumerate(values):
         if not ok(v):
@@ -174,15 +147,11 @@ def _is_numpy_number(v, kinds: str) -> bool:
 
 
 def _is_float_elem(v) -> bool:
-    if v.__class__ is bool:
-        return False
-    return isinstance(v, (float, int)) or _is_numpy_number(v, "iuf")
+    return isinstance(v, (float, int)) or _is_numpy_number(v, "iufb")
 
 
 def _is_int_elem(v) -> bool:
-    if v.__class__ is bool:
-        return False
-    return isinstance(v, int) or _is_numpy_number(v, "iu")
+    return isinstance(v, int) or _is_numpy_number(v, "iub")
 
 
 def _is_bool_elem(v) -> bool:
@@ -202,11 +171,7 @@ def _too_big(x) -> bool:
 def _bad_element(values, elem: str, where: str) -> Exception:
     i, v = _first_bad(values, _CHECKERS[elem])
     if i >= 0:
-        if elem != "bool" and _is_bool_like(v):
-            fix = (f"bools are not numbers here: convert the list ([{elem}(v) for v in lst]) "
-                   "or declare the parameter list[bool]")
-        else:
-            fix = f"every element of a list[{elem}] must be a{'n' if elem == 'int' else ''} {elem}"
+        fix = f"every element of a list[{elem}] must be a{'n' if elem == 'int' else ''} {elem}"
         return GpuArgumentTypeError(f"{where}[{i}] is {_type_name(v)} {_show(v)}; {fix}")
     if elem == "int":
         i, v = _first_bad(values, lambda x: I32_MIN <= x <= I32_MAX)
@@ -254,7 +219,10 @@ def check_container(value, elem: str, where: str, writable: bool = True) -> None
 
 
 def pack(value, elem: str, where: str, writable: bool = True):
-    """The device bytes of a list or array argument (any buffer-protocol object)."""
+    """The device bytes of a list or array argument (any buffer-protocol object).
+
+    A bool among the numbers of a list[int] or list[float] packs as its number (1 or 0), as
+    Python and numpy take it; looking at every element's type would cost more than packing."""
     check_container(value, elem, where, writable)
     if is_ndarray(value):
         row = elem_type(elem)
@@ -278,8 +246,6 @@ def pack(value, elem: str, where: str, writable: bool = True):
                 if _too_big(v):
                     raise GpuInvalidArgument(f"{where}[{k}] = {_show(v)} is beyond float32's "
                                              f"range (±{F32_MAX:.4g})")
-    if _has_bool(value, packed, elem):
-        raise _bad_element(value, elem, where)
     return packed
 
 
@@ -336,8 +302,6 @@ def pack_any(value, where: str):
         except (TypeError, OverflowError):
             pass            # a float further on (or an int beyond 32 bits): try floats
         else:
-            if _has_bool(value, packed, "int"):
-                raise _bad_element(value, "int", where)
             return "int", packed
     return "float", pack(value, "float", where)
 

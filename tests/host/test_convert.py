@@ -183,18 +183,9 @@ def test_bool_arrays_pack_as_uint32():
 
 @pytest.mark.parametrize("n", [5, convert.SMALL + 10, convert.CHUNK + 3])
 @pytest.mark.parametrize("elem, bad, cls, message", [
-    ("float", True, GpuArgumentTypeError,
-     "xs[{k}] is bool True; bools are not numbers here: convert the list ([float(v) for v in "
-     "lst]) or declare the parameter list[bool]"),
-    ("float", np.bool_(False), GpuArgumentTypeError,
-     f"xs[{{k}}] is numpy.bool {np.bool_(False)!r}; bools are not numbers here: convert the "
-     "list ([float(v) for v in lst]) or declare the parameter list[bool]"),
     ("float", "2", GpuArgumentTypeError,
      "xs[{k}] is str '2'; every element of a list[float] must be a float"),
     ("float", 1e39, GpuInvalidArgument, "xs[{k}] = 1e+39 is beyond float32's range (±3.403e+38)"),
-    ("int", False, GpuArgumentTypeError,
-     "xs[{k}] is bool False; bools are not numbers here: convert the list ([int(v) for v in "
-     "lst]) or declare the parameter list[bool]"),
     ("int", 2.0, GpuArgumentTypeError,
      "xs[{k}] is float 2.0; every element of a list[int] must be an int"),
     ("int", I32_MAX + 1, GpuInvalidArgument,
@@ -234,10 +225,29 @@ def test_pack_any_arrays_and_refusals():
         convert.pack_any(np.ones(3), "a")
     with pytest.raises(GpuArgumentTypeError, match=r"^a expects a list of floats, ints or bools"):
         convert.pack_any((1.0,), "a")
-    values = [1, 2, True]
-    with pytest.raises(GpuArgumentTypeError, match=r"^a\[2\] is bool True; bools are not"):
+    values = [True, 2]                     # a list that starts with a bool is a list[bool]
+    with pytest.raises(GpuArgumentTypeError, match=r"^a\[1\] is int 2; every element of a "
+                                                   r"list\[bool\] must be a bool"):
         convert.pack_any(values, "a")
-    assert values == [1, 2, True]
+    assert values == [True, 2]
+
+
+@pytest.mark.parametrize("n", [5, convert.SMALL + 10, convert.CHUNK + 3])
+@pytest.mark.parametrize("elem, flag", [("float", True), ("float", np.bool_(False)),
+                                        ("int", False), ("int", True)])
+def test_bools_in_number_lists_pack_as_their_numbers(n, elem, flag):
+    """As in Python (True == 1) and numpy: a bool among numbers is the number 1 or 0."""
+    good = {"float": 0.5, "int": 3}[elem]
+    values = [good] * n
+    values[n - 2] = flag
+    keep = list(values)
+    packed = convert.pack(values, elem, "xs")
+    expected = np.array([float(v) if elem == "float" else int(v) for v in keep],
+                        np.float32 if elem == "float" else np.int32)
+    assert bytes(packed) == expected.tobytes()
+    assert values == keep and type(values[n - 2]) is type(flag)
+    kind, packed = convert.pack_any(values, "a")
+    assert kind == elem and bytes(packed) == expected.tobytes()
 
 
 # -- writing results back ------------------------------------------------------------------------
