@@ -357,7 +357,10 @@ class KernelRuntime:
         key = tuple([(id(e.pooled), e.nbytes) for e in entries])   # bindings: fixed order
         bg = self.bind_groups.get(key)
         if bg is not None:
-            self.bind_groups.move_to_end(key)
+            try:
+                self.bind_groups.move_to_end(key)
+            except KeyError:   # forgotten meanwhile by the pool's drop (another thread): usable
+                pass
             return bg[0]
         bg = self.queue.bind_group(
             self.layout,
@@ -366,7 +369,10 @@ class KernelRuntime:
         # keep the PooledBuffers alive with the bind group so that ids stay unique
         self.bind_groups[key] = (bg, [e.pooled for e in entries])
         if len(self.bind_groups) > BIND_GROUP_CACHE:
-            self.bind_groups.popitem(last=False)
+            try:
+                self.bind_groups.popitem(last=False)
+            except KeyError:   # emptied meanwhile by the pool's drop (another thread)
+                pass
         return bg
 
     def forget_buffer(self, pooled) -> None:

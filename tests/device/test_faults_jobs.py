@@ -367,3 +367,131 @@ def test_shutdown_racing_with_launching_threads_raises_only_our_errors(device_na
     assert out.returncode == 0, out.stdout + out.stderr
     assert "FOREIGN 0" in out.stdout and "WRONG 0" in out.stdout, out.stdout
     assert " OK 0 " not in " " + out.stdout
+
+
+# -- an arena released while another thread launches with its list -----------------------------
+
+def test_arena_released_while_another_thread_launches_with_its_list(device_name, tmp_path):
+    """One thread binds a list in an arena and releases it (with other arenas, so the pool
+    drops the buffer and tells the kernels' bind-group caches), over and over; another thread
+    launches with that list meanwhile. Every launch gives the right result or our error."""
+    code = textwrap.dedent('''
+        import sys, threading, time, traceback
+        import numpy as np
+        from cthreads.gpu import CThreadsGPUError, GpuArena, gpu
+        from tests.device.kernels import saxpy
+
+        sys.setswitchinterval(1e-5)                  # thread switches between any two lines
+        n = 1 << 18                                  # 1 MiB lists: dropped buffers are reported
+        x = [float(k % 97) for k in range(n)]
+        want = (np.float32(2.0) * np.array(x, np.float32) + np.float32(1.0)).tolist()
+        stop = threading.Event()
+        ok, ours, foreign, wrong = [0], [0], [], [0]
+
+        def binder():
+            others = [[1.0] * n for _ in range(9)]
+            while not stop.is_set():
+                try:
+                    arena = GpuArena().bind(x=x)
+                    extra = [GpuArena().bind(v=v) for v in others]
+                    time.sleep(0.002)
+                    for a in extra:                  # fill the pool's free list ...
+                        a.release()
+                    arena.release()                  # ... so x's buffer is dropped
+                except CThreadsGPUError:
+                    ours[0] += 1
+                except BaseException:
+                    foreign.append(traceback.format_exc())
+
+        def launcher():
+            while not stop.is_set():
+                try:
+                    y = [1.0] * n
+                    gpu(saxpy, n, 2.0, x, y).join()
+                    if y != want:
+                        wrong[0] += 1
+                    ok[0] += 1
+                except CThreadsGPUError:
+                    ours[0] += 1
+                except BaseException:
+                    foreign.append(traceback.format_exc())
+
+        threads = [threading.Thread(target=binder), threading.Thread(target=launcher)]
+        for t in threads:
+            t.start()
+        time.sleep(4.0)
+        stop.set()
+        for t in threads:
+            t.join()
+        print("OK", ok[0], "OURS", ours[0], "WRONG", wrong[0], "FOREIGN", len(foreign))
+        for f in foreign[:3]:
+            print(f)
+    ''')
+    out = run_script(tmp_path, code, timeout=240)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "FOREIGN 0" in out.stdout and "WRONG 0" in out.stdout, out.stdout
+    assert " OK 0 " not in " " + out.stdout, out.stdout
+
+
+def test_bind_group_cache_while_the_pool_drops_its_buffer(device_name, tmp_path):
+    """The pool tells kernels that it dropped a buffer from whatever thread released it, while
+    another thread may be looking the same bind group up for a launch: the look-up must give a
+    usable bind group (or make a new one), never fail. Driven at the cache itself, where the
+    window is a few instructions wide."""
+    code = textwrap.dedent('''
+        import sys, threading, time, traceback
+        import numpy as np
+        from cthreads import residency, runtime
+        from cthreads.backend import get_queue
+        from cthreads.gpu import GpuArena, gpu
+        from tests.device.kernels import saxpy
+
+        sys.setswitchinterval(1e-6)
+        n = 1 << 18                                  # 1 MiB: a dropped buffer is reported
+        x = (np.arange(n) % 97).astype(np.float32)
+        arena = GpuArena().bind(x=x)
+        seen = []
+        real = runtime.KernelRuntime.bind_group
+        runtime.KernelRuntime.bind_group = lambda rt, entries: (seen.append((rt, entries)),
+                                                                real(rt, entries))[1]
+        y = [1.0] * 64
+        gpu(saxpy, 64, 2.0, x, y).join()             # the launch's own rt and entries
+        runtime.KernelRuntime.bind_group = real
+        rt, entries = seen[-1]
+        pooled = residency.lookup(x).pooled
+        assert any(e.pooled is pooled for e in entries)
+        pool = get_queue().pool
+        stop = threading.Event()
+        errors, looked = [], [0]
+
+        def launcher_side():
+            while not stop.is_set():
+                try:
+                    rt.bind_group(entries)
+                    looked[0] += 1
+                except BaseException:
+                    errors.append(traceback.format_exc())
+                    stop.set()
+
+        def releaser_side():
+            while not stop.is_set():
+                pool._drop([pooled])                 # what releasing the arena reports
+
+        threads = [threading.Thread(target=launcher_side), threading.Thread(target=releaser_side)]
+        for t in threads:
+            t.start()
+        stop.wait(3.0)
+        stop.set()
+        for t in threads:
+            t.join()
+        y = [1.0] * 64                               # the kernel still runs right
+        gpu(saxpy, 64, 2.0, x, y).join()
+        right = y == (np.float32(2.0) * x[:64] + np.float32(1.0)).tolist()
+        print("LOOKED", looked[0], "ERRORS", len(errors), "RIGHT", right)
+        for e in errors[:1]:
+            print(e)
+    ''')
+    out = run_script(tmp_path, code, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ERRORS 0 " in out.stdout and "RIGHT True" in out.stdout, out.stdout
+    assert " LOOKED 0 " not in " " + out.stdout, out.stdout
