@@ -166,7 +166,12 @@ def _full_or_refused(kernel, args, out_index, expected, lines, device_name):
         assert any(f"line {ln}" in msg for ln in lines), msg
         assert "65,535" in msg and "threads" in msg
         return "refused"
-    assert out == list(expected)
+    if any(isinstance(v, float) for v in expected):
+        # the device sums in float32, simulate() in Python floats: 70,000 float32 additions
+        # stay within 1e-3 (observed 1.5e-5 on the H200); a cut loop misses 5.6e-3 of the sum
+        np.testing.assert_allclose(out, expected, rtol=1e-3)
+    else:
+        assert out == list(expected)
     return "full"
 
 
