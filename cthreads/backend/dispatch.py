@@ -1,4 +1,4 @@
-"""Uploads, dispatches, readbacks and completion tracking on the device queue.
+"""Uploads, dispatches and readbacks on the device queue: deferred batching and submission.
 
 Launches are *deferred*: a dispatch joins a pending batch, and a flush encodes every pending
 dispatch into one command buffer (one compute pass) and submits it once (separate submissions
@@ -17,7 +17,7 @@ number of the submission that will contain the launch, and the batch is flushed
   (ending the compute pass);
 * by a daemon flusher thread (one per queue, started with the first batch) when a batch is
   still pending ``FLUSH_DEADLINE_S`` after it opened, so launched work never waits for a join
-  that does not come.
+  that does not come (``flusher.py``).
 
 On CPU drivers (lavapipe) a submission made while earlier work still runs blocks inside the
 driver until that work ends, holding wgpu-native's queue locks (so an upload from another
@@ -36,21 +36,13 @@ batch too.
 
 Until they are submitted the batch keeps Python references to its pipelines and bind groups
 (which keep their buffers alive); pooled buffers are never destroyed (see ``buffers.py``).
-``cthreads.gpu.shutdown()`` flushes the batch and waits (before the device is destroyed) and
-closes the queue: the flusher stops and nothing is submitted to it afterwards. At interpreter
-exit pending batches are flushed. Every wgpu call here, the flusher's included, is made under
-the queue's lock (two threads polling wgpu-native at once deadlocked: its callbacks need the
-GIL), except a handed-off submission, which no poll overlaps. ``CTHREADS_BATCH=0`` turns
-batching off: every dispatch is submitted at once, in a command buffer of its own, as before.
+Shutdown, interpreter exit and forks close the queue (``flusher.py``). Every wgpu call here,
+the flusher's included, is made under the queue's lock (two threads polling wgpu-native at
+once deadlocked: its callbacks need the GIL), except a handed-off submission, which no poll
+overlaps. ``CTHREADS_BATCH=0`` turns batching off: every dispatch is submitted at once, in a
+command buffer of its own, as before.
 
-Submissions are numbered; the queue runs them in order, so one finished submission means every
-earlier one finished too. Completion is learned from wgpu-native's work-done notification,
-polled without blocking (``wait()`` polls in slices with short sleeps between them, the lock
-free meanwhile, so waits honour timeouts and Ctrl-C); never from the poll's "queue empty"
-answer, which NVIDIA's driver gave too early. A lost device may never report work done, and
-one destroyed while work runs reports nothing until that work ends: so every wait, ``is_done``
-and readback map checks whether the device was lost (an unanswered wait asks the device every
-``LOSS_PROBE_S``) and then raises our error instead of waiting on.
+Completion tracking and waits are in ``waits.py``.
 
 Dispatches larger than ``max-compute-workgroups-per-dimension`` workgroups are folded into two
 dimensions; the shader recovers the flat workgroup index (see ``codegen/program.py``).
@@ -58,51 +50,33 @@ dimensions; the shader recovers the flat workgroup index (see ``codegen/program.
 
 from __future__ import annotations
 
-import atexit
 import threading
 import time
-import weakref
 
 from .. import config
 from ..errors import CThreadsGPUError, GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .buffers import BufferPool, PooledBuffer
-from .device import DeviceContext, generation, on_shutdown
+from .device import DeviceContext
 from .faults import device_error, lost_error
-from .forking import on_fork_child
 from .fastpath import make_encoder
+from .flusher import FLUSH_DEADLINE_S, FlusherMixin, _queues
+from .waits import CPU_SPIN_S, GPU_SPIN_S, CompletionMixin
 
+__all__ = ["BATCH_CAP", "FLUSH_DEADLINE_S", "IDLE_POLL_EVERY", "DeviceQueue",
+           "batching_enabled", "fold_groups"]
 
-#: How long waits poll without blocking before they block, on CPU drivers and on GPUs.
-CPU_SPIN_S = 0.0001
-GPU_SPIN_S = 0.002
 
 #: Deferred submission: most dispatches in one submission; a non-blocking poll for an idle
 #: device every this many pending dispatches (without it the device waits for the first
-#: batch); how long a batch may stay pending. The values were chosen by measurement
-#: (docs/performance.md, "Deferred submission").
+#: batch). How long a batch may stay pending is ``flusher.FLUSH_DEADLINE_S``. The values were
+#: chosen by measurement (docs/performance.md, "Deferred submission").
 BATCH_CAP = 64
 IDLE_POLL_EVERY = 16
-FLUSH_DEADLINE_S = 0.001
 
 #: Queued writes from this size on are submitted at once; at most this many bytes of them may
 #: be in flight (each holds a staging copy of its data until the device has run it).
 SUBMIT_WRITES_FROM = 4 << 20
 WRITE_STAGING_LIMIT = 128 << 20
-
-#: Waits poll between sleeps growing from the first to the second value (seconds): short
-#: enough for Ctrl-C and timeouts to act promptly, and for other threads to take the lock.
-#: The shortest naps are kept for the first WAIT_SHORT_NAPS_S of a wait (small launches).
-WAIT_SLICE_MIN_S = 0.00002
-WAIT_SLICE_S = 0.001
-WAIT_SHORT_NAPS_S = 0.002
-
-#: A wait or ``is_done`` still unanswered asks the device whether it is alive at most this often
-#: (seconds): a destroyed device tells no one until its work ends, and a lost one may never
-#: report work done.
-LOSS_PROBE_S = 0.05
-
-#: every DeviceQueue alive (closed at shutdown and at exit)
-_queues: "weakref.WeakSet[DeviceQueue]" = weakref.WeakSet()
 
 
 def batching_enabled() -> bool:
@@ -123,7 +97,7 @@ def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
     return (gx, gy, 1)
 
 
-class DeviceQueue:
+class DeviceQueue(FlusherMixin, CompletionMixin):
     """Submission, completion tracking and buffer transfers for one device."""
 
     def __init__(self, ctx: DeviceContext):
@@ -165,20 +139,6 @@ class DeviceQueue:
         #: the flusher, waits and done() submit a pending batch only once the device is idle
         self._submit_when_idle = ctx.is_cpu
         _queues.add(self)
-
-    def _native_poll(self):
-        """A function poll(wait) -> bool(queue empty), using wgpu-native's device poll."""
-        try:
-            from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: PLC0415
-            internal = self._device._internal
-            return lambda wait: bool(libf.wgpuDevicePoll(internal, bool(wait), ffi.NULL))
-        except Exception:  # pragma: no cover - other wgpu builds: wait for everything
-            device = self._device
-
-            def poll(wait):
-                device._poll_wait()
-                return True
-            return poll
 
     def _check_usable(self) -> None:
         self.ctx.check_alive()
@@ -419,60 +379,6 @@ class DeviceQueue:
             raise lost_error(self.ctx, f"{self.ctx.lost}; seen while submitting work")
         self._queue.submit([finished])
 
-    def _idle(self, poll: bool) -> bool:
-        """Whether everything submitted has finished, as far as known without blocking (lock
-        held). Without ``poll`` only notifications that already fired count (no wgpu call)."""
-        if self.completed >= self.submitted:
-            return True
-        native = self._native
-        if native is None or self._submitting:
-            return False
-        fence = self._fence_req
-        if fence is None:
-            if not poll:
-                return False
-            fence = self._fence()
-        fired = native.work_done_ready(fence[1], block=False) if poll else \
-            native.work_done_fired(fence[1])
-        if not fired:
-            return False
-        self._fence_done(fence)
-        return self.completed >= self.submitted
-
-    # -- the deadline flusher ----------------------------------------------------------------
-
-    def _start_flusher(self) -> None:
-        self._flusher = threading.Thread(target=_flusher_main,
-                                         args=(weakref.ref(self), self._wake),
-                                         name="cthreads-flusher", daemon=True)
-        self._flusher.start()
-
-    def _flush_due(self) -> float | None:
-        """The flusher's step: flush an overdue batch; seconds until the open batch is due
-        (0 when none is open), or None once the queue is closed."""
-        with self._lock:
-            if self._closed:
-                return None
-            if self._pending and self.ctx.lost is not None:
-                submit = None          # nothing goes to a lost device; its waits raise
-            elif self._pending:
-                remaining = self._opened_at + FLUSH_DEADLINE_S - time.perf_counter()
-                if remaining > 0:
-                    return remaining
-                if self._submit_when_idle and not self._idle(True):
-                    return WAIT_SLICE_S
-                try:
-                    submit = self._flush(handoff=True)
-                except Exception as exc:   # reported by the next launch or wait
-                    self.ctx.errors.append(f"submitting queued launches failed: {exc}")
-                    submit = None
-            else:
-                submit = None
-            self._wake.clear()
-        if submit is not None:
-            submit()
-        return 0.0
-
     def flushed(self, seq: int) -> bool:
         """Whether submission ``seq`` was made (never submits anything; for tests)."""
         return seq <= self.submitted
@@ -480,167 +386,6 @@ class DeviceQueue:
     def pending(self) -> int:
         """How many dispatches wait in the batch (for tests and diagnostics)."""
         return len(self._pending)
-
-    def close(self) -> None:
-        """Submit the pending batch and stop submitting: later launches raise, the flusher
-        ends (idempotent; shutdown and interpreter exit call it while the device lives)."""
-        with self._lock:
-            if self._closed:
-                return
-            try:
-                self._flush()
-            except Exception:
-                pass
-            self._closed = True
-            self._wake.set()
-
-    # -- completion --------------------------------------------------------------------------
-
-    # Completion is learned from wgpu-native's work-done notification, requested natively
-    # (one outstanding at a time, covering everything submitted when it was requested).
-    # wgpu-native's poll result ("queue empty") is not trusted: on NVIDIA it answered empty
-    # right after 100 heavy dispatches were queued.
-
-    def _fence(self):
-        """The outstanding (submission covered, request key), requested if there is none."""
-        with self._lock:
-            if self._fence_req is None:
-                self._settle()
-                self._fence_req = (self.submitted, self._native.work_done_request())
-            return self._fence_req
-
-    def _fence_done(self, fence) -> None:
-        """Record a fired notification (once, whichever thread saw it)."""
-        with self._lock:
-            if self._fence_req is fence:
-                self._fence_req = None
-                self._native.work_done_finish(fence[1])
-                self._mark(fence[0])
-
-    def is_done(self, seq: int) -> bool:
-        """Whether submission ``seq`` finished (never blocks; submits it if still pending)."""
-        if seq <= self.completed:
-            return True
-        with self._lock:
-            if self._closed:
-                return True
-            self._check_lost()
-            if seq > self.submitted:
-                if self._submit_when_idle and not self._idle(True):
-                    return False
-                self._flush()
-            if self._native is None:
-                snapshot = self.submitted
-                if self._poll(False):
-                    self._mark(snapshot)
-                return seq <= self.completed
-            if self._submitting:               # never waits for a handed-off submission
-                return False
-            fence = self._fence()
-            if self._native.work_done_ready(fence[1], block=False):
-                self._fence_done(fence)
-                if seq > self.completed:
-                    self._fence()              # the next one, for later submissions
-            return seq <= self.completed
-
-    def _check_lost(self) -> None:
-        """Raise our error when the device was lost or replaced (lock held), asking the
-        device at most every ``LOSS_PROBE_S`` (a lost device may never report work done;
-        one destroyed while work runs reports nothing until that work ends)."""
-        ctx = self.ctx
-        if ctx.lost is None and not self._submitting:     # probes never overlap a submission
-            now = time.perf_counter()
-            if now >= self._next_probe:
-                self._next_probe = now + LOSS_PROBE_S
-                self._probe()
-        if ctx.lost is not None:
-            raise lost_error(ctx, ctx.lost)
-        if ctx.generation != generation() and not self._closed:
-            raise GpuUseAfterDestroy(
-                "the device this work was submitted to was replaced; its results are lost. "
-                "Launch again")
-
-    def _probe(self) -> None:
-        """Make a call that fails on a lost device (lock held): the failure marks it lost."""
-        try:
-            if self._native is not None:
-                self._native.probe()
-            else:
-                self._device.create_command_encoder()
-        except Exception as exc:
-            device_error(self.ctx, exc, "waiting for submitted work")
-
-    def wait(self, seq: int, timeout: float | None = None) -> bool:
-        """Wait until submission ``seq`` (and all before it) finished, submitting it first if
-        it is still pending; False if ``timeout`` seconds passed first.
-
-        Waits in slices: non-blocking polls for the spin time, then polls between sleeps of
-        at most ``WAIT_SLICE_S``. Each poll is made under the queue's lock (with several
-        threads polling wgpu-native at once its callbacks, which need the GIL, deadlocked),
-        but the lock is free between polls, so other threads launch meanwhile; and the
-        sleeps let Python run signal handlers (Ctrl-C raises ``KeyboardInterrupt`` here).
-        A closed queue (shutdown, interpreter exit) ends the wait.
-        """
-        if seq <= self.completed:
-            return True
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + max(timeout, 0.0)
-        submit = None
-        with self._lock:
-            if self._closed:
-                return True
-            earlier = self.submitted if seq > self.submitted else 0
-        if earlier > self.completed and self._submit_when_idle:
-            # the earlier work first (see _submit_when_idle), then the pending batch
-            if not self.wait(earlier, None if deadline is None else deadline - start):
-                return False
-        try:
-            with self._lock:
-                if self._closed:
-                    return True
-                if seq > self.submitted:
-                    submit = self._flush(handoff=True)
-                    seq = min(seq, self.submitted)
-        finally:                       # even on Ctrl-C: a handed-off submission is made
-            if submit is not None:
-                submit()
-        spin_until = start + (self._native.spin_s if self._native is not None else 0.0)
-        nap = WAIT_SLICE_MIN_S
-        while not self._poll_done(seq, start):
-            now = time.perf_counter()
-            if deadline is not None and now >= deadline:
-                return False
-            if now < spin_until:
-                continue
-            time.sleep(nap if deadline is None else min(nap, deadline - now))
-            if now - start > WAIT_SHORT_NAPS_S:       # a long wait: longer naps
-                nap = min(nap * 2, WAIT_SLICE_S)
-        self.ctx.check_alive()
-        return True
-
-    def _poll_done(self, seq: int, start: float) -> bool:
-        """One non-blocking poll: whether submission ``seq`` finished (or the queue closed).
-        Raises our error once the device is lost (a wait begun at ``start`` probes for a loss
-        after ``LOSS_PROBE_S``)."""
-        with self._lock:
-            if self._closed or seq <= self.completed:
-                return True
-            if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
-                self._check_lost()
-            if self._native is None:
-                snapshot = self.submitted
-                if self._poll(False):
-                    self._mark(snapshot)
-            elif not self._submitting:     # a handed-off submission: poll after it
-                fence = self._fence()
-                if self._native.work_done_ready(fence[1], block=False):
-                    self._fence_done(fence)
-            return seq <= self.completed
-
-    def _mark(self, seq: int) -> None:
-        with self._lock:
-            if seq > self.completed:
-                self.completed = seq
 
     def read_into(self, staging: PooledBuffer, nbytes: int, seq: int) -> bytes:
         """A copy of the first ``nbytes`` of a staging buffer that submission ``seq`` wrote.
@@ -674,52 +419,3 @@ class DeviceQueue:
         with self._lock:
             self._flush()
         self.wait(self.submitted)
-
-
-def _flusher_main(queue_ref, wake: threading.Event) -> None:
-    """The flusher thread: submits a batch still pending FLUSH_DEADLINE_S after it opened.
-
-    Holds its queue only weakly between steps; ends when the queue is closed or collected.
-    """
-    while True:
-        wake.wait()
-        queue = queue_ref()
-        if queue is None:
-            return
-        delay = queue._flush_due()
-        del queue
-        if delay is None:
-            return
-        if delay > 0:
-            time.sleep(delay)
-
-
-def _close_queues(ctx) -> None:
-    """Shutdown hook: submit, then close, the queues of the device being shut down."""
-    for queue in list(_queues):
-        if ctx is None or queue.ctx is ctx:
-            queue.close()
-
-
-@atexit.register
-def _close_all_at_exit() -> None:
-    for queue in list(_queues):
-        try:
-            queue.close()
-        except Exception:
-            pass
-
-
-on_shutdown(_close_queues)
-
-def _forget_queues_after_fork() -> None:
-    """In a forked child: the inherited queues belong to the parent's device; they are closed
-    without a flush (nothing may be submitted to that device) and get fresh locks."""
-    for queue in list(_queues):
-        queue._lock = threading.RLock()
-        queue._closed = True
-        queue._pending = []
-    _queues.clear()
-
-
-on_fork_child(_forget_queues_after_fork)
