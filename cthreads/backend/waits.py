@@ -70,8 +70,15 @@ class CompletionMixin:
         if self.completed >= self.submitted:
             return True
         native = self._native
-        if native is None or self._submitting:
+        if self._submitting:
             return False
+        if native is None:             # the public-API path: wgpu-native's poll answers
+            if not poll:
+                return False
+            snapshot = self.submitted
+            if self._poll(False):
+                self._mark(snapshot)
+            return self.completed >= self.submitted
         fence = self._fence_req
         if fence is None:
             if not poll:
