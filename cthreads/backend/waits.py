@@ -24,7 +24,7 @@ from .faults import device_error, lost_error
 
 
 #: How long waits poll without blocking before they block, on CPU drivers and on GPUs.
-CPU_SPIN_S = 0.0001
+CPU_SPIN_S = 0.0005
 GPU_SPIN_S = 0.002
 
 #: Waits poll between sleeps growing from the first to the second value (seconds): short
