@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-import statistics
-import time
-
 from reference import (
     A, check_mandelbrot, check_mandelbrot_sized, check_saxpy, check_stencil, check_sum, gbps,
     mandelbrot_numpy, saxpy_arrays, saxpy_lists, stencil_input, stencil_numpy, sum_input,
 )
-from timing import timed
+from timing import median_ms, timed
 
 
 def w1(p: dict) -> dict:
@@ -75,15 +72,6 @@ def w6(p: dict) -> dict:
     return {"error": check_mandelbrot(holder["k"]), "metrics": {"ms": t * 1e3}}
 
 
-def _median_ms(fn, reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
-
-
 def cpu(p: dict) -> dict:
     """The CPU table's four kernels with numpy (one thread), on arrays already in memory."""
     reps, n, width = p["reps"], p["n"], p["grid"]
@@ -96,19 +84,19 @@ def cpu(p: dict) -> dict:
         np.multiply(x, a, out=tmp)
         np.add(tmp, y, out=y)
 
-    m["saxpy_ms"] = _median_ms(saxpy, reps)
+    m["saxpy_ms"] = median_ms(saxpy, reps)
     err = check_saxpy(y, n, reps)
     u = stencil_input(width)
     v = np.empty_like(u)
-    m["stencil_ms"] = _median_ms(lambda: stencil_numpy(u, width, out=v), reps)
+    m["stencil_ms"] = median_ms(lambda: stencil_numpy(u, width, out=v), reps)
     err = err or check_stencil(v, u, width)
     xs = sum_input(n)
     got = []
-    m["sum_ms"] = _median_ms(lambda: got.append(float(np.sum(xs))), reps)
+    m["sum_ms"] = median_ms(lambda: got.append(float(np.sum(xs))), reps)
     err = err or check_sum(got[-1], xs)
     mw, mh, it = p["mandel"]
     holder = {}
-    m["mandel_ms"] = _median_ms(lambda: holder.update(k=mandelbrot_numpy(mw, mh, it)),
+    m["mandel_ms"] = median_ms(lambda: holder.update(k=mandelbrot_numpy(mw, mh, it)),
                                 max(1, reps // 3))
     err = err or check_mandelbrot_sized(holder["k"], mw, mh, it)
     return {"error": err, "metrics": m}

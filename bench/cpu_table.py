@@ -16,9 +16,6 @@ this kind, raw wgpu has no such kernels.
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
@@ -29,6 +26,7 @@ from reference import (
     A, check_mandelbrot_sized, check_saxpy, check_stencil, check_sum, saxpy_arrays,
     stencil_input, sum_input,
 )
+from timing import median_ms
 
 
 @Gpu
@@ -44,22 +42,12 @@ def stencil5(n: int, width: int, u: list[float], v: list[float]) -> None:
         v[i] = 0.25 * (u[i - 1] + u[i + 1] + u[i - width] + u[i + width])
 
 
-def _median_ms(fn, reps: int) -> float:
-    """Median of ``reps`` timed calls of ``fn`` (each timed alone), in ms."""
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
-
-
 def _saxpy(n: int, reps: int, m: dict) -> str | None:
     x, y = saxpy_arrays(n)
     with GpuArena() as arena:
         arena.bind(x=x, y=y)
         gpu(saxpy, n, A, x, y).join(download=False)
-        m["saxpy_res_ms"] = _median_ms(
+        m["saxpy_res_ms"] = median_ms(
             lambda: gpu(saxpy, n, A, x, y).join(download=False), reps)
         arena.sync("y")
     err = check_saxpy(y, n, reps + 1)
@@ -67,7 +55,7 @@ def _saxpy(n: int, reps: int, m: dict) -> str | None:
         return f"saxpy resident: {err}"
     x, y = saxpy_arrays(n)
     gpu(saxpy, n, A, x, y).join()
-    m["saxpy_io_ms"] = _median_ms(lambda: gpu(saxpy, n, A, x, y).join(), reps)
+    m["saxpy_io_ms"] = median_ms(lambda: gpu(saxpy, n, A, x, y).join(), reps)
     err = check_saxpy(y, n, reps + 1)
     return f"saxpy with transfers: {err}" if err else None
 
@@ -79,7 +67,7 @@ def _stencil(width: int, reps: int, m: dict) -> str | None:
     with GpuArena() as arena:
         arena.bind(u=u, v=v)
         gpu(stencil5, n, width, u, v).join(download=False)
-        m["stencil_res_ms"] = _median_ms(
+        m["stencil_res_ms"] = median_ms(
             lambda: gpu(stencil5, n, width, u, v).join(download=False), reps)
         arena.sync("v")
     err = check_stencil(v, u, width)
@@ -87,7 +75,7 @@ def _stencil(width: int, reps: int, m: dict) -> str | None:
         return f"stencil resident: {err}"
     v = np.zeros_like(u)
     gpu(stencil5, n, width, u, v).join()
-    m["stencil_io_ms"] = _median_ms(lambda: gpu(stencil5, n, width, u, v).join(), reps)
+    m["stencil_io_ms"] = median_ms(lambda: gpu(stencil5, n, width, u, v).join(), reps)
     err = check_stencil(v, u, width)
     return f"stencil with transfers: {err}" if err else None
 
@@ -110,14 +98,14 @@ def _reduce(n: int, reps: int, m: dict) -> str | None:
     with GpuArena() as arena:
         arena.bind(**{f"level{k}": buf for k, buf in enumerate(levels)})
         passes()
-        m["sum_res_ms"] = _median_ms(passes, reps)
+        m["sum_res_ms"] = median_ms(passes, reps)
     for s in got:
         err = check_sum(s, x)
         if err:
             return f"sum resident: {err}"
     got.clear()
     sum_multi_pass(x)
-    m["sum_io_ms"] = _median_ms(lambda: got.append(sum_multi_pass(x)[0]), reps)
+    m["sum_io_ms"] = median_ms(lambda: got.append(sum_multi_pass(x)[0]), reps)
     for s in got:
         err = check_sum(s, x)
         if err:
@@ -131,7 +119,7 @@ def _mandel(width: int, height: int, iters: int, reps: int, m: dict) -> str | No
     with GpuArena() as arena:
         arena.bind(counts=counts)
         gpu(mandelbrot, n, width, height, iters, counts).join(download=False)
-        m["mandel_res_ms"] = _median_ms(
+        m["mandel_res_ms"] = median_ms(
             lambda: gpu(mandelbrot, n, width, height, iters, counts).join(download=False), reps)
         arena.sync()
     err = check_mandelbrot_sized(counts, width, height, iters)
@@ -139,7 +127,7 @@ def _mandel(width: int, height: int, iters: int, reps: int, m: dict) -> str | No
         return f"Mandelbrot resident: {err}"
     counts = np.zeros(n, np.int32)
     gpu(mandelbrot, n, width, height, iters, counts).join()
-    m["mandel_io_ms"] = _median_ms(
+    m["mandel_io_ms"] = median_ms(
         lambda: gpu(mandelbrot, n, width, height, iters, counts).join(), reps)
     err = check_mandelbrot_sized(counts, width, height, iters)
     return f"Mandelbrot with transfers: {err}" if err else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import statistics
 import time
 
 
@@ -16,3 +17,13 @@ def timed(fn) -> float:
         return time.perf_counter() - t0
     finally:
         gc.enable()
+
+
+def median_ms(fn, reps: int) -> float:
+    """Median of ``reps`` timed calls of ``fn`` (each timed alone), in ms."""
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
