@@ -238,7 +238,7 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
             return self.submitted
 
     def dispatch(self, pipeline, bind_group, groups: int, uniform=None, copies=(),
-                 buffers=()) -> int:
+                 buffers=(), more: bool = False) -> int:
         """Queue one compute dispatch (``copies``, readback copies, go right after it); returns
         the number of the submission that holds it (see the module docstring for when that
         submission is made). ``buffers`` are the PooledBuffers the bind group binds: an upload
@@ -247,6 +247,9 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         ``uniform`` is ``(buffer, bytes)``: written at once, or, when a pending dispatch still
         reads the old bytes, copied in by the batch right before this dispatch; so each launch
         sees its own scalars even when the previous launch has not run yet.
+
+        ``more``: a dispatch that needs this one's results follows at once (the passes of a
+        reduction), so an idle device does not get this one submitted alone.
         """
         folded = fold_groups(groups, self._max_groups)
         with self._lock:
@@ -271,7 +274,7 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)
             if (not self.batching or count >= BATCH_CAP
-                    or self._idle(count % IDLE_POLL_EVERY == 0)):
+                    or (not more and self._idle(count % IDLE_POLL_EVERY == 0))):
                 self._flush()
                 return self.submitted
             if uniform is not None:

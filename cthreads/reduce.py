@@ -1,0 +1,349 @@
+"""``func.reduce(values, init=None)``: reduce a list or array on the device with a ``@Gpu.func``.
+
+``reduce_values`` checks everything on the host first (the operation's form, the element kind,
+``init``, the data's size), then submits the passes of ``codegen/reduction.py`` as dispatches
+on the device queue, the last one followed by a copy of its single result into a staging
+buffer, and reads those few bytes back. The caller's data is only read: a list or numpy array
+is uploaded into a pooled buffer, a list bound in an arena is reduced in its resident buffer
+(never downloaded or uploaded; launches queued before that wrote it run first, the queue keeps
+submission order). The status words of the kernels that wrote a resident list ride along in the
+same readback, so a failed bounds check of theirs is raised here rather than hidden in a sum.
+
+Per device a ``_Reducer`` keeps the compiled pipelines (per operation, element type and
+variant: repeated calls compile nothing), one uniform buffer per pass level, and a small cache
+of bind groups (input, partials and result buffers come back from the pool, so steady loops
+reuse them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+from collections import OrderedDict
+
+from . import convert, residency
+from .backend import device as _device
+from .backend import get_queue
+from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
+                                make_bind_group_layout, make_pipeline)
+from .codegen import reduction as codegen
+from .codegen.types import ELEM_TYPES
+from .codegen.types import elem as elem_type
+from .errors import GpuArgumentTypeError, GpuInvalidArgument, GpuKernelError, GpuUseAfterDestroy
+from .readback import Readback
+
+#: threads per workgroup (a multiple of every subgroup size in use) on GPUs and CPU drivers
+SIZE_GPU, SIZE_CPU = 256, 64
+#: (most workgroups of a pass, least and most groups of four each thread folds), and the groups
+#: of four loaded per pass of a thread's loop; GPUs want every core busy, CPU drivers few
+#: workgroups of long loops, each far below their loop limit (docs/performance.md, "Reductions")
+SHAPE_GPU = (4096, 8, 8192)
+SHAPE_CPU = (1024, 16, 4096)
+UNROLL_GPU, UNROLL_CPU = 2, 1
+BIND_GROUP_CACHE = 32
+PIPELINE_CACHE = 64
+
+_BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
+
+_lock = threading.Lock()
+_reducer: "_Reducer | None" = None
+
+
+class _Reducer:
+    """What reductions need on one device."""
+
+    def __init__(self):
+        self.ctx = _device.get_context()
+        self.queue = get_queue()
+        self.generation = self.ctx.generation
+        cpu = self.ctx.is_cpu
+        self.size = SIZE_CPU if cpu else SIZE_GPU
+        self.shape = SHAPE_CPU if cpu else SHAPE_GPU
+        self.unroll = UNROLL_CPU if cpu else UNROLL_GPU
+        self.variant = "subgroup" if "subgroup" in self.ctx.features else "shared"
+        self.layout = make_bind_group_layout(self.ctx, _BINDINGS)
+        self.pipelines: OrderedDict = OrderedDict()
+        self.uniforms: list = []            # one uniform buffer per pass level
+        self.bind_groups: OrderedDict = OrderedDict()
+        self.queue.pool.add_holder(self)
+
+    # -- caches --------------------------------------------------------------------------------
+
+    def pipeline(self, op, variant: str, name: str):
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, variant)
+        pipe = self.pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll)
+        try:
+            pipe = make_pipeline(self.ctx, wgsl, codegen.ENTRY_POINT, _BINDINGS,
+                                 layout=self.layout)
+        except ShaderCompileError as exc:
+            numbered = "\n".join(f"{i + 1:4d} | {line}"
+                                 for i, line in enumerate(wgsl.splitlines()))
+            raise GpuKernelError(
+                f"internal compiler error: the device compiler rejected the reduction shader "
+                f"of {name}. This is a cthreads bug; please report it with the function's "
+                f"source.\n{exc}\n\nGenerated WGSL:\n{numbered}") from None
+        self.pipelines[key] = pipe
+        if len(self.pipelines) > PIPELINE_CACHE:
+            self.pipelines.popitem(last=False)
+        return pipe
+
+    def uniform(self, level: int):
+        while len(self.uniforms) <= level:
+            buf = self.queue.pool.acquire(codegen.UNIFORM_SIZE, "uniform")
+            weakref.finalize(buf, self.queue.forget_uniform, buf.buffer)
+            self.uniforms.append(buf)
+        return self.uniforms[level]
+
+    def bind_group(self, uniform, src, src_bytes: int, quad_bytes: int, dst, dst_bytes: int):
+        key = (id(uniform), id(src), src_bytes, id(dst), dst_bytes)
+        hit = self.bind_groups.get(key)
+        if hit is not None:
+            try:
+                self.bind_groups.move_to_end(key)
+            except KeyError:      # forgotten meanwhile by the pool's drop: still usable
+                pass
+            return hit[0]
+        bg = self.queue.bind_group(self.layout, [
+            (0, uniform.buffer, codegen.UNIFORM_SIZE), (1, src.buffer, quad_bytes),
+            (2, src.buffer, src_bytes), (3, dst.buffer, dst_bytes)])
+        self.bind_groups[key] = (bg, (uniform, src, dst))
+        if len(self.bind_groups) > BIND_GROUP_CACHE:
+            try:
+                self.bind_groups.popitem(last=False)
+            except KeyError:
+                pass
+        return bg
+
+    def forget_buffer(self, pooled) -> None:
+        """The pool dropped ``pooled``: let the bind groups holding it go."""
+        for key, (_, held) in list(self.bind_groups.items()):
+            if any(pb is pooled for pb in held):
+                self.bind_groups.pop(key, None)
+
+
+def _reducer_now() -> _Reducer:
+    global _reducer
+    r = _reducer
+    ctx = _device.get_context()
+    if r is not None and r.generation == ctx.generation and r.ctx is ctx:
+        return r
+    with _lock:
+        if _reducer is None or _reducer.generation != ctx.generation or _reducer.ctx is not ctx:
+            _reducer = _Reducer()
+        return _reducer
+
+
+def _forget_after_shutdown(ctx) -> None:
+    global _reducer
+    _reducer = None
+
+
+_device.on_shutdown(_forget_after_shutdown)
+_device.on_fork_child(lambda: _forget_after_shutdown(None))
+
+
+# -- host checks -----------------------------------------------------------------------------
+
+def _op_of(func):
+    """(OpSource, name) of a ``@Gpu.func``; TypeError when it is not one, or not a binary
+    operation of one scalar type."""
+    reduce_op = getattr(func, "reduce_op", None)
+    if reduce_op is None:
+        what = getattr(func, "__name__", type(func).__name__)
+        raise TypeError(f"reduce: {what} is not a @Gpu.func; decorate a function of two "
+                        "parameters of one scalar type returning that type with @Gpu.func")
+    op = reduce_op()
+    return op, getattr(func, "__name__", op.fn)
+
+
+def _array_kind(value) -> str | None:
+    """The element kind a numpy array's dtype holds as it is (None: none of ours)."""
+    for row in ELEM_TYPES.values():
+        if value.dtype.name == row.array_dtype:
+            return row.name
+    return None
+
+
+def _fix_for(ty: str) -> str:
+    return f"arr.astype(np.{elem_type(ty).array_dtype})"
+
+
+def _check_array(value, ty: str, where: str):
+    """The contiguous 1-D view of a numpy array of ``ty`` elements, refusing other dtypes."""
+    kind = _array_kind(value)
+    if kind != ty:
+        raise GpuInvalidArgument(
+            f"{where} is a numpy array of dtype {value.dtype}, but the operation reduces "
+            f"{ty} values ({elem_type(ty).array_dtype} arrays): pass {_fix_for(ty)}, or "
+            f"reduce with an operation declared on {kind or 'float, int or bool'} values")
+    if not value.flags.c_contiguous:
+        value = convert._np().ascontiguousarray(value)
+    return value.reshape(-1)
+
+
+def _check_slot(slot, value, ty: str, where: str) -> None:
+    if len(value) != slot.length:
+        raise GpuInvalidArgument(
+            f"{where}: the list bound as arena slot {slot.name!r} changed length from "
+            f"{slot.length} to {len(value)}; re-bind it after resizing")
+    if slot.pooled is None:
+        raise GpuInvalidArgument(f"{where}: the arena holding this list was released or the "
+                                 "device was shut down; bind it again")
+    if slot.elem != ty and not (slot.elem == "int" and ty == "float" and not slot.used):
+        raise GpuInvalidArgument(
+            f"{where}: the list bound as arena slot {slot.name!r} holds {slot.elem} elements, "
+            f"but the operation reduces {ty} values; reduce it with an operation on "
+            f"{slot.elem} values, or bind a list of {ty} values")
+
+
+# -- the reduction ---------------------------------------------------------------------------
+
+def reduce_values(func, values, init=None):
+    """``func.reduce(values, init)``: the reduction of ``values`` by ``func`` on the device, as
+    a Python scalar (see the module docstring)."""
+    op, name = _op_of(func)
+    return run_reduction(op, values, init, name)
+
+
+def run_reduction(op, values, init=None, name: str | None = None, variant: str | None = None):
+    """The reduction of ``values`` by the operation ``op`` (an ``OpSource``); ``variant``
+    forces ``"subgroup"`` or ``"shared"`` (tests), else the device's best."""
+    name = name or op.fn
+    ty = op.ty
+    where = f"{name}.reduce() argument 'values'"
+    if ty not in ELEM_TYPES:
+        raise GpuInvalidArgument(f"{name}.reduce(): {ty} values cannot be reduced on this "
+                                 "version's devices")
+    if init is not None:
+        init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
+    slot = residency.lookup(values)
+    data = None
+    if slot is not None:
+        _check_slot(slot, values, ty, where)
+        n = slot.length
+    elif convert.is_ndarray(values):
+        data = _check_array(values, ty, where)
+        n = data.size
+    elif isinstance(values, list):
+        n = len(values)
+    else:
+        raise GpuArgumentTypeError(
+            f"{where} expects a list, a numpy array or a list bound in a GpuArena, got "
+            f"{convert._type_name(values)}; pass a list (e.g. list(values))")
+    if n == 0:
+        if init is None:
+            raise ValueError(f"{name}.reduce() of an empty sequence with no init value; pass "
+                             "init= for the result of an empty input")
+        return init
+    if slot is None:
+        data = convert.pack(values if data is None else data, ty, where, writable=False)
+    red = _reducer_now()
+    missing = [f for f in op.features if f not in red.ctx.features]
+    if missing:
+        raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
+                                 f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
+    size = elem_type(ty).size
+    if slot is None:
+        red.queue.pool.check_size(n * size, f"{where} ({n:,} elements)")
+    variant = variant or red.variant
+    if variant == "subgroup" and "subgroup" not in red.ctx.features:
+        raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
+    pipe = red.pipeline(op, variant, name)
+    return _submit_and_read(red, pipe, op, ty, n, size, slot, data, init, where)
+
+
+def _submit_and_read(red, pipe, op, ty, n, size, slot, data, init, where):
+    queue = red.queue
+    pool = queue.pool
+    max_groups, min_steps, max_steps = red.shape
+    passes = codegen.plan_passes(n, red.size, max_groups, min_steps, max_steps)
+    owned = []
+    submitted = False
+    try:
+        with residency.launch_lock:
+            if red.generation != _device.generation():
+                raise GpuUseAfterDestroy(
+                    f"{where}: cthreads.gpu.shutdown() ran while this reduction was being "
+                    "prepared; nothing was submitted. Call reduce again to use a new device")
+            if slot is not None:
+                if slot.pooled is None:
+                    raise GpuUseAfterDestroy(
+                        f"{where}: cthreads.gpu.shutdown() released the arena holding this "
+                        "list; nothing was submitted. Create a new GpuArena and bind it")
+                if slot.elem != ty:       # an int list first used as float: as launches do
+                    slot.elem = ty
+                    queue.upload(slot.pooled, convert.pack(slot.target, ty, where, False))
+                slot.used = True
+                src = slot.pooled
+            else:
+                src = queue.upload_new(data)
+                owned.append(src)
+            # partial results ping-pong between two buffers; the last pass writes one value
+            partial_cap = passes[0].groups * size + 16
+            bufs = [pool.acquire(partial_cap), pool.acquire(partial_cap)] \
+                if len(passes) > 1 else [pool.acquire(16)]
+            owned += bufs
+            readback = Readback()       # the result first, then the writers' status words
+            readback.add_list(bufs[(len(passes) - 1) % len(bufs)].buffer, None, size, ty)
+            if slot is not None:
+                for rt in slot.writers:
+                    if rt.unchecked:
+                        readback.add_status(rt)
+            seq = 0
+            for level, shape in enumerate(passes):
+                dst = bufs[level % len(bufs)]
+                last = level == len(passes) - 1
+                copies = readback.copies(pool) if last else ()
+                src_bytes = shape.count * size
+                # (with fewer than 4 elements the groups-of-four binding is 16 bytes of a
+                # buffer of at least 256 that the shader does not read: never empty)
+                quad_bytes = max(shape.quads * 4 * size, 4 * size)
+                uniform = red.uniform(level)
+                bg = red.bind_group(uniform, src, src_bytes, quad_bytes, dst,
+                                    shape.groups * size)
+                seq = queue.dispatch(
+                    pipe.pipeline, bg, shape.groups,
+                    (uniform.buffer, codegen.uniform_bytes(shape, ty, init if last else None)),
+                    copies, (src, dst), more=not last)
+                submitted = True
+                src = dst
+        readback.fetch(queue, seq)
+        with residency.launch_lock:
+            readback.check(seq)
+        raw = readback.raw
+    finally:
+        if submitted:
+            _release_when_done(queue, owned, seq)
+        else:
+            for buf in owned:
+                pool.release(buf)
+    return _scalar(raw[:size], ty)
+
+
+def _release_when_done(queue, owned, seq) -> None:
+    """Give the buffers of a submitted reduction back once its work is done (at once when the
+    readback finished; after an error while it may still run, they are simply dropped: the
+    pool never reuses a buffer pending work reads)."""
+    try:
+        done = queue.is_done(seq)
+    except Exception:
+        done = False
+    if done:
+        for buf in owned:
+            queue.pool.release(buf)
+
+
+def _scalar(raw: bytes, ty: str):
+    """The Python value of one element's device bytes."""
+    row = elem_type(ty)
+    value = memoryview(raw).cast(row.code)[0]
+    if ty == "bool":
+        return value != 0
+    return row.python(value)
+
+
+__all__ = ["reduce_values", "run_reduction"]
