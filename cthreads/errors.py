@@ -65,6 +65,12 @@ class GpuKernelError(CThreadsGPUError, SyntaxError):
         return self.msg
 
 
+class GpuUnresolvedName(GpuKernelError):
+    """A kernel or device function calls a name that is not defined yet. Decoration lets it
+    pass (the callee may be a device function defined further down); the first launch,
+    ``compile()`` or ``prepare()`` raises it if the name is still missing."""
+
+
 class GpuKernelTypeError(CThreadsGPUError, TypeError):
     """A kernel's annotations or types are wrong (raised at decoration)."""
 
@@ -86,5 +92,5 @@ __all__ = [
     "VulkanNoDevice", "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument",
     "GpuArgumentTypeError",
     "GpuUseAfterDestroy", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError",
-    "GpuDeviceError", "GpuTimeout",
+    "GpuDeviceError", "GpuTimeout", "GpuUnresolvedName",
 ]

@@ -9,7 +9,8 @@ from __future__ import annotations
 from .arena import GpuArena
 from .errors import (
     CThreadsGPUError, GpuArgumentTypeError, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
-    GpuKernelError, GpuKernelTypeError, GPUNotAvailable, GpuTimeout, GpuUseAfterDestroy,
+    GpuKernelError, GpuKernelTypeError, GPUNotAvailable, GpuTimeout, GpuUnresolvedName,
+    GpuUseAfterDestroy,
     VulkanInitFailed,
     VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError, VulkanOutOfMemory,
 )
@@ -19,12 +20,13 @@ from .intrinsics import (
     atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max, atomic_min, atomic_sub,
     shared,
 )
+from .func import GpuFunc
 from .kernel import Gpu, GpuKernel
 from .launch import compile, gpu, prepare  # noqa: A004
 from .probes import available, device_name, init, shutdown
 
 __all__ = [
-    "Gpu", "GpuKernel", "gpu", "prepare", "compile", "GpuJob", "GpuArena",
+    "Gpu", "GpuKernel", "GpuFunc", "gpu", "prepare", "compile", "GpuJob", "GpuArena",
     "GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim",
     "available", "device_name", "init", "shutdown",
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",
@@ -32,7 +34,7 @@ __all__ = [
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",
-    "GpuArgumentTypeError", "GpuTimeout",
+    "GpuArgumentTypeError", "GpuTimeout", "GpuUnresolvedName",
 ]
 
 if __name__ == "__main__":

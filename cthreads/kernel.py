@@ -16,7 +16,8 @@ import weakref
 from . import indexes
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
-from .errors import GpuKernelError, GpuKernelTypeError
+from .func import GpuFunc
+from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
 
 WORKGROUP_SIZE = 64
 
@@ -62,13 +63,38 @@ class GpuKernel:
         self.boundscheck = bool(boundscheck)
         self._runtime = None          # owned by the launch code (per-kernel cache)
         self._logged = False
+        self._program: KernelProgram | None = None
+        self._compile_lock = threading.Lock()
         try:
-            self.program: KernelProgram = compile_kernel(fn, boundscheck=self.boundscheck)
-        except (GpuKernelError, GpuKernelTypeError) as exc:
-            raise exc.with_traceback(None) from None
-        self._check_workgroup_memory()
+            self._compile()
+        except GpuUnresolvedName:
+            pass        # maybe a device function defined further down: compiled on first use
         with _registry_lock:
             _registry.append(weakref.ref(self))
+
+    @property
+    def program(self) -> KernelProgram:
+        """The compiled kernel (compiled at decoration, or at first use when it calls a name
+        that was not defined yet at decoration)."""
+        program = self._program
+        if program is None:
+            with self._compile_lock:
+                if self._program is None:
+                    self._compile()
+                program = self._program
+        return program
+
+    def _compile(self) -> None:
+        try:
+            program = compile_kernel(self.fn, boundscheck=self.boundscheck)
+        except (GpuKernelError, GpuKernelTypeError) as exc:
+            raise exc.with_traceback(None) from None
+        self._program = program
+        try:
+            self._check_workgroup_memory()
+        except GpuKernelError:
+            self._program = None
+            raise
         if self.log:
             name = _device_name()
             if name:
@@ -117,7 +143,7 @@ class GpuKernel:
         return self.fn(*args)
 
     def __repr__(self) -> str:
-        return f"<GpuKernel {self.program.qualname}>"
+        return f"<GpuKernel {self.fn.__module__}:{self.fn.__qualname__}>"
 
     def __get__(self, obj, objtype=None):
         return self
@@ -162,12 +188,16 @@ class GpuKernel:
 
 
 def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True):
-    """Decorate a kernel: ``@Gpu``, ``@Gpu(log=True)``, ``@Gpu(boundscheck=False)``."""
+    """Decorate a kernel: ``@Gpu``, ``@Gpu(log=True)``, ``@Gpu(boundscheck=False)``;
+    ``@Gpu.func`` decorates a device function (``cthreads.func.GpuFunc``)."""
     if fn is None:
         return lambda f: GpuKernel(f, log=log, boundscheck=boundscheck)
     if isinstance(fn, (bool, int, str)):
         raise TypeError("use @Gpu, @Gpu(log=True) or @Gpu(boundscheck=False)")
     return GpuKernel(fn, log=log, boundscheck=boundscheck)
+
+
+Gpu.func = GpuFunc
 
 
 __all__ = ["Gpu", "GpuKernel", "all_kernels"]

@@ -17,6 +17,7 @@ from .codegen.types import ELEM_TYPES
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
+from .func import GpuFunc
 from .plan import ListArg
 from .probes import shutdown
 from .runtime import KernelRuntime, runtime_for
@@ -26,6 +27,10 @@ _SIZES = {name: row.size for name, row in ELEM_TYPES.items()}
 
 
 def _check_kernel(fn, caller: str) -> GpuKernel:
+    if isinstance(fn, GpuFunc):
+        raise TypeError(f"{caller}: {fn.name} is a device function (@Gpu.func); only @Gpu "
+                        f"kernels launch. Call {fn.name}(...) from a kernel, or fold a list "
+                        f"with {fn.name}.reduce(values)")
     if not isinstance(fn, GpuKernel):
         what = getattr(fn, "__name__", type(fn).__name__)
         raise TypeError(f"{caller}: {what} is not a @Gpu kernel; decorate the function with "

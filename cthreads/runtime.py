@@ -310,18 +310,24 @@ class KernelRuntime:
             return self.loop_error(int(words[LOOP_WORD]))
         return self.index_error(words)
 
+    def _where(self, rec) -> str:
+        """The traceback-style lines of a bounds check or loop record (in the kernel, or in a
+        device function it calls)."""
+        prog = self.program
+        filename = rec.filename or prog.filename
+        name = rec.function or prog.name
+        return f'  File "{filename}", line {rec.lineno}, in {name}\n    {rec.source}\n'
+
     def loop_error(self, bits: int) -> GpuDeviceError:
         """The GpuDeviceError for status word 3 (loops the CPU driver ended early)."""
         prog = self.program
         cut = [rec for rec in prog.loops if bits & loop_bit(rec.id)]
-        where = "".join(f'  File "{prog.filename}", line {rec.lineno}, in {prog.name}\n'
-                        f"    {rec.source}\n" for rec in cut)
+        where = "".join(self._where(rec) for rec in cut)
         if bits & LOOP_BIT_GENERATED and not cut:
-            lines = ", ".join(f"line {rec.lineno}" for rec in prog.loops)
-            where = (f'  File "{prog.filename}", {lines}, in {prog.name}\n'
-                     "    (these loops used the budget up by the end of a thread; a loop of the "
-                     "generated code after them, an integer ** or the loop over several "
-                     "indexes per thread, may have ended early)\n")
+            where = "".join(self._where(rec) for rec in prog.loops) + (
+                "    (these loops used the budget up by the end of a thread; a loop after them, "
+                "in a device function, an integer ** or the loop over several indexes per "
+                "thread, may have ended early)\n")
         return GpuDeviceError(
             f"kernel {prog.name}: the device {self.ctx.name!r} ended a loop before it "
             f"finished, or came too close to its limit to tell\n{where}"
@@ -345,9 +351,7 @@ class KernelRuntime:
             return GpuIndexError(f"kernel {prog.name}: index {index} was out of range")
         return GpuIndexError(
             f"kernel {prog.name}: index {index} is out of range for list {check.list_name!r} "
-            f"of length {length}\n"
-            f'  File "{prog.filename}", line {check.lineno}, in {prog.name}\n'
-            f"    {check.source}\n"
+            f"of length {length}\n{self._where(check)}"
             "No list was written back: they hold what they held before. Guard the access (for "
             "example `if i < len(lst):`) or fix the index computation. A launch joined with "
             "download=False reports this at the next join() with download or GpuArena.sync().")

@@ -13,10 +13,12 @@ from __future__ import annotations
 from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir
 from .builtins import HELPERS
-from .frontend import Progress, translate
+from .frontend import Progress, check_function, translate, translate_functions
+from .function_wgsl import function_text, has_loops as has_function_loops
+from .functions import FunctionSet, OpSource
 from .layout import Layout
 from .lists import ListAccess
-from .program import KernelProgram
+from .program import KernelProgram, LoopRecord
 from .source import SourceLoc
 from .proofs import prove_in_range
 from .types import elem
@@ -66,8 +68,9 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
     # loops get a variant for CPU drivers that reports loops the driver ended early (wgsl.py),
     # through the status buffer; not loops of a few literal ranges, which cannot reach the end
     has_loops = any(isinstance(s, (ir.While, ir.ForRange)) for s in ir.walk_stmts(kernel.body))
-    passes = static_passes(kernel.body) if has_loops else 0
-    has_loops = has_loops and (passes is None or passes > STATIC_LOOP_PASSES)
+    func_loops = any(has_function_loops(spec) for spec in kernel.functions)
+    passes = static_passes(kernel.body) if has_loops and not func_loops else None
+    has_loops = func_loops or (has_loops and (passes is None or passes > STATIC_LOOP_PASSES))
     layout = Layout(kernel, bool(checks) or has_loops, fixed)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
@@ -82,7 +85,7 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
     if has_loops:
         cpu_template, _, _, cpu_em = _render(fn, fe, kernel, layout, always, fixed, progress,
                                              cpu=True)
-        loops = tuple(cpu_em.loops)
+        loops = tuple(cpu_em.loops) + _function_loops(kernel, len(cpu_em.loops))
     if len(always) < len(proofs):
         fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
                                 progress)[0]
@@ -142,6 +145,12 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     em = Emitter(kernel, fe.src, lists, progress, loopcheck=cpu)
     em.report = checked
     _emit_main(em, kernel)
+    function_blocks = []
+    for spec in kernel.functions:
+        text, used = function_text(spec, lists, em.specs, progress)
+        for name in sorted(used):
+            em.helper(name)
+        function_blocks.append(text)
     # when a helper has a loop of its own (integer **), the CPU variant ends with a probe
     # (entry.PROBE_FN), and kernels whose body is the entry point also probe at each return
     end_probe = cpu and _helper_loops(em)
@@ -152,6 +161,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl() + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
+    helper_blocks += function_blocks
     if "ct_div_f" in em.helpers:
         # a zero the driver's compiler cannot see (counts stay below 2**31); see builtins.py
         count = "ct_groups" if fixed else "ct_threads"
@@ -192,9 +202,68 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
 
 
 def _helper_loops(em: Emitter) -> bool:
-    """True when a helper the emitted code calls has a loop of its own."""
+    """True when a helper or device function the emitted code calls has a loop of its own."""
     return any(word in HELPERS[name][1] for name in em.helpers
-               for word in ("loop {", "for (", "while "))
+               for word in ("loop {", "for (", "while ")) or any(
+        has_function_loops(spec) for spec in em.specs.values())
+
+
+def _function_loops(kernel: ir.Kernel, first: int) -> tuple:
+    """Records of the outermost loops of the device functions (for the CPU drivers' loop
+    message; no probe of their own follows them, the kernel's probes cover them)."""
+    out = []
+    for spec in kernel.functions:
+        for s in _outermost_loops(spec.body.body):
+            out.append(LoopRecord(first + len(out), s.loc.lineno,
+                                  spec.src.source_of(s.loc.lineno), spec.src.filename,
+                                  spec.src.name))
+    return tuple(out)
+
+
+def _outermost_loops(stmts):
+    for s in stmts:
+        if isinstance(s, (ir.While, ir.ForRange)):
+            yield s
+        else:
+            for body in s.bodies():
+                yield from _outermost_loops(body)
+
+
+def compile_operation(func) -> "OpSource":
+    """The WGSL of a device function of two ``T`` parameters returning ``T`` (a binary
+    operation for reductions) and of everything it calls; ``TypeError`` for other functions.
+    """
+    sig = func.signature
+    types = [t for _, t in sig.params]
+    if len(types) != 2 or not isinstance(types[0], str) or types[0] != types[1] or \
+            sig.returns != types[0]:
+        raise TypeError(f"{func.name}.reduce() needs a device function of two parameters of "
+                        f"one scalar type returning that type, e.g. 'def add(a: float, b: "
+                        f"float) -> float'; {func.name} is {func.describe()}")
+    progress = Progress()
+    functions = FunctionSet()
+    root = functions.request(func, ())
+    specs = translate_functions([(root, func.src.tree, func.src)], functions, True, progress,
+                                [])
+    hidden = [name for spec in specs for name in spec.uses
+              if name in ("GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim")]
+    if hidden:
+        raise TypeError(f"{func.name}.reduce(): the operation reads {hidden[0]}; a reduction's "
+                        "operation must depend on its two arguments only")
+    dummy = ir.Kernel(func.name, (), (), (), (), (), frozenset(), specs)
+    lists = ListAccess(dummy, set(), {}, None)
+    table = {spec.ident: spec for spec in specs}
+    blocks, used = [], set()
+    for spec in specs:
+        text, names = function_text(spec, lists, table, progress)
+        blocks.append(text)
+        used |= names
+    em = Emitter(dummy, func.src, lists, progress, specs=table)
+    for name in sorted(used):
+        em.helper(name)
+    helpers = [HELPERS[name][1] for name in sorted(em.helpers)]
+    features = ("shader-float32-atomic",) if any("float_atomic" in s.uses for s in specs) else ()
+    return OpSource(root.ident, types[0], "\n\n".join(helpers + blocks), features)
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):
@@ -212,4 +281,4 @@ def _emit_main(em: Emitter, kernel: ir.Kernel):
         em.block(list(kernel.body), "plain")
 
 
-__all__ = ["compile_kernel", "KernelProgram"]
+__all__ = ["compile_kernel", "compile_operation", "check_function", "KernelProgram", "OpSource"]

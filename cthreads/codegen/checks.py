@@ -18,52 +18,83 @@ from .types import AnnotationError, resolve_annotation
 _TYPES_HINT = "kernel parameters are int, float, bool, list[int], list[float] or list[bool]"
 
 
-def check_signature(src: KernelSource, lookup) -> list:
-    """Return ``[(name, type, node)]`` for the parameters; raise located TypeErrors."""
+def _parameters(src: KernelSource, lookup, what: str) -> list:
+    """``[(name, type, node)]`` of a kernel's or device function's parameters (``what``:
+    'kernel' or 'device function'); located TypeErrors for the forms gpu() cannot pass."""
     fn = src.tree
     args = fn.args
     name = src.name
     if args.vararg is not None:
-        src.error(args.vararg, f"kernel {name} takes *{args.vararg.arg}; kernels take a fixed "
+        src.error(args.vararg, f"{what} {name} takes *{args.vararg.arg}; {what}s take a fixed "
                   f"list of positional parameters", _TYPES_HINT, cls=GpuKernelTypeError)
     if args.kwarg is not None:
-        src.error(args.kwarg, f"kernel {name} takes **{args.kwarg.arg}; kernels take a fixed "
+        src.error(args.kwarg, f"{what} {name} takes **{args.kwarg.arg}; {what}s take a fixed "
                   f"list of positional parameters", _TYPES_HINT, cls=GpuKernelTypeError)
     if args.kwonlyargs:
         bad = args.kwonlyargs[0]
-        src.error(bad, f"kernel {name} has keyword-only parameter '{bad.arg}'; gpu() passes "
-                  f"arguments by position only", "remove the '*' so every parameter is positional",
+        src.error(bad, f"{what} {name} has keyword-only parameter '{bad.arg}'; arguments are "
+                  f"passed by position only", "remove the '*' so every parameter is positional",
                   cls=GpuKernelTypeError)
     if args.defaults:
         bad = args.defaults[0]
-        src.error(bad, f"kernel {name} has a default parameter value; gpu() passes every "
-                  f"argument by position and checks the count, so defaults are not supported",
-                  "remove the default and pass the value in gpu(...)", cls=GpuKernelTypeError)
+        src.error(bad, f"{what} {name} has a default parameter value; every argument is "
+                  f"passed by position and the count is checked, so defaults are not supported",
+                  "remove the default and pass the value in every call", cls=GpuKernelTypeError)
     params = []
-    seen_types = {}
     for a in list(args.posonlyargs) + list(args.args):
         if a.annotation is None:
-            src.error(a, f"parameter '{a.arg}' of kernel {name} has no type annotation",
+            src.error(a, f"parameter '{a.arg}' of {what} {name} has no type annotation",
                       f"write '{a.arg}: int' (or float, bool, list[int], list[float], "
                       f"list[bool])", cls=GpuKernelTypeError)
         try:
             ty = resolve_annotation(a.annotation, lookup)
         except AnnotationError as exc:
-            src.error(exc.node, f"parameter '{a.arg}' of kernel {name}: {exc.message}",
+            src.error(exc.node, f"parameter '{a.arg}' of {what} {name}: {exc.message}",
                       exc.hint, cls=GpuKernelTypeError)
         params.append((a.arg, ty, a))
-        seen_types[a.arg] = ty
+    return params
+
+
+def _returns_none(ret) -> bool:
+    return isinstance(ret, ast.Constant) and ret.value in (None, "None")
+
+
+def check_signature(src: KernelSource, lookup) -> list:
+    """Return ``[(name, type, node)]`` for the parameters; raise located TypeErrors."""
+    fn = src.tree
+    params = _parameters(src, lookup, "kernel")
     ret = fn.returns
-    ok_none = ret is not None and (
-        (isinstance(ret, ast.Constant) and ret.value in (None, "None")))
-    if not ok_none:
+    if ret is None or not _returns_none(ret):
         where = ret if ret is not None else fn
         what = "has no return annotation" if ret is None else \
             f"is annotated '-> {ast.unparse(ret)}'"
-        src.error(where, f"kernel {name} {what}; kernels return nothing",
+        src.error(where, f"kernel {src.name} {what}; kernels return nothing",
                   "write '-> None' and store results into a list parameter",
                   cls=GpuKernelTypeError)
     return params
+
+
+def check_func_signature(src: KernelSource, lookup) -> tuple:
+    """(parameters as ``check_signature``, the result type or None) of a device function."""
+    fn = src.tree
+    params = _parameters(src, lookup, "device function")
+    ret = fn.returns
+    if ret is None:
+        src.error(fn, f"device function {src.name} has no return annotation",
+                  "write '-> float' (int, bool) for a function that returns a value, or "
+                  "'-> None'", cls=GpuKernelTypeError)
+    if _returns_none(ret):
+        return params, None
+    try:
+        ty = resolve_annotation(ret, lookup)
+    except AnnotationError as exc:
+        src.error(exc.node, f"the result of device function {src.name}: {exc.message}",
+                  "annotate the result with int, float, bool or None", cls=GpuKernelTypeError)
+    if not isinstance(ty, str):
+        src.error(ret, f"device function {src.name} returns a list; device functions return "
+                  "a scalar or None", "write results into a list parameter and return None",
+                  cls=GpuKernelTypeError)
+    return params, ty
 
 
 class Declarations(ast.NodeVisitor):
@@ -172,4 +203,4 @@ def declared_type(src: KernelSource, name: str, nodes: list, lookup):
     return first_ty
 
 
-__all__ = ["Declarations", "check_signature", "collect_declarations", "declared_type"]
+__all__ = ["Declarations", "check_func_signature", "check_signature", "collect_declarations", "declared_type"]

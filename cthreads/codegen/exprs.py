@@ -7,14 +7,16 @@ kernel's names, and Python objects by identity) and the pass state (``uses``, ch
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 import struct
 
-from ..errors import GpuKernelTypeError
+from ..errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
 from .. import indexes, sync
 from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
-from .types import MISSING, arith, join
+from .functions import DeviceFunction
+from .types import MISSING, ListType, arith, join
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bitand",
@@ -25,6 +27,13 @@ BINOP_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": 
 CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
+
+def assignable(ty: str, declared: str) -> bool:
+    """True when a ``ty`` value may be stored in a ``declared`` local, parameter or result
+    (converted as Python's numbers would be: bool -> int -> float)."""
+    return ty == declared or (declared == "float" and ty in ("int", "bool")) or (
+        declared == "int" and ty == "bool")
+
 
 class ExprMixin:
     # -- dispatch --------------------------------------------------------------------------
@@ -275,10 +284,59 @@ class ExprMixin:
             self.src.error(node, "Barrier(...) cannot be created inside a kernel",
                            "use Barrier.arrive_and_wait() (or __sync_threads()) for a workgroup "
                            "barrier", cls=GpuKernelTypeError)
+        if isinstance(obj, DeviceFunction):
+            return self.device_call(obj, node)
         callee = self.scope.callee(obj)
         if callee is None:
             self.unknown_call(node, obj, text)
         return CALLEE_KINDS[callee.kind](self, callee.name, node, text)
+
+    def device_call(self, func, node, statement: bool = False) -> ir.FuncCall:
+        """A call of a device function: arguments checked against its signature (scalars
+        converted as assignments convert, lists passed by name with their element type)."""
+        sig = func.signature
+        loc = self.src.loc(node)
+        if sig.returns is None and not statement:
+            self.src.error(node, f"device function {func.name} returns None, so its call "
+                           "cannot be used as a value",
+                           f"call it on its own line, or annotate {func.name}'s result type "
+                           "and return a value", cls=GpuKernelTypeError)
+        if len(node.args) != len(sig.params):
+            names = ", ".join(n for n, _ in sig.params)
+            self.src.error(node, f"{func.name}() takes {len(sig.params)} argument(s) "
+                           f"({names}), got {len(node.args)}",
+                           f"call it as {func.describe()}", cls=GpuKernelTypeError)
+        args, lists = [], []
+        for k, ((pname, ty), arg) in enumerate(zip(sig.params, node.args)):
+            if isinstance(ty, ListType):
+                if not (isinstance(arg, ast.Name) and arg.id in self.scope.lists):
+                    self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                                   "must be a list: a list parameter or shared array of the "
+                                   "caller, passed by name", f"pass a list, e.g. "
+                                   f"{func.name}(..., xs, ...)", cls=GpuKernelTypeError)
+                ref = self.scope.lists[arg.id]
+                if ref.elem != ty.elem:
+                    self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                                   f"cannot take '{arg.id}', a list[{ref.elem}]",
+                                   f"pass a list[{ty.elem}], or change the annotation of "
+                                   f"'{pname}'", cls=GpuKernelTypeError)
+                lists.append(ref)
+                continue
+            if isinstance(arg, ast.Name) and arg.id in self.scope.lists:
+                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                               f"takes a {ty}, not the list '{arg.id}'",
+                               f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
+                               "list", cls=GpuKernelTypeError)
+            value = self.expr(arg)
+            if not assignable(value.ty, ty):
+                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                               f"cannot take a {value.ty} value",
+                               f"convert explicitly, e.g. {ty}(...)", cls=GpuKernelTypeError)
+            args.append(self.conv(value, ty))
+        req = self.functions.request(func, tuple(lists))
+        if not any(r is req for r, _, _ in self.calls):
+            self.calls.append((req, node, self.src))
+        return ir.FuncCall(sig.returns or "none", loc, req.ident, tuple(args))
 
     def barrier_value(self, name, node, text):
         self.src.error(node, f"{text}() is a statement, not a value",
@@ -291,6 +349,20 @@ class ExprMixin:
                        "that uses it, outside loops and branches")
 
     def unknown_call(self, node, obj, text):
+        if isinstance(obj, MISSING) and isinstance(node.func, ast.Name):
+            self.src.error(node.func, f"name '{text}' is not defined",
+                           f"define '{text}' (a @Gpu.func device function, defined before the "
+                           "first launch) or call one of int float bool abs min max len "
+                           "round, math functions and atomic_*", cls=GpuUnresolvedName)
+        if inspect.isfunction(obj):
+            self.src.error(node.func, f"'{text}' is a plain Python function, which kernels "
+                           "cannot call", f"decorate it with @Gpu.func (def "
+                           f"{obj.__name__}(...) with annotated parameters and result) to call "
+                           "it from kernels", cls=GpuKernelError)
+        if type(obj).__name__ == "GpuKernel":
+            self.src.error(node.func, f"'{text}' is a @Gpu kernel; kernels cannot call "
+                           "kernels", "move the shared code into a @Gpu.func device "
+                           "function and call that from both")
         if obj is None:
             self.src.error(node.func, f"'{text}' is not a function kernels can call",
                            "call int float bool abs min max len round, math functions, "

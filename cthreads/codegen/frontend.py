@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 from ..errors import GpuKernelError, GpuKernelTypeError
 from . import ir, unsupported
-from .exprs import BINOPS, ExprMixin
+from .exprs import BINOPS, ExprMixin, assignable
+from .functions import DeviceFunction, FuncSpec, FunctionSet, placeholder_lists
 from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
-from .types import LATTICE_HEIGHT, join
+from .types import LATTICE_HEIGHT, ListType, join
 from .visit import Visitor
 
 
@@ -44,17 +45,117 @@ class Translation:
     src: KernelSource
 
 
+#: ``Translator.returns`` of a kernel (device functions: their result type or None)
+KERNEL = "kernel"
+
+
 def translate(fn, boundscheck: bool = True, progress: Progress | None = None) -> Translation:
-    """Translate ``fn`` to typed IR, inferring the types of its unannotated locals."""
+    """Translate ``fn`` to typed IR, inferring the types of its unannotated locals, and the
+    device functions it calls after it (``Kernel.functions``)."""
     progress = progress if progress is not None else Progress()
     scope = build_scope(fn, boundscheck)
+    functions = FunctionSet()
+    tr, body = _infer(scope, progress, functions, KERNEL, 0)
+    checks = list(tr.checks)
+    specs = translate_functions(tr.calls, functions, boundscheck, progress, checks)
+    src = progress.src = scope.src
+    uses = set(tr.uses)
+    for spec in specs:
+        uses |= spec.uses
+    if any(lst.shared_size is not None for lst in scope.lists.values()):
+        uses.add("shared")
+    kernel = _kernel_ir(scope, tr, body, uses, specs)
+    return Translation(kernel, tuple(checks), src)
+
+
+def check_function(func, boundscheck: bool = True) -> None:
+    """Check a device function on its own (its list parameters standing for themselves) and
+    the functions it calls; raises located errors (``GpuUnresolvedName`` for a call of a name
+    not defined yet)."""
+    functions = FunctionSet()
+    root = functions.request(func, placeholder_lists(func))
+    translate_functions([(root, func.src.tree, func.src)], functions, boundscheck,
+                        Progress(), [])
+
+
+def translate_functions(calls, functions: FunctionSet, boundscheck: bool,
+                        progress: Progress, checks: list) -> tuple:
+    """Translate the specialisations ``calls`` ask for (``(Request, node, caller source)``) and
+    those they call, depth first; callees come before their callers in the result. Their
+    bounds checks are appended to ``checks`` (ids continue the kernel's)."""
+    done: dict = {}
+    order: list = []
+
+    def visit(req, node, caller_src, stack):
+        if any(r.func is req.func for r in stack):
+            names = " -> ".join(r.func.name for r in stack[[r.func for r in stack].index(
+                req.func):]) + f" -> {req.func.name}"
+            caller_src.error(node, f"recursive call of device function {req.func.name} "
+                             f"({names}); GPUs have no call stack, so device functions cannot "
+                             "call themselves, directly or through others",
+                             "write the recursion as a loop", cls=GpuKernelError)
+        if req.ident in done:
+            return
+        spec = _translate_function(req, boundscheck, progress, functions, checks)
+        for callee, call_node, src in req.calls:
+            visit(callee, call_node, src, stack + [req])
+        uses = set(spec.uses)
+        for callee, _, _ in req.calls:
+            uses |= done[callee.ident].uses
+        spec = FuncSpec(spec.ident, spec.func, spec.params, spec.returns, spec.body,
+                        frozenset(uses), spec.src)
+        done[req.ident] = spec
+        order.append(spec)
+
+    for req, node, src in calls:
+        visit(req, node, src, [])
+    return tuple(order)
+
+
+def _translate_function(req, boundscheck, progress, functions, checks) -> FuncSpec:
+    func = req.func
+    saved = progress.src
+    scope = build_scope(func.fn, boundscheck, func=func, list_refs=req.lists)
+    progress.src = scope.src
+    tr, body = _infer(scope, progress, functions, func.signature.returns, len(checks))
+    progress.src = saved
+    checks.extend(tr.checks)
+    req.calls[:] = tr.calls
+    returns = func.signature.returns
+    if returns is not None and not _always_returns(body):
+        last = func.src.tree.body[-1]
+        func.src.error(last, f"device function {func.name} may reach its end without "
+                       f"returning a {returns} (Python would return None)",
+                       f"end every path of the function with 'return <{returns} value>'",
+                       cls=GpuKernelTypeError)
+    uses = set(tr.uses)
+    params = tuple((scope.scalar[n].ident, t) for n, t in func.signature.params
+                   if not isinstance(t, ListType))
+    kernel = _kernel_ir(scope, tr, body, uses, ())
+    return FuncSpec(req.ident, func, params, returns, kernel, frozenset(uses), scope.src)
+
+
+def _always_returns(stmts) -> bool:
+    """True when every path through ``stmts`` ends in ``return value``."""
+    for s in stmts:
+        if isinstance(s, ir.ReturnValue):
+            return True
+        if isinstance(s, ir.If) and s.orelse and _always_returns(s.body) and \
+                _always_returns(s.orelse):
+            return True
+    return False
+
+
+def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, returns,
+           check_base: int):
+    """Translation passes until the inferred local types settle: (last Translator, body)."""
     src = progress.src = scope.src
     types = dict(scope.fixed)
     for name in scope.decl.for_targets:
         types.setdefault(name, "int")
     bound = inference_bound(sum(1 for name in scope.scalar if name not in types))
     for _ in range(bound):
-        tr = Translator(scope, types, progress)
+        tr = Translator(scope, types, progress, functions, returns, check_base)
         try:
             body = tr.block(src.tree.body, top=True)
         except (SyntaxError, TypeError):
@@ -62,36 +163,39 @@ def translate(fn, boundscheck: bool = True, progress: Progress | None = None) ->
                 continue
             raise
         if not tr.widened:
-            break
-    else:
-        still = ", ".join(sorted(tr.widened))
-        src.error(src.tree, f"the types of the locals did not settle after {bound} passes of "
-                  f"type inference (still widening: {still})",
-                  "annotate these locals (v: float = ...) and report the kernel to the "
-                  "cthreads developers", cls=GpuKernelError)
+            return tr, body
+    still = ", ".join(sorted(tr.widened))
+    src.error(src.tree, f"the types of the locals did not settle after {bound} passes of "
+              f"type inference (still widening: {still})",
+              "annotate these locals (v: float = ...) and report the kernel to the "
+              "cthreads developers", cls=GpuKernelError)
+
+
+def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
     locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
                     for name, local in scope.scalar.items())
-    uses = set(tr.uses)
-    if any(lst.shared_size is not None for lst in scope.lists.values()):
-        uses.add("shared")
     params = scope.params
-    kernel = ir.Kernel(src.name, tuple((n, t) for n, t, _ in params),
-                       tuple(scope.scalar[n].ident if n in scope.scalar else scope.lists[n].ident
-                             for n, _, _ in params),
-                       locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
-                       frozenset(uses))
-    return Translation(kernel, tuple(tr.checks), src)
+    return ir.Kernel(scope.src.name, tuple((n, t) for n, t, _ in params),
+                     tuple(scope.scalar[n].ident if n in scope.scalar else scope.lists[n].ident
+                           for n, _, _ in params),
+                     locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
+                     frozenset(uses), tuple(specs))
 
 
 class Translator(ExprMixin, Visitor):
     """One inference pass: statements here, expressions in ``ExprMixin``. The scope is shared
     and fixed; ``types`` (inferred local types) is shared between passes and only widens."""
 
-    def __init__(self, scope: KernelScope, types: dict, progress: Progress):
+    def __init__(self, scope: KernelScope, types: dict, progress: Progress,
+                 functions: FunctionSet | None = None, returns=KERNEL, check_base: int = 0):
         self.scope = scope
         self.src = scope.src
         self.types = types
         self.progress = progress
+        self.functions = functions if functions is not None else FunctionSet()
+        self.returns = returns               # KERNEL, or a device function's result type
+        self.check_base = check_base         # ids of this body's checks start here
+        self.calls: list = []                # (functions.Request, call node, self.src)
         self.widened: set[str] = set()       # locals whose type this pass widened
         self.checks: list[BoundsCheck] = []
         self.uses: set[str] = set()
@@ -105,10 +209,17 @@ class Translator(ExprMixin, Visitor):
     def new_check(self, node, lst: ir.ListRef):
         if not self.scope.boundscheck:
             return None
-        cid = len(self.checks)
+        cid = self.check_base + len(self.checks)
         loc = self.src.loc(node)
-        self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
-                                       lst.pyname))
+        if self.returns is KERNEL:
+            self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
+                                           lst.pyname))
+        else:
+            target = node.value if isinstance(node, ast.Subscript) else \
+                node.args[0] if isinstance(node, ast.Call) and node.args else None
+            name = target.id if isinstance(target, ast.Name) else lst.pyname
+            self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
+                                           name, self.src.filename, self.src.name))
         return cid
 
     def hidden_local(self, ty):
@@ -152,7 +263,13 @@ class Translator(ExprMixin, Visitor):
         if isinstance(v, ast.Call):
             obj = self.scope.resolve(v.func)
             callee = self.scope.callee(obj)
+            if isinstance(obj, DeviceFunction):
+                return ir.ExprStmt(self.src.loc(node), self.device_call(obj, v, statement=True))
             if callee is not None and callee.kind == "barrier":
+                if self.returns is not KERNEL:
+                    self.src.error(v, "barriers belong in kernels, not in device functions",
+                                   "call __sync_threads() in the kernel, between the calls "
+                                   "of the device function", cls=GpuKernelTypeError)
                 if v.args or v.keywords:
                     self.src.error(v, "the barrier takes no arguments", "write __sync_threads()",
                                    cls=GpuKernelTypeError)
@@ -170,9 +287,7 @@ class Translator(ExprMixin, Visitor):
         if name in self.scope.decl.for_targets and declared is None:
             declared = "int"
         if declared is not None:
-            ok = value.ty == declared or (declared == "float" and value.ty in ("int", "bool")) \
-                or (declared == "int" and value.ty == "bool")
-            if not ok:
+            if not assignable(value.ty, declared):
                 kind = "parameter" if local.param else (
                     "loop variable" if name in self.scope.decl.for_targets else "local")
                 self.src.error(node, f"cannot assign a {value.ty} value to {kind} '{name}' "
@@ -345,8 +460,30 @@ class Translator(ExprMixin, Visitor):
         return ir.Continue(self.src.loc(node))
 
     def visit_Return(self, node):
-        if node.value is not None and not (isinstance(node.value, ast.Constant)
-                                           and node.value.value is None):
-            self.src.error(node.value, "kernels cannot return a value",
-                           "store the result into a list parameter and write a bare 'return'")
-        return ir.Return(self.src.loc(node))
+        bare = node.value is None or (isinstance(node.value, ast.Constant)
+                                      and node.value.value is None)
+        if self.returns is KERNEL:
+            if not bare:
+                self.src.error(node.value, "kernels cannot return a value",
+                               "store the result into a list parameter and write a bare "
+                               "'return'")
+            return ir.Return(self.src.loc(node))
+        name = self.src.name
+        if self.returns is None:
+            if not bare:
+                self.src.error(node.value, f"device function {name} is annotated '-> None' "
+                               "but returns a value",
+                               "annotate the result type (-> float, int or bool) or write a "
+                               "bare 'return'", cls=GpuKernelTypeError)
+            return ir.Return(self.src.loc(node))
+        if bare:
+            self.src.error(node, f"device function {name} returns a {self.returns}, but this "
+                           "'return' has no value", f"write 'return <{self.returns} value>'",
+                           cls=GpuKernelTypeError)
+        value = self.expr(node.value)
+        if not assignable(value.ty, self.returns):
+            self.src.error(node.value, f"device function {name} returns a {self.returns}, "
+                           f"not a {value.ty}", f"convert explicitly, e.g. "
+                           f"{self.returns}(...), or change the result annotation",
+                           cls=GpuKernelTypeError)
+        return ir.ReturnValue(self.src.loc(node), self.conv(value, self.returns))

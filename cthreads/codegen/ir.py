@@ -147,6 +147,18 @@ class Call(Expr):
 
 
 @dataclass(frozen=True)
+class FuncCall(Expr):
+    """A call of a device function: ``fn`` is the WGSL name of its specialisation (one per
+    device function and choice of the caller's lists for its list parameters); ``ty`` is
+    'none' for a function returning None (then only a statement's value). It may read and
+    write lists, so it counts as a memory access."""
+    EXPR_SEQS = ("args",)
+    MEMORY = RUNTIME = True
+    fn: str = ""
+    args: tuple = ()
+
+
+@dataclass(frozen=True)
 class Atomic(Expr):
     EXPRS = ("index",)
     EXPR_SEQS = ("args",)
@@ -232,6 +244,13 @@ class Return(Stmt):
 
 
 @dataclass(frozen=True)
+class ReturnValue(Stmt):
+    """``return value`` in a device function (``value`` already converted to its result)."""
+    EXPRS = ("value",)
+    value: Expr = None
+
+
+@dataclass(frozen=True)
 class Barrier(Stmt):
     pass
 
@@ -254,6 +273,15 @@ class Kernel:
     lists: tuple             # of ListRef: parameters in order, then shared arrays
     body: tuple              # of Stmt
     uses: frozenset          # names of features used: 'ThreadIdx', 'barrier', 'shared', ...
+    #: the device functions it calls, directly or not (``functions.FuncSpec``), callees first
+    functions: tuple = ()
+
+
+def all_bodies(kernel: Kernel):
+    """The kernel's body, then the body of each device function it calls."""
+    yield kernel.body
+    for spec in kernel.functions:
+        yield spec.body.body
 
 
 def walk_stmts(stmts):

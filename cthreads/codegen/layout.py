@@ -14,10 +14,12 @@ from .types import ListType, elem
 
 
 def written_lists(kernel: ir.Kernel) -> set:
-    """Python names of lists the kernel may write (stores, augmented stores, atomics)."""
-    names = {s.lst.pyname for s in ir.walk_stmts(kernel.body) if isinstance(s, ir.Store)}
-    names.update(x.lst.pyname for x in ir.walk_stmt_exprs(kernel.body)
-                 if isinstance(x, ir.Atomic))
+    """Python names of lists the kernel may write (stores, augmented stores, atomics), itself
+    or in the device functions it calls."""
+    names = set()
+    for body in ir.all_bodies(kernel):
+        names.update(s.lst.pyname for s in ir.walk_stmts(body) if isinstance(s, ir.Store))
+        names.update(x.lst.pyname for x in ir.walk_stmt_exprs(body) if isinstance(x, ir.Atomic))
     return names
 
 

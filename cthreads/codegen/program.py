@@ -65,6 +65,8 @@ class BoundsCheck:
     lineno: int          # Python line number in the user's file
     source: str          # the source text of that line, stripped
     list_name: str       # the Python name of the list (or shared array)
+    filename: str = ""   # for a check in a device function: its file and name ("": the
+    function: str = ""   # kernel's)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class LoopRecord:
     id: int
     lineno: int          # Python line number in the user's file
     source: str          # the source text of that line, stripped
+    filename: str = ""   # for a loop in a device function: its file and name (no probe
+    function: str = ""   # follows it; the kernel's probes cover it)
 
 
 #: status word 3's bits: loops of the generated code, and the kernel's loops from bit 1 on

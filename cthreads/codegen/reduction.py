@@ -23,11 +23,16 @@ Binding layout (group 0): 0 the uniform ``CtUniforms`` (first field ``ct_threads
 element count, below 2**31: ``ct_zero()`` reads its bit 31); 1 the pass's input as
 ``array<vec4<S>>`` (read-only); 2 the same buffer as ``array<S>`` (read-only; the left-over
 elements); 3 the partial results ``array<S>`` (read-write). ``S`` is the element type's storage
-type.
+type. With ``probe`` (an operation with loops, on a CPU driver: llvmpipe ends an invocation's
+loops once they made 65,535 passes together, docs/language.md) binding 4 is a ``u32`` status
+word: each invocation ends with a loop of two passes whose trip count the compiler cannot see;
+when the driver ends it after one, the budget was spent and some loop may have been cut, and the
+invocation sets the word to 1.
 """
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 
@@ -108,12 +113,33 @@ def _unrolled_loop(op: str, unroll: int) -> list:
     return lines
 
 
+#: whether an operation's WGSL has loops (``loop {``, ``while (``, ``for (``)
+_LOOP_RE = re.compile(r"\b(loop\s*\{|while\s*\(|for\s*\()")
+
+
+def has_loops(text: str) -> bool:
+    """Whether WGSL ``text`` may contain a loop (comments included: a false yes only costs
+    speed)."""
+    return _LOOP_RE.search(text) is not None
+
+
+PROBE = """fn ct_loop_probe() {
+    let two = 2u + ct_zero();
+    var n: u32 = 0u;
+    loop {
+        n = n + 1u;
+        if (n >= two) { break; }
+    }
+    if (n < 2u) { ct_status[0] = 1u; }
+}"""
+
+
 def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
-                   unroll: int = 1) -> str:
+                   unroll: int = 1, probe: bool = False) -> str:
     """The WGSL of a reduction pass for the binary function ``fn`` (``fn(a: T, b: T) -> T``,
     declared with its helpers in ``text``) over element type ``ty``; ``variant`` is one of
     ``VARIANTS``; ``size`` threads per workgroup (a power of two, and for the subgroup variant a
-    multiple of the subgroup size)."""
+    multiple of the subgroup size); ``probe``: with the loop check of CPU drivers."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown reduction variant {variant!r}")
     if size & (size - 1) or size < 1:
@@ -143,6 +169,11 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         "",
         "fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }",
         "",
+    ]
+    if probe:
+        head += ["@group(0) @binding(4) var<storage, read_write> ct_status: array<u32>;",
+                 PROBE, ""]
+    head += [
         text.strip("\n"),
         "",
         f"fn ct_load(v: {s}) -> {t} {{ return {load}; }}",
@@ -248,11 +279,12 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         f"        if (ct_u.ct_has_init != 0u) {{ result = {fn}({init}, result); }}",
         "        ct_dst[g] = ct_store(result);",
         "    }",
-        "}",
-        "",
     ]
+    if probe:
+        body.append("    ct_loop_probe();")
+    body += ["}", ""]
     return "\n".join(head + body)
 
 
-__all__ = ["ENTRY_POINT", "UNIFORM_SIZE", "VARIANTS", "PassShape", "plan_passes",
+__all__ = ["ENTRY_POINT", "has_loops", "UNIFORM_SIZE", "VARIANTS", "PassShape", "plan_passes",
            "reduction_wgsl", "uniform_bytes"]

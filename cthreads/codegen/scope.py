@@ -16,8 +16,9 @@ from ..errors import GpuKernelTypeError
 from . import ir
 from .builtins import Callee, function_table, wgsl_ident
 from .checks import Declarations, check_signature, collect_declarations, declared_type
+from .functions import DeviceFunction, closure_lookup
 from .source import KernelSource
-from .types import MISSING, ListType, builtin_lookup, resolve_annotation
+from .types import MISSING, ListType, resolve_annotation
 
 _ALLOWED_IMPORTS = ("math", "cthreads", "cthreads.gpu", "cthreads.sync", "cthreads.indexes",
                     "cthreads.intrinsics")
@@ -73,26 +74,29 @@ class _Names:
         return name in self.a or name in self.b
 
 
-def build_scope(fn, boundscheck: bool = True) -> KernelScope:
-    """Read ``fn``'s signature and declarations; raise located errors for bad ones."""
-    src = KernelSource(fn)
-    code = fn.__code__
-    closure = {}
-    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-        try:
-            closure[name] = cell.cell_contents
-        except ValueError:
-            pass
-    lookup = builtin_lookup(fn.__globals__, closure)
+def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = ()) -> KernelScope:
+    """Read ``fn``'s signature and declarations; raise located errors for bad ones. For a
+    device function (``func``, a ``functions.DeviceFunction``), ``list_refs`` are the caller's
+    lists its list parameters stand for."""
+    if func is not None:
+        src, lookup = func.src, func.lookup
+        params = [(n, t, node) for (n, t), node in zip(func.signature.params,
+                                                         func.signature.nodes)]
+    else:
+        src = KernelSource(fn)
+        lookup = closure_lookup(fn)
+        params = check_signature(src, lookup)
     functions = function_table()
-    params = check_signature(src, lookup)
     decl = collect_declarations(src, {p[0] for p in params})
     imports = {name: None for name in decl.imported}
     _bind_imports(src, imports)
     atomic = _atomic_lists(src, params, decl, imports, lookup, functions)
     lists, scalar, fixed = {}, {}, {}
+    given = iter(list_refs)
     for name, ty, _ in params:
-        if isinstance(ty, ListType):
+        if isinstance(ty, ListType) and func is not None:
+            lists[name] = next(given)
+        elif isinstance(ty, ListType):
             lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic)
         else:
             fixed[name] = ty
@@ -101,7 +105,8 @@ def build_scope(fn, boundscheck: bool = True) -> KernelScope:
     def resolve(node):
         return resolve_object(node, _Names(scalar, lists), imports, lookup)
 
-    shared_nodes = _shared_decls(src, decl, lists, atomic, resolve, lookup, functions)
+    shared_nodes = _shared_decls(src, decl, lists, atomic, resolve, lookup, functions,
+                                 func is not None)
     for name, nodes in decl.annotations.items():
         if name in lists:
             lst = lists[name]
@@ -172,19 +177,25 @@ def _bad_import(src, node, name):
 
 
 def _atomic_lists(src, params, decl, imports, lookup, functions) -> set:
-    """Names of the lists passed to atomic_* anywhere in the body."""
+    """Names of the lists passed to atomic_* anywhere in the body, or passed to a device
+    function that uses that parameter atomically."""
     names = set()
     locals_ = {p[0] for p in params}
     for node in ast.walk(src.tree):
-        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+        if isinstance(node, ast.Call) and node.args:
             obj = resolve_object(node.func, locals_, imports, lookup) if not (
                 isinstance(node.func, ast.Name) and node.func.id in decl.assigned) else None
-            if _kind(functions, obj) == "atomic":
+            if _kind(functions, obj) == "atomic" and isinstance(node.args[0], ast.Name):
                 names.add(node.args[0].id)
+            elif isinstance(obj, DeviceFunction):
+                inner = obj.atomic_params()
+                for (pname, _), arg in zip(obj.signature.params, node.args):
+                    if pname in inner and isinstance(arg, ast.Name):
+                        names.add(arg.id)
     return names
 
 
-def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions) -> dict:
+def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func) -> dict:
     """Add the shared arrays declared at the top of the body to ``lists``."""
     found = {}
     for stmt in src.tree.body:
@@ -192,6 +203,10 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions) -> dict:
             continue
         if _kind(functions, resolve(stmt.value.func)) != "shared":
             continue
+        if in_func:
+            src.error(stmt, "shared arrays are declared in kernels, not in device functions",
+                      "declare the shared array at the top of the kernel and pass it to the "
+                      "device function as a list argument", cls=GpuKernelTypeError)
         if not isinstance(stmt.target, ast.Name):
             src.error(stmt.target, "shared(size) must be assigned to a plain name")
         name = stmt.target.id

@@ -95,9 +95,11 @@ class _Printer(Visitor):
     """Prints the straight-line statements with vec4<f32> lanes (``visit_<node>``); any node
     without a method, or not lane-wise, raises _NotLanewise."""
 
-    def __init__(self, index: str, locals_: dict):
+    def __init__(self, index: str, locals_: dict, specs: dict):
         self.index = index
         self.locals = locals_
+        self.specs = specs                  # device functions: WGSL name -> FuncSpec
+        self.args: list[dict] = []          # inside a device function: its parameters' texts
         self.assigned: set[str] = set()
         self.lists: dict[str, ir.ListRef] = {}
         self.lines: list[str] = []          # the statements for four indexes below the guard
@@ -168,6 +170,10 @@ class _Printer(Visitor):
         return literal(float(e.operand.value), "float")
 
     def visit_Var(self, e):
+        if self.args:
+            if e.ident not in self.args[-1]:
+                raise _NotLanewise
+            return self.args[-1][e.ident]
         local = self.locals.get(e.ident)
         if local is None or not (local.param or e.ident in self.assigned):
             raise _NotLanewise
@@ -191,6 +197,25 @@ class _Printer(Visitor):
         if e.op == "truediv":
             return self.div(left, right)
         return f"({left} {_ARITH[e.op]} {right})"
+
+    def visit_FuncCall(self, e):
+        """A device function whose body is ``return <lane-wise expression>`` of its
+        parameters: that expression, with the arguments' lanes for the parameters."""
+        spec = self.specs[e.fn]
+        body = spec.body.body
+        if spec.hidden or len(body) != 1 or not isinstance(body[0], ir.ReturnValue) or \
+                len(spec.body.locals) != len(spec.params):
+            raise _NotLanewise
+        texts = {}
+        for (ident, ty), arg in zip(spec.params, e.args):
+            if ty != "float":
+                raise _NotLanewise
+            texts[ident] = f"({self.expr(arg)})"
+        self.args.append(texts)
+        try:
+            return f"({self.expr(body[0].value)})"
+        finally:
+            self.args.pop()
 
     def visit_Call(self, e):
         if _const_tree(e) or e.fn not in LANEWISE:
@@ -226,7 +251,7 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
         if len(rest) != 1:
             return None
         straight = list(rest[0].body)
-    printer = _Printer(index, locals_)
+    printer = _Printer(index, locals_, {spec.ident: spec for spec in kernel.functions})
     try:
         for s in straight:
             printer.stmt(s, src)

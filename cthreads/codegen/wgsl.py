@@ -52,8 +52,10 @@ def _const_tree(e: ir.Expr) -> bool:
 
 class Emitter(Visitor):
     def __init__(self, kernel: ir.Kernel, src, lists: ListAccess, progress=None,
-                 loopcheck: bool = False):
+                 loopcheck: bool = False, specs: dict | None = None):
         self.k = kernel
+        # the device functions calls may name: WGSL name -> functions.FuncSpec
+        self.specs = specs if specs is not None else {s.ident: s for s in kernel.functions}
         # the CPU variant: a probe after each outermost loop (PROBE_FN, program.LoopRecord)
         self.loopcheck = loopcheck
         self.loops: list[LoopRecord] = []
@@ -165,6 +167,11 @@ class Emitter(Visitor):
         for name in CALL_HELPERS[e.fn]:
             self.helper(name)
         return CALLS[e.fn].format(*args)
+
+    def visit_FuncCall(self, e):
+        args = [self.expr(a) for a in e.args]
+        args += [ident for ident, _ in self.specs[e.fn].hidden]
+        return f"{e.fn}({', '.join(args)})"
 
     def compare(self, op, ty, a, b) -> str:
         if op == "!=" and ty == "float":
@@ -314,7 +321,9 @@ class Emitter(Visitor):
 
     def visit_ExprStmt(self, s, mode, loops):
         text = self.expr(s.value)
-        if isinstance(s.value, ir.Atomic) or text.startswith("ct_"):
+        if isinstance(s.value, ir.FuncCall) and s.value.ty == "none":
+            self.line(f"{text};")
+        elif isinstance(s.value, ir.Atomic) or text.startswith("ct_"):
             self.line(f"_ = {text};")
         elif not isinstance(s.value, ir.Var):
             self.line(f"_ = {text};")

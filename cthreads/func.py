@@ -1,0 +1,55 @@
+"""``@Gpu.func``: device functions, callable from kernels, from Python, and as reductions.
+
+A ``GpuFunc`` is checked at decoration (signature, and the body when every function it calls
+already exists; otherwise the first kernel that calls it checks it); kernels that call it
+compile it in (``codegen/functions.py``). Called from Python, or inside ``simulate``, it runs
+its Python body. ``reduce`` folds a list or array with it on the device (``reduce.py``).
+"""
+
+from __future__ import annotations
+
+from .codegen import check_function, compile_operation
+from .codegen.functions import DeviceFunction, OpSource
+from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
+
+
+class GpuFunc(DeviceFunction):
+    """A ``@Gpu.func`` device function."""
+
+    def __init__(self, fn):
+        try:
+            super().__init__(fn)
+            try:
+                check_function(self)
+            except GpuUnresolvedName:
+                pass        # a function defined further down: checked by the first caller
+        except (GpuKernelError, GpuKernelTypeError) as exc:
+            raise exc.with_traceback(None) from None
+        self._op: OpSource | None = None
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __get__(self, obj, objtype=None):
+        return self
+
+    def reduce_op(self) -> OpSource:
+        """The function as a binary operation (WGSL), for ``reduce``; ``TypeError`` unless it
+        takes two parameters of one scalar type and returns that type."""
+        if self._op is None:
+            try:
+                self._op = compile_operation(self)
+            except (GpuKernelError, GpuKernelTypeError) as exc:
+                raise exc.with_traceback(None) from None
+        return self._op
+
+    def reduce(self, values, init=None):
+        """Fold ``values`` (a list, a 1-D numpy array, or a list resident in a ``GpuArena``)
+        with this function on the device, as ``functools.reduce`` would up to the order of
+        the operations (a tree); returns a Python scalar. Empty ``values``: ``init``, or
+        ``ValueError`` without it; with ``init`` the result is ``f(init, reduction)``."""
+        from .reduce import reduce_values  # noqa: PLC0415
+        return reduce_values(self, values, init)
+
+
+__all__ = ["GpuFunc"]
