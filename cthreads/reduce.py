@@ -30,7 +30,8 @@ from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
 from .codegen import reduction as codegen
 from .codegen.types import ELEM_TYPES
 from .codegen.types import elem as elem_type
-from .errors import GpuArgumentTypeError, GpuInvalidArgument, GpuKernelError, GpuUseAfterDestroy
+from .errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,
+                     GpuUseAfterDestroy)
 from .readback import Readback
 
 #: threads per workgroup (a multiple of every subgroup size in use) on GPUs and CPU drivers
@@ -40,11 +41,16 @@ SIZE_GPU, SIZE_CPU = 256, 64
 #: workgroups of long loops, each far below their loop limit (docs/performance.md, "Reductions")
 SHAPE_GPU = (4096, 8, 8192)
 SHAPE_CPU = (1024, 16, 4096)
+#: on CPU drivers, for an operation with loops (whose passes count against the driver's loop
+#: limit at every call): one group of four per thread, a dozen calls of the operation in all
+SHAPE_CPU_LOOPS = (1 << 30, 1, 1)
 UNROLL_GPU, UNROLL_CPU = 2, 1
 BIND_GROUP_CACHE = 32
 PIPELINE_CACHE = 64
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
+_PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
+_STATUS_BYTES = 4
 
 _lock = threading.Lock()
 _reducer: "_Reducer | None" = None
@@ -62,7 +68,9 @@ class _Reducer:
         self.shape = SHAPE_CPU if cpu else SHAPE_GPU
         self.unroll = UNROLL_CPU if cpu else UNROLL_GPU
         self.variant = "subgroup" if "subgroup" in self.ctx.features else "shared"
-        self.layout = make_bind_group_layout(self.ctx, _BINDINGS)
+        self.layouts = {False: make_bind_group_layout(self.ctx, _BINDINGS),
+                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
+        self.status = None          # the loop probe's status word (made on first need)
         self.pipelines: OrderedDict = OrderedDict()
         self.uniforms: list = []            # one uniform buffer per pass level
         self.bind_groups: OrderedDict = OrderedDict()
@@ -70,15 +78,17 @@ class _Reducer:
 
     # -- caches --------------------------------------------------------------------------------
 
-    def pipeline(self, op, variant: str, name: str):
-        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, variant)
+    def pipeline(self, op, variant: str, probe: bool, name: str):
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, variant, probe)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
-        wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll)
+        wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
+                                      probe)
         try:
-            pipe = make_pipeline(self.ctx, wgsl, codegen.ENTRY_POINT, _BINDINGS,
-                                 layout=self.layout)
+            pipe = make_pipeline(self.ctx, wgsl, codegen.ENTRY_POINT,
+                                 _PROBE_BINDINGS if probe else _BINDINGS,
+                                 layout=self.layouts[probe])
         except ShaderCompileError as exc:
             numbered = "\n".join(f"{i + 1:4d} | {line}"
                                  for i, line in enumerate(wgsl.splitlines()))
@@ -98,8 +108,16 @@ class _Reducer:
             self.uniforms.append(buf)
         return self.uniforms[level]
 
-    def bind_group(self, uniform, src, src_bytes: int, quad_bytes: int, dst, dst_bytes: int):
-        key = (id(uniform), id(src), src_bytes, id(dst), dst_bytes)
+    def status_word(self):
+        """The loop probe's status buffer, zero until a probe fires."""
+        if self.status is None:
+            self.status = self.queue.pool.acquire(_STATUS_BYTES)
+            self.queue.write(self.status.buffer, bytes(_STATUS_BYTES))
+        return self.status
+
+    def bind_group(self, uniform, src, src_bytes: int, quad_bytes: int, dst, dst_bytes: int,
+                   probe: bool):
+        key = (id(uniform), id(src), src_bytes, id(dst), dst_bytes, probe)
         hit = self.bind_groups.get(key)
         if hit is not None:
             try:
@@ -107,9 +125,11 @@ class _Reducer:
             except KeyError:      # forgotten meanwhile by the pool's drop: still usable
                 pass
             return hit[0]
-        bg = self.queue.bind_group(self.layout, [
-            (0, uniform.buffer, codegen.UNIFORM_SIZE), (1, src.buffer, quad_bytes),
-            (2, src.buffer, src_bytes), (3, dst.buffer, dst_bytes)])
+        entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE), (1, src.buffer, quad_bytes),
+                   (2, src.buffer, src_bytes), (3, dst.buffer, dst_bytes)]
+        if probe:
+            entries.append((4, self.status.buffer, _STATUS_BYTES))
+        bg = self.queue.bind_group(self.layouts[probe], entries)
         self.bind_groups[key] = (bg, (uniform, src, dst))
         if len(self.bind_groups) > BIND_GROUP_CACHE:
             try:
@@ -252,14 +272,30 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     variant = variant or red.variant
     if variant == "subgroup" and "subgroup" not in red.ctx.features:
         raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
-    pipe = red.pipeline(op, variant, name)
-    return _submit_and_read(red, pipe, op, ty, n, size, slot, data, init, where)
+    probe = red.ctx.is_cpu and codegen.has_loops(op.text)
+    pipe = red.pipeline(op, variant, probe, name)
+    raw, status = _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where)
+    if status:
+        red.queue.write(red.status.buffer, bytes(_STATUS_BYTES))
+        raise _loop_error(red, name)
+    return _scalar(raw, ty)
 
 
-def _submit_and_read(red, pipe, op, ty, n, size, slot, data, init, where):
+def _loop_error(red, name: str) -> GpuDeviceError:
+    return GpuDeviceError(
+        f"{name}.reduce(): the device {red.ctx.name!r} ended a loop of {name} before it "
+        "finished, or came too close to its limit to tell. This CPU driver (Mesa's llvmpipe) "
+        "stops the loops of a thread once they have made 65,535 passes together "
+        "(docs/language.md, \"Long loops on CPU drivers\"), and each thread of a reduction "
+        f"calls {name} about a dozen times. Nothing was changed. Make {name}'s loops shorter, "
+        "or run on a GPU (CTHREADS_ADAPTER)")
+
+
+def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
+    """Submit the passes and read the result back: (result bytes, loop probe fired)."""
     queue = red.queue
     pool = queue.pool
-    max_groups, min_steps, max_steps = red.shape
+    max_groups, min_steps, max_steps = SHAPE_CPU_LOOPS if probe else red.shape
     passes = codegen.plan_passes(n, red.size, max_groups, min_steps, max_steps)
     owned = []
     submitted = False
@@ -289,6 +325,8 @@ def _submit_and_read(red, pipe, op, ty, n, size, slot, data, init, where):
             owned += bufs
             readback = Readback()       # the result first, then the writers' status words
             readback.add_list(bufs[(len(passes) - 1) % len(bufs)].buffer, None, size, ty)
+            if probe:
+                readback.add_list(red.status_word().buffer, None, _STATUS_BYTES, "int")
             if slot is not None:
                 for rt in slot.writers:
                     if rt.unchecked:
@@ -304,7 +342,7 @@ def _submit_and_read(red, pipe, op, ty, n, size, slot, data, init, where):
                 quad_bytes = max(shape.quads * 4 * size, 4 * size)
                 uniform = red.uniform(level)
                 bg = red.bind_group(uniform, src, src_bytes, quad_bytes, dst,
-                                    shape.groups * size)
+                                    shape.groups * size, probe)
                 seq = queue.dispatch(
                     pipe.pipeline, bg, shape.groups,
                     (uniform.buffer, codegen.uniform_bytes(shape, ty, init if last else None)),
@@ -321,7 +359,8 @@ def _submit_and_read(red, pipe, op, ty, n, size, slot, data, init, where):
         else:
             for buf in owned:
                 pool.release(buf)
-    return _scalar(raw[:size], ty)
+    status = probe and raw[readback.lists[1].offset] != 0
+    return raw[:size], status
 
 
 def _release_when_done(queue, owned, seq) -> None:

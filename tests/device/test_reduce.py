@@ -11,8 +11,8 @@ import pytest
 
 from cthreads import reduce as reduction
 from cthreads.gpu import (
-    GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuIndexError, GpuInvalidArgument, gpu,
-    shutdown,
+    GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuDeviceError, GpuIndexError,
+    GpuInvalidArgument, gpu, shutdown,
 )
 
 U = 2.0**-24          # float32's unit roundoff
@@ -366,3 +366,44 @@ def test_after_shutdown_a_new_device_serves(device_name):
         shutdown()
         assert fadd.reduce(x) == 4950.0        # the arena is gone: reduced from the array
     assert fadd.reduce(x.tolist()) == 4950.0
+
+
+# -- operations with loops on CPU drivers ----------------------------------------------------
+
+@Gpu.func
+def gcd(a: int, b: int) -> int:
+    while b != 0:
+        t: int = a % b
+        a = b
+        b = t
+    return abs(a)
+
+
+@Gpu.func
+def add_by_counting(a: int, b: int) -> int:
+    s: int = a
+    for _ in range(b):
+        s += 1
+    return s
+
+
+def test_operation_with_loops(device_name):
+    values = (np.random.default_rng(10).integers(1, 1000, 20_000) * 6).astype(np.int32)
+    want = 0
+    for v in values.tolist():
+        want = math.gcd(want, v)
+    assert gcd.reduce(values) == want
+    assert gcd.reduce(values.tolist(), 0) == want
+    assert add_by_counting.reduce(np.ones(5000, np.int32)) == 5000
+
+
+def test_operation_whose_loops_the_cpu_driver_cuts(device_name):
+    long = np.full(100, 30_000, np.int32)
+    keep = long.copy()
+    if device_name.startswith("llvmpipe"):
+        with pytest.raises(GpuDeviceError, match=r"add_by_counting.*ended a loop.*65,535"):
+            add_by_counting.reduce(long)
+    else:
+        assert add_by_counting.reduce(long) == 3_000_000
+    np.testing.assert_array_equal(long, keep)
+    assert add_by_counting.reduce(np.ones(70, np.int32)) == 70     # the next one is clean
