@@ -1,13 +1,14 @@
 """The "CPU" workload for cthreads: four kernels against numpy, resident and with transfers.
 
 Shows what a CPU Vulkan driver (lavapipe) gives against numpy on the same cores: element-wise
-(saxpy), a 5-point stencil on a grid flattened by hand, a sum (the shared-memory tree reduction
-of ``examples/reduce_sum.py``) and Mandelbrot. Each kernel is timed twice:
+(saxpy), a 5-point stencil on a grid flattened by hand, a sum (``add.reduce`` of
+``examples/reduce_sum.py``) and Mandelbrot. Each kernel is timed twice:
 
 * ``*_res_ms``: the data already on the device in a ``GpuArena``, one launch joined with
-  ``join(download=False)`` (the reduction: its passes and the download of the one final value);
+  ``join(download=False)`` (the reduction: ``add.reduce`` of the resident list, its passes and
+  the read of the one result);
 * ``*_io_ms``: ``gpu(kernel, ..., arrays).join()`` on numpy arrays: upload, launch, download
-  and writeback (the reduction: bind the levels, the passes, sync of the final value).
+  and writeback (the reduction: ``add.reduce`` of the numpy array, upload included).
 
 numpy's side is ``cpu_numpy.cpu``. Every result is checked against numpy (``reference``); a
 wrong result is an error, never a time. cthreads only: the original has no arrays or arenas of
@@ -21,7 +22,7 @@ import numpy as np
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
 from cthreads.samples import mandelbrot, saxpy
 
-from examples.reduce_sum import block_sum, groups, sum_multi_pass
+from examples.reduce_sum import add
 from reference import (
     A, check_mandelbrot_sized, check_saxpy, check_stencil, check_sum, saxpy_arrays,
     stencil_input, sum_input,
@@ -82,30 +83,18 @@ def _stencil(width: int, reps: int, m: dict) -> str | None:
 
 def _reduce(n: int, reps: int, m: dict) -> str | None:
     x = sum_input(n)
-    sizes = [n]
-    while sizes[-1] > 1:
-        sizes.append(groups(sizes[-1]))
-    levels = [x] + [np.zeros(k, np.float32) for k in sizes[1:]]
-    last = f"level{len(sizes) - 1}"
     got = []
-
-    def passes():
-        for k in range(len(sizes) - 1):
-            gpu(block_sum, sizes[k], levels[k], levels[k + 1]).join(download=False)
-        arena.sync(last)
-        got.append(float(levels[-1][0]))
-
     with GpuArena() as arena:
-        arena.bind(**{f"level{k}": buf for k, buf in enumerate(levels)})
-        passes()
-        m["sum_res_ms"] = median_ms(passes, reps)
+        arena.bind(x=x)
+        add.reduce(x)
+        m["sum_res_ms"] = median_ms(lambda: got.append(add.reduce(x)), reps)
     for s in got:
         err = check_sum(s, x)
         if err:
             return f"sum resident: {err}"
     got.clear()
-    sum_multi_pass(x)
-    m["sum_io_ms"] = median_ms(lambda: got.append(sum_multi_pass(x)[0]), reps)
+    add.reduce(x)
+    m["sum_io_ms"] = median_ms(lambda: got.append(add.reduce(x)), reps)
     for s in got:
         err = check_sum(s, x)
         if err:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import CThreadsGPUError, GpuIndexError, gpu
-from examples import bounds_error, histogram, numpy_saxpy, reduce_sum
+from examples import bounds_error, histogram, nbody, numpy_saxpy, reduce_sum
 from tests.conftest import run_python
 from tests.device.kernels import assert_saxpy
 
@@ -33,12 +33,14 @@ def test_reduce_sum_main_matches_numpy(device_name):
     assert x.dtype == np.float32 and x.size == n
     exact = math.fsum(x.astype(np.float64).tolist())
     abs_sum = float(np.abs(x.astype(np.float64)).sum())
-    # tree: 100_003 -> 1_563 -> 25 -> 1, each value rounded at most ceil(log2 n) times
-    assert r["launches"] == 3
-    assert abs(r["multi_pass"] - exact) <= math.ceil(math.log2(n)) * U * abs_sum
-    # atomic finish: 1_563 partials added in any order; allow a generous sqrt(chain) growth
-    chain = -(-n // 64)
-    assert abs(r["atomic"] - exact) <= (17 + 8 * math.sqrt(chain)) * U * abs_sum
+    # each value rounded at most 16 times in its thread's sequence, then ceil(log2 n) times in
+    # trees, plus a few per pass
+    bound = (16 + math.ceil(math.log2(n)) + 8) * U * abs_sum
+    assert abs(r["sum"] - exact) <= bound
+    assert r["max"] == float(x.max()) and r["min"] == float(x.min())
+    # doubled on the device, then reduced there: twice the values, exactly twice the max
+    assert abs(r["resident_sum"] - 2 * exact) <= 2 * bound
+    assert r["resident_max"] == 2 * float(x.max())
     assert r["ok"] is True
 
 
@@ -47,20 +49,20 @@ def test_reduce_sum_is_exact_on_integer_values(device_name, n):
     # small integers: every partial sum is exactly representable, so any order gives the sum
     x = np.random.default_rng(n).integers(-8, 9, n).astype(np.float32)
     exact = int(x.astype(np.int64).sum())
-    total, launches = reduce_sum.sum_multi_pass(x)
-    assert total == exact
-    passes, size = 0, n
-    while size > 1:
-        size, passes = -(-size // 64), passes + 1
-    assert launches == passes
-    assert reduce_sum.sum_atomic(x) == exact
+    assert reduce_sum.add.reduce(x) == exact
+    assert reduce_sum.add.reduce(x.tolist()) == exact
+    assert reduce_sum.biggest.reduce(x) == float(x.max())
+    assert reduce_sum.smallest.reduce(x, init=-100.0) == -100.0
+    doubled = x.copy()
+    assert reduce_sum.resident_sum(doubled) == (2 * exact, 2 * float(x.max()))
+    np.testing.assert_array_equal(doubled, 2 * x)
 
 
 def test_reduce_sum_leaves_the_input_alone(device_name):
     x = np.arange(1000, dtype=np.float32)
     before = x.copy()
-    reduce_sum.sum_multi_pass(x)
-    reduce_sum.sum_atomic(x)
+    reduce_sum.add.reduce(x)
+    reduce_sum.biggest.reduce(x)
     np.testing.assert_array_equal(x, before)
 
 
@@ -163,3 +165,23 @@ def test_examples_run_as_scripts(device_name):
     lines = out.stdout.splitlines()
     for name in ("reduce_sum", "histogram", "numpy_saxpy", "bounds_error"):
         assert f"{name} exit 0" in lines, out.stdout + out.stderr
+
+
+# -- nbody (device functions) -----------------------------------------------------------------
+
+def test_nbody_matches_a_numpy_integration(device_name):
+    r = nbody.main(300, steps=4, seed=5)
+    pos = r["start_pos"].astype(np.float64)
+    vel = r["start_vel"].astype(np.float64)
+    m = r["m"].astype(np.float64)
+    for _ in range(r["steps"]):
+        acc = np.zeros_like(pos)
+        for k in range(len(m)):                 # body by body, unlike the example's broadcast
+            d = pos - pos[k]
+            r2 = np.einsum("ij,ij->i", d, d) + nbody.SOFTENING2
+            acc[k] = (d * (m / (r2 * np.sqrt(r2)))[:, None]).sum(axis=0)
+        vel += acc * r["dt"]
+        pos += vel * r["dt"]
+    np.testing.assert_allclose(r["pos"], pos, atol=1e-5)
+    np.testing.assert_allclose(r["vel"], vel, atol=1e-5)
+    assert r["ok"]

@@ -92,11 +92,22 @@ def small_ints(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(-8, 9, n).astype(np.int32)
 
 
+def rounding_depth(n: int) -> int:
+    """The most additions any value passes through in this device's passes: per pass, its
+    group of four (2), the groups its thread folds in sequence, a left-over element (1) and
+    the workgroup's tree (log2 of its size); then the init value (1)."""
+    red = reduction._reducer_now()
+    depth = 1
+    for p in reduction.codegen.plan_passes(n, red.size, *red.shape):
+        folds = -(-p.quads // (p.groups * red.size))
+        depth += 2 + folds + 1 + int(math.log2(red.size))
+    return depth
+
+
 def tree_tolerance(x: np.ndarray) -> float:
-    """How far a float32 tree sum may be from the exact sum: each value passes through at most
-    ceil(log2 n) additions, each rounding by u times what it makes."""
-    depth = math.ceil(math.log2(max(x.size, 2))) + 2
-    return depth * U * float(np.abs(x.astype(np.float64)).sum())
+    """How far a float32 sum on the device may be from the exact sum: each addition rounds by
+    at most u times the value it makes, at most ``rounding_depth`` times per value."""
+    return rounding_depth(x.size) * U * float(np.abs(x.astype(np.float64)).sum())
 
 
 # -- results against numpy -------------------------------------------------------------------
