@@ -102,4 +102,21 @@ def cpu(p: dict) -> dict:
     return {"error": err, "metrics": m}
 
 
-WORKLOADS = {"W1": w1, "W2": w2, "W3": w3, "W5": w5, "W6": w6, "CPU": cpu}
+def red(p: dict) -> dict:
+    """RED (``reduction.py``): ``x.sum()`` and ``x.max()``; the host's arrays are where numpy
+    reads them, so the resident and from-numpy figures are the same calls."""
+    m: dict = {}
+    for label, n in p["sizes"]:
+        x = sum_input(n)
+        got = []
+        for name, fn in (("sum", x.sum), ("max", x.max)):
+            fn()
+            ms = median_ms(lambda fn=fn: got.append(float(fn())), p["reps"])
+            m[f"{name}_res_{label}_GBps"] = m[f"{name}_np_{label}_GBps"] = 4 * n / ms / 1e6
+        err = check_sum(got[0], x)
+        if err:
+            return {"error": f"numpy sum n={n}: {err}", "metrics": m}
+    return {"error": None, "metrics": m}
+
+
+WORKLOADS = {"W1": w1, "W2": w2, "W3": w3, "W5": w5, "W6": w6, "CPU": cpu, "RED": red}

@@ -157,9 +157,12 @@ def sum_input(n: int, seed: int = 0) -> np.ndarray:
 
 
 def check_sum(got: float, x: np.ndarray) -> str | None:
-    """A float32 tree sum of ``x`` within its rounding bound of the float64 sum."""
+    """A float32 sum of ``x`` on the device within its rounding bound of the float64 sum: each
+    device thread adds its share in sequence (at most max(16, n / 2**18) groups of four values
+    in cthreads' reductions), then trees meet (ceil(log2 n) levels, a few more per pass)."""
     exact = float(np.sum(x, dtype=np.float64))
-    depth = math.ceil(math.log2(max(x.size, 2)))
+    n = max(x.size, 2)
+    depth = math.ceil(math.log2(n)) + max(16, math.ceil(n / 2**18)) + 8
     bound = depth * 2.0**-24 * float(np.abs(x, dtype=np.float64).sum())
     if not abs(got - exact) <= bound:
         return f"sum {got!r} is {abs(got - exact):.3g} from numpy's {exact!r} (bound {bound:.3g})"

@@ -44,13 +44,13 @@ IMPLS = ("ours", "raw", "original", "numpy", "torch")
 LABEL = {"ours": "ours", "raw": "raw wgpu", "original": "original", "numpy": "numpy",
          "torch": "torch"}
 SERVED = ("W1", "W2", "W3", "W6", "W8", "CPU")   # run in long-lived workers
-FRESH = ("W4", "W5", "W7", "W5big")          # a fresh process per measurement
-ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "W5big")
+FRESH = ("W4", "W5", "W7", "W5big", "RED")   # a fresh process per measurement
+ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "RED", "W5big")
 WHO = {"W1": ("ours", "raw", "original", "numpy"), "W2": ("ours", "raw", "original", "numpy"),
        "W3": ("ours", "raw", "original", "numpy"), "W4": ("ours", "raw", "original"),
        "W5": ("ours", "raw", "original", "numpy"), "W6": ("ours", "raw", "original", "numpy"),
        "W7": ("ours", "raw", "original"), "W5big": ("ours", "raw", "original", "torch"),
-       "W8": ("ours",), "CPU": ("ours", "numpy")}
+       "W8": ("ours",), "CPU": ("ours", "numpy"), "RED": ("ours", "numpy", "torch")}
 
 FULL = {
     "W1": {"n": 64, "launches": 2000, "warmup": 200},
@@ -63,6 +63,8 @@ FULL = {
     "W4": {},
     "W8": {"jobs": 6, "mandel": [512, 512, 256], "on_time_ms": 2.0},
     "CPU": {"n": 1_048_576, "grid": 1024, "mandel": [512, 512, 256], "reps": 9},
+    "RED": {"sizes_cpu": [["1M", 1 << 20], ["16M", 1 << 24]],
+            "sizes_gpu": [["1M", 1 << 20], ["64M", 1 << 26]], "reps": 15},
 }
 QUICK = {
     "W1": {"n": 64, "launches": 500, "warmup": 50},
@@ -75,6 +77,8 @@ QUICK = {
     "W4": {},
     "W8": {"jobs": 6, "mandel": [512, 512, 256], "on_time_ms": 2.0},
     "CPU": {"n": 1_048_576, "grid": 1024, "mandel": [512, 512, 256], "reps": 3},
+    "RED": {"sizes_cpu": [["1M", 1 << 20], ["16M", 1 << 24]],
+            "sizes_gpu": [["1M", 1 << 20], ["64M", 1 << 26]], "reps": 7},
 }
 
 # (workload, metric, label, unit, higher is better)
@@ -114,6 +118,13 @@ ROWS = [
     ("W7", "first_ms", "W7 new kernel: define + first launch", "ms", False),
     ("W7", "second_ms", "W7 same kernel, second process", "ms", False),
     ("W7", "steady_ms", "W7 same kernel, next launch", "ms", False),
+] + [
+    ("RED", f"{metric}_{label}_GBps", f"RED {text} n={label}", "GB/s", True)
+    for label in ("1M", "16M", "64M")
+    for metric, text in (("sum_res", "sum, resident"), ("max_res", "max, resident"),
+                         ("sum_np", "sum from numpy"), ("max_np", "max from numpy"),
+                         ("sum_queued", "torch x.sum() queued, one sync"),
+                         ("saxpy_res", "our resident saxpy, bytes read"))
 ]
 
 # (label, workload, metric, against, op, lavapipe bound, GPU bound); against "self:<metric>"
@@ -136,6 +147,12 @@ TARGETS = [
     ("W6 <= {b}x hand-written WGSL", "W6", "ms", "raw", "<=", 1.05, 1.05),
     ("W7 new kernel <= {b}x raw wgpu", "W7", "first_ms", "raw", "<=", 1.3, None),
     ("W7 second process faster than first", "W7", "second_ms", "self:first_ms", "<", 1.0, None),
+    ("RED sum n=16M >= {b}x resident saxpy bytes read", "RED", "sum_res_16M_GBps",
+     "self:saxpy_res_16M_GBps", ">=", 0.8, None),
+    ("RED sum n=64M >= {b}x resident saxpy bytes read", "RED", "sum_res_64M_GBps",
+     "self:saxpy_res_64M_GBps", ">=", None, None),
+    ("RED sum n=64M >= {b}x torch x.sum().item()", "RED", "sum_res_64M_GBps", "torch", ">=",
+     None, 0.8),
 ]
 
 #: Figures the issue states for an implementation that cannot run in that column's machine
@@ -615,7 +632,7 @@ def main(argv: list[str]) -> int:
             impls[name] = Impl(name, py, src, env_for(name, os.path.join(tmp, "cache-original"),
                                                       original=True), src, logdir)
         elif name == "torch":
-            if only is None or "W5big" in only:
+            if only is None or "W5big" in only or "RED" in only:
                 r = subprocess.run([sys.executable, "-c", "import torch; "
                                     "print(torch.cuda.is_available())"],
                                    capture_output=True, text=True)
@@ -648,6 +665,7 @@ def main(argv: list[str]) -> int:
         device.setdefault("adapter_type", "CPU" if "llvmpipe" in device.get("device", "")
                           else "?")
     on_gpu = device.get("adapter_type") not in ("CPU", "?")
+    params["RED"]["sizes"] = params["RED"]["sizes_gpu" if on_gpu else "sizes_cpu"]
     workloads = only or [w for w in ALL if w != "W5big" or on_gpu]
     if "W5big" in workloads and not on_gpu and only is None:
         workloads.remove("W5big")
@@ -668,7 +686,7 @@ def main(argv: list[str]) -> int:
 
     def runnable(w: str) -> list:
         return [i for i in order if i in WHO[w] and (i in servers or w in FRESH)
-                and (i != "torch" or w == "W5big")]
+                and (i != "torch" or w in ("W5big", "RED"))]
 
     # W4's caches warm up once (the figure is a re-run of an installed program)
     if "W4" in workloads:

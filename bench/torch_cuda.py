@@ -1,4 +1,5 @@
-"""torch on CUDA: the device's bandwidth as torch measures it, for W5big's target (H200)."""
+"""torch on CUDA: the device's bandwidth as torch measures it, for W5big's target (H200), and
+its sums and maxima for RED's (``reduction.py``)."""
 
 from __future__ import annotations
 
@@ -36,4 +37,49 @@ def w5big(p: dict) -> dict:
             "info": {"torch": torch.__version__, "device": torch.cuda.get_device_name(0)}}
 
 
-WORKLOADS = {"W5big": w5big}
+def red(p: dict) -> dict:
+    """RED: ``x.sum().item()`` and ``x.max().item()`` on a tensor on the GPU (a Python number
+    per call, as ``func.reduce`` returns), ``x.sum()`` queued ``reps`` times then one
+    synchronize (torch's throughput), and from the numpy array (copied to the GPU per call)."""
+    import numpy as np
+    import torch
+
+    from reference import check_sum, sum_input
+    from timing import median_ms
+
+    if not torch.cuda.is_available():
+        return {"error": None, "metrics": {},
+                "unsupported": {"sum_res_64M_GBps": "torch has no CUDA here"}}
+    dev = torch.device("cuda")
+    reps = p["reps"]
+    m: dict = {}
+    for label, n in p["sizes"]:
+        host = sum_input(n)
+        x = torch.from_numpy(host).to(dev)
+        gb = 4 * n / 1e6
+        got = []
+        for name in ("sum", "max"):
+            fn = getattr(x, name)
+            fn().item()
+            m[f"{name}_res_{label}_GBps"] = gb / median_ms(
+                lambda fn=fn: got.append(fn().item()), reps)
+            m[f"{name}_np_{label}_GBps"] = gb / median_ms(
+                lambda name=name: getattr(torch.from_numpy(host).to(dev), name)().item(),
+                max(3, reps // 3))
+            x.sum()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            torch.cuda.synchronize()
+            m[f"{name}_queued_{label}_GBps"] = gb / ((time.perf_counter() - t0) / reps * 1e3)
+        err = check_sum(got[0], host)
+        if err is None and got[-1] != float(np.max(host)):
+            err = f"max {got[-1]!r}, numpy says {float(np.max(host))!r}"
+        if err:
+            return {"error": f"torch n={n}: {err}", "metrics": m}
+    return {"error": None, "metrics": m,
+            "info": {"torch": torch.__version__, "device": torch.cuda.get_device_name(0)}}
+
+
+WORKLOADS = {"W5big": w5big, "RED": red}

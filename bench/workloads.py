@@ -317,4 +317,12 @@ def w7_first_launch(n: int) -> dict:
     return {"error": err, "metrics": {"ms": t * 1e3, "steady_ms": again * 1e3}}
 
 
-WORKLOADS = {"W1": w1, "W2": w2, "W3": w3, "W5": w5, "W5big": w5big, "W6": w6}
+def red(p: dict) -> dict:
+    """RED: reductions with ``func.reduce`` (``reduction.py``; cthreads of this repository only,
+    imported on first use)."""
+    from reduction import red as run
+
+    return run(p)
+
+
+WORKLOADS = {"W1": w1, "W2": w2, "W3": w3, "W5": w5, "W5big": w5big, "W6": w6, "RED": red}
