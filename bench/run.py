@@ -353,7 +353,7 @@ def ensure_original(venv: str, setup: bool) -> tuple[str | None, str]:
 #: the CPU workload's kernels: (key, label)
 CPU_ROWS = [("saxpy", "element-wise: saxpy, n=1,048,576"),
             ("stencil", "stencil: 5-point Jacobi step, 1024x1024 flattened"),
-            ("sum", "reduction: sum of n=1,048,576 (shared-memory tree)"),
+            ("sum", "reduction: sum of n=1,048,576 (add.reduce)"),
             ("mandel", "Mandelbrot 512x512, 256 iterations")]
 #: W8's ways of waiting, as the report names them
 W8_WAYS = [("await", "await job"), ("await_np", "await job, numpy array result"),
