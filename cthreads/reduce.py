@@ -269,7 +269,8 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     size = elem_type(ty).size
     if slot is None:
         red.queue.pool.check_size(n * size, f"{where} ({n:,} elements)")
-    variant = variant or red.variant
+    # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
+    variant = variant or (red.variant if size == 4 else "shared")
     if variant == "subgroup" and "subgroup" not in red.ctx.features:
         raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
     probe = red.ctx.is_cpu and codegen.has_loops(op.text)
@@ -308,8 +309,8 @@ def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
             if slot is not None:
                 if slot.pooled is None:
                     raise GpuUseAfterDestroy(
-                        f"{where}: cthreads.gpu.shutdown() released the arena holding this "
-                        "list; nothing was submitted. Create a new GpuArena and bind it")
+                        f"{where}: the device holding this arena list was shut down or lost "
+                        "meanwhile; nothing was submitted. Create a new GpuArena and bind it")
                 if slot.elem != ty:       # an int list first used as float: as launches do
                     slot.elem = ty
                     queue.upload(slot.pooled, convert.pack(slot.target, ty, where, False))

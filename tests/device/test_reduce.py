@@ -4,7 +4,12 @@ data unchanged."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -15,6 +20,7 @@ from cthreads.gpu import (
     GpuInvalidArgument, gpu, shutdown,
 )
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 U = 2.0**-24          # float32's unit roundoff
 VARIANTS = ["subgroup", "shared"]
 SIZES = [1, 2, 3, 4, 5, 63, 64, 65, 1000, 4097, 2**20 + 3]
@@ -418,3 +424,44 @@ def test_operation_whose_loops_the_cpu_driver_cuts(device_name):
         assert add_by_counting.reduce(long) == 3_000_000
     np.testing.assert_array_equal(long, keep)
     assert add_by_counting.reduce(np.ones(70, np.int32)) == 70     # the next one is clean
+
+
+def test_device_loss_raises_ours_then_a_new_device_serves(tmp_path, device_name):
+    # in a fresh interpreter: a hang or an abort fails this test, not the suite
+    script = tmp_path / "loss.py"
+    script.write_text(textwrap.dedent('''
+        import json
+        import numpy as np
+        import cthreads.gpu as cg
+        from cthreads.gpu import Gpu, GpuArena
+        from cthreads.backend import device as dev
+
+        @Gpu.func
+        def add(a: float, b: float) -> float:
+            return a + b
+
+        x = np.arange(1000, dtype=np.float32)
+        keep = x.copy()
+        lst = x.tolist()
+        assert add.reduce(x) == 499500.0
+        arena = GpuArena().bind(v=lst)
+        assert add.reduce(lst) == 499500.0
+        dev.get_context().device.destroy()
+        errs = []
+        for values in (x, lst):
+            try:
+                errs.append(["no error", add.reduce(values)])
+            except cg.CThreadsGPUError as exc:
+                errs.append([type(exc).__name__, str(exc)])
+        print(json.dumps({"errs": errs, "again": add.reduce(x), "list": add.reduce(lst),
+                          "unchanged": bool(np.array_equal(x, keep)) and lst == keep.tolist()}))
+    '''))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=180, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert out.returncode == 0, out.stdout + out.stderr
+    info = json.loads(out.stdout.strip().splitlines()[-1])
+    (first, message), (second, message2) = info["errs"]
+    assert first == "VulkanInitFailed" and "lost" in message
+    assert second == "GpuUseAfterDestroy" and "GpuArena" in message2
+    assert info["again"] == 499500.0 and info["list"] == 499500.0
+    assert info["unchanged"] is True
