@@ -465,3 +465,24 @@ def test_device_loss_raises_ours_then_a_new_device_serves(tmp_path, device_name)
     assert second == "GpuUseAfterDestroy" and "GpuArena" in message2
     assert info["again"] == 499500.0 and info["list"] == 499500.0
     assert info["unchanged"] is True
+
+
+def test_reductions_from_several_threads(device_name):
+    import threading
+
+    arrays = [small_ints(10_000 + 997 * k, k) for k in range(4)]
+    wrong = []
+
+    def work(k):
+        x = arrays[k]
+        xf = x.astype(np.float32)
+        for _ in range(15):
+            if iadd.reduce(x) != int(x.sum()) or fmax.reduce(xf) != float(x.max()):
+                wrong.append(k)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not wrong
