@@ -155,21 +155,35 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     # Exact products without fma: Vulkan lets fma round twice (lavapipe's f64 fma does), so
     # a * b - fl(a * b) comes from Veltkamp's split into 26-bit halves (Dekker's product)
     "ct_split_d": ((), """fn ct_split_d(a: f64) -> vec2<f64> {
-    var s = a;
+    let c = ct_hide_d(134217729.0lf * a);
+    let hi = ct_hide_d(c - ct_hide_d(c - a));
+    return vec2<f64>(hi, a - hi);
+}"""),
+    # a * b - p exactly, for p = fl(a * b) (large factors and products are scaled first so
+    # that the split cannot overflow; an underflowing product loses the exactness)
+    "ct_mul_err_d": ((), """fn ct_mul_err_d(a: f64, b: f64, p: f64) -> f64 {
+    var a1 = a;
+    var b1 = b;
+    var p1 = p;
     var sc = 1.0lf;
-    if (abs(a) > 0x1p995lf) {
-        s = a * 0x1p-28lf;
+    if (abs(a1) > 0x1p995lf) {
+        a1 = a1 * 0x1p-28lf;
+        p1 = p1 * 0x1p-28lf;
         sc = 0x1p28lf;
     }
-    let c = ct_hide_d(134217729.0lf * s);
-    let hi = ct_hide_d(c - ct_hide_d(c - s));
-    return vec2<f64>(hi * sc, (s - hi) * sc);
-}"""),
-    # a * b - p exactly, for p = fl(a * b) (no overflow or underflow)
-    "ct_mul_err_d": ((), """fn ct_mul_err_d(a: f64, b: f64, p: f64) -> f64 {
-    let x = ct_split_d(a);
-    let y = ct_split_d(b);
-    return ((ct_hide_d(x.x * y.x - p) + x.x * y.y) + x.y * y.x) + x.y * y.y;
+    if (abs(b1) > 0x1p995lf) {
+        b1 = b1 * 0x1p-28lf;
+        p1 = p1 * 0x1p-28lf;
+        sc = sc * 0x1p28lf;
+    }
+    if (abs(p1) > 0x1p1000lf) {
+        a1 = a1 * 0x1p-28lf;
+        p1 = p1 * 0x1p-28lf;
+        sc = sc * 0x1p28lf;
+    }
+    let x = ct_split_d(a1);
+    let y = ct_split_d(b1);
+    return (((ct_hide_d(x.x * y.x - p1) + x.x * y.y) + x.y * y.x) + x.y * y.y) * sc;
 }"""),
     # n - a * b for a * b within a factor 2 of n (a quotient's residual), one rounding
     "ct_residual_d": ((), """fn ct_residual_d(n: f64, a: f64, b: f64) -> f64 {
@@ -200,10 +214,12 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     return e - 1022i;
 }"""),
     # -- operators --------------------------------------------------------------------------
-    # A driver may round f64 division loosely; the fma residual corrects the quotient (it is
-    # correctly rounded already on lavapipe). ct_zero() hides the quotient from the compiler.
+    # A driver may round f64 division loosely; the exact residual corrects the quotient (it is
+    # correctly rounded already on lavapipe). Tiny operands, whose residual would underflow,
+    # keep the driver's quotient.
     "ct_div_d": (("ct_isfinite_d",), """fn ct_div_d(x: f64, y: f64) -> f64 {
-    let q = bitcast<f64>(bitcast<u64>(x / y) ^ u64(ct_zero()));
+    let q = ct_hide_d(x / y);
+    if (!(abs(x) >= 0x1p-916lf) || !(abs(q) >= 0x1p-916lf)) { return q; }
     let r = ct_residual_d(x, q, y);
     let c = q + r / y;
     return select(q, c, ct_isfinite_d(r) && ct_isfinite_d(c));
@@ -222,15 +238,18 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
         loop {
             let gap = ct_exponent_d(x) - ey;
             if (gap <= 50i) { break; }
-            let ys = ct_scale_d(y, gap - 50i);
-            let q = trunc(x / ys);
+            var ys = ct_scale_d(y, gap - 50i);
+            if (gap > 2000i) { ys = ct_scale_d(y * 0x1p100lf, gap - 150i); }
+            var q = trunc(x / ys);
+            if (ct_isinf_d(q * ys)) { q = q - 1.0lf; }
             var r = ct_residual_d(x, q, ys);
             if (r < 0.0lf) { r = r + ys; } else if (r >= ys) { r = r - ys; }
             x = r;
         }
     }
     if (x >= y) {
-        let q = trunc(x / y);
+        var q = trunc(x / y);
+        if (ct_isinf_d(q * y)) { q = q - 1.0lf; }
         var r = ct_residual_d(x, q, y);
         if (r < 0.0lf) { r = r + y; } else if (r >= y) { r = r - y; }
         x = r;
@@ -740,14 +759,22 @@ $PRODUCT_STEPS
     let err = (a - (h - bv)) + (-$LN2 - bv);
     return ct_exp_dd_d(h, err - $LN2_L);
 }"""),
-    "ct_tanh_d": (("ct_isnan_d", "ct_expm1_d", "ct_copysign_d"), """fn ct_tanh_d(x: f64) -> f64 {
+    # below 1: sinh / cosh from their series as (hi, lo) pairs, divided with one correction;
+    # above: 1 - 2 / (e^2a + 1)
+    "ct_tanh_d": ((), """fn ct_tanh_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
     let a = abs(x);
     if (a < 0x1p-27lf) { return x; }
     var t = 1.0lf;
-    if (a < 0.55lf) {
-        let e = ct_expm1_d(-2.0lf * a);
-        t = -e / (e + 2.0lf);
+    if (a < 1.0lf) {
+        let z = a * a;
+        let sl = a * z * $SINH_S;
+        let cl = z * $COSH_C;
+        let c = 1.0lf + cl;
+        let q0 = ct_hide_d((a + sl) / c);
+        let p = ct_hide_d(q0 * cl);
+        let rem = ((a - q0) + sl) - (p + ct_mul_err_d(q0, cl, p));
+        t = q0 + rem / c;
     } else if (a < 22.0lf) {
         let e = ct_expm1_d(2.0lf * a);
         t = 1.0lf - 2.0lf / (e + 2.0lf);
