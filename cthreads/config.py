@@ -36,6 +36,7 @@ VARIABLES = {
     "native_encoder": "CTHREADS_NATIVE_ENCODER",
     "device_memory": "CTHREADS_DEVICE_MEMORY",
     "cache_dir": "CTHREADS_CACHE_DIR",
+    "hide_features": "CTHREADS_HIDE_FEATURES",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 
@@ -74,6 +75,9 @@ class Config:
     device_memory: int | None = None
     #: CTHREADS_CACHE_DIR, else $XDG_CACHE_HOME/cthreads, else ~/.cache/cthreads
     cache_dir: str = ""
+    #: CTHREADS_HIDE_FEATURES: comma-separated device features (e.g. "shader-f64") that
+    #: cthreads acts as if the device lacked (to try the errors of devices without them)
+    hide_features: tuple = ()
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -193,6 +197,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         native_encoder=_switch(VARIABLES["native_encoder"], text("native_encoder")),
         device_memory=_memory(VARIABLES["device_memory"], text("device_memory")),
         cache_dir=cache,
+        hide_features=tuple(f.strip() for f in text("hide_features").split(",") if f.strip()),
     )
 
 
@@ -211,6 +216,9 @@ def _check_value(name: str, value):
     elif name == "device_memory":
         ok = value is None or (type(value) is int and value >= 0)
         accepted = "None or a number of bytes >= 0"
+    elif name == "hide_features":
+        ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
+        accepted = "a tuple of feature names"
     else:
         ok = isinstance(value, str)
         accepted = "a str"

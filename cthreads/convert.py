@@ -18,7 +18,7 @@ import math
 import struct
 import sys
 
-from .codegen.types import ELEM_TYPES
+from .codegen.types import ELEM_TYPES, INT_RANGE
 from .codegen.types import elem as elem_type
 from .errors import GpuArgumentTypeError, GpuInvalidArgument
 
@@ -68,8 +68,14 @@ def check_scalar(value, kind: str, where: str):
     given = value
     if type(value).__module__ == "numpy":
         value = _from_numpy_scalar(value, where)
-    if kind == "float":
+    row = elem_type(kind)
+    if row.kind == "f":
         if value.__class__ is not bool and isinstance(value, (float, int)):
+            if kind == "float64":
+                try:
+                    return float(value)
+                except OverflowError:           # an int beyond a double
+                    raise _float_range(value, where, kind) from None
             if isinstance(value, int):
                 if abs(value) > F32_MAX:        # exact for any int, even one beyond a double
                     raise _float_range(value, where)
@@ -79,12 +85,13 @@ def check_scalar(value, kind: str, where: str):
                 raise _float_range(value, where)
             return f
         raise _scalar_type(given, "a float", "float(...)", where)
-    if kind == "int":
+    if row.kind in "iu":
         if isinstance(value, int) and value.__class__ is not bool:
-            if not I32_MIN <= value <= I32_MAX:
+            lo, hi = INT_RANGE[kind]
+            if not lo <= value <= hi:
                 raise GpuInvalidArgument(
-                    f"{where}: {_show(value)} does not fit in a 32-bit int ({I32_MIN}.."
-                    f"{I32_MAX}); the device computes in 32-bit ints")
+                    f"{where}: {_show(value)} does not fit in {_int_name(kind)} ({lo}.."
+                    f"{hi}); the kernel computes with {row.spelling} values here")
             return value
         raise _scalar_type(given, "an int", "int(...)", where)
     if kind == "bool":
@@ -94,10 +101,17 @@ def check_scalar(value, kind: str, where: str):
     raise AssertionError(kind)
 
 
-def _float_range(value, where: str) -> GpuInvalidArgument:
+def _float_range(value, where: str, kind: str = "float") -> GpuInvalidArgument:
+    if kind == "float64":
+        return GpuInvalidArgument(f"{where}: {_show(value)} is beyond float64's range")
     return GpuInvalidArgument(
         f"{where}: {_show(value)} is beyond float32's range (±{F32_MAX:.4g}); the device "
-        "computes in 32-bit floats, pass a smaller value")
+        "computes in 32-bit floats here: pass a smaller value, or float64 arrays to compute "
+        "in float64")
+
+
+def _int_name(kind: str) -> str:
+    return {"int": "a 32-bit int", "int64": "a 64-bit int", "uint32": "a uint32"}[kind]
 
 
 def _scalar_type(value, want: str, fix: str, where: str) -> GpuArgumentTypeError:
@@ -158,7 +172,16 @@ def _is_bool_elem(v) -> bool:
     return isinstance(v, bool)
 
 
-_CHECKERS = {"float": _is_float_elem, "int": _is_int_elem, "bool": _is_bool_elem}
+_CHECKERS = {"float": _is_float_elem, "int": _is_int_elem, "bool": _is_bool_elem,
+             "float64": _is_float_elem, "int64": _is_int_elem, "uint32": _is_int_elem}
+
+
+def _fits_double(x) -> bool:
+    try:
+        float(x)
+    except OverflowError:
+        return False
+    return True
 
 
 def _too_big(x) -> bool:
@@ -173,10 +196,14 @@ def _bad_element(values, elem: str, where: str) -> Exception:
     if i >= 0:
         fix = f"every element of a list[{elem}] must be a{'n' if elem == 'int' else ''} {elem}"
         return GpuArgumentTypeError(f"{where}[{i}] is {_type_name(v)} {_show(v)}; {fix}")
-    if elem == "int":
-        i, v = _first_bad(values, lambda x: I32_MIN <= x <= I32_MAX)
-        return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} does not fit in a 32-bit int "
-                                  f"({I32_MIN}..{I32_MAX})")
+    if elem_type(elem).kind in "iu":
+        lo, hi = INT_RANGE[elem]
+        i, v = _first_bad(values, lambda x: lo <= x <= hi)
+        return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} does not fit in "
+                                  f"{_int_name(elem)} ({lo}..{hi})")
+    if elem == "float64":
+        i, v = _first_bad(values, _fits_double)
+        return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float64's range")
     i, v = _first_bad(values, lambda x: not _too_big(x))
     return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float32's range "
                               f"(±{F32_MAX:.4g})")
@@ -285,9 +312,9 @@ def pack_any(value, where: str):
             if value.dtype.name == row.array_dtype:
                 return row.name, pack(value, row.name, where)
         raise GpuInvalidArgument(
-            f"{where} is a numpy array of dtype {value.dtype}; pass float32, int32 or bool "
-            "(e.g. arr.astype(np.float32)); it is not converted silently because results are "
-            "written back in place")
+            f"{where} is a numpy array of dtype {value.dtype}; pass float32, float64, int32, "
+            "int64, uint32 or bool (e.g. arr.astype(np.float32)); it is not converted silently "
+            "because results are written back in place")
     if not isinstance(value, list):
         raise GpuArgumentTypeError(
             f"{where} expects a list of floats, ints or bools (or a 1-D numpy array), got "

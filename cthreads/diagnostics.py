@@ -45,6 +45,7 @@ def _settings(settings: config.Config) -> list[str]:
         "native_encoder": lambda v: "1" if v else "0",
         "device_memory": lambda v: "(unset: no limit)" if v is None else f"{v:,} bytes",
         "cache_dir": str,
+        "hide_features": lambda v: ", ".join(v) if v else "(unset: none hidden)",
     }
     problems = settings.problems()
     lines = ["settings:"]

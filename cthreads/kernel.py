@@ -16,6 +16,7 @@ import weakref
 from . import indexes
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
+from .codegen.types import Widths
 from .func import GpuFunc
 from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
 
@@ -61,9 +62,10 @@ class GpuKernel:
         self.fn = fn
         self.log = bool(log)
         self.boundscheck = bool(boundscheck)
-        self._runtime = None          # owned by the launch code (per-kernel cache)
+        self._runtimes = {}           # owned by the launch code: widths key -> runtime
         self._logged = False
         self._program: KernelProgram | None = None
+        self._wide: dict = {}         # widths key -> the program compiled for it
         self._compile_lock = threading.Lock()
         try:
             self._compile()
@@ -83,6 +85,42 @@ class GpuKernel:
                     self._compile()
                 program = self._program
         return program
+
+    @property
+    def _runtime(self):
+        """The 32-bit launches' runtime on the current device, or None (``= None`` drops every
+        runtime of the kernel, so that the next launch reads the settings again)."""
+        return self._runtimes.get(("float", "int"))
+
+    @_runtime.setter
+    def _runtime(self, value) -> None:
+        if value is not None:
+            raise ValueError("set _runtime to None only")
+        self._runtimes.clear()
+
+    def program_for(self, widths: tuple) -> KernelProgram:
+        """The program for a launch whose plain float and int mean ``widths`` (a
+        ``Widths.key``): the 32-bit one, or a variant compiled on first use and kept."""
+        program = self.program
+        if tuple(widths) == program.widths:
+            return program
+        key = tuple(widths)
+        wide = self._wide.get(key)
+        if wide is None:
+            with self._compile_lock:
+                wide = self._wide.get(key)
+                if wide is None:
+                    try:
+                        wide = compile_kernel(self.fn, boundscheck=self.boundscheck,
+                                              widths=Widths(*key))
+                    except (GpuKernelError, GpuKernelTypeError) as exc:
+                        raise exc.with_traceback(None) from None
+                    self._wide[key] = wide
+        return wide
+
+    def variants(self) -> list:
+        """The programs compiled so far (the 32-bit one first)."""
+        return [self.program, *self._wide.values()]
 
     def _compile(self) -> None:
         try:
@@ -152,7 +190,7 @@ class GpuKernel:
     def problem_size(self, args) -> int:
         names = [p.name for p in self.program.params]
         for p, value in zip(self.program.params, args):
-            if p.name == "n" and p.kind == "int":
+            if p.name == "n" and p.elem in ("int", "int64"):
                 return int(value)
         lengths = [len(a) for p, a in zip(self.program.params, args) if p.is_list]
         return max(lengths, default=0)

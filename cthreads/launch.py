@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from . import convert, residency
 from .backend import device as _device
-from .codegen.types import ELEM_TYPES
+from .codegen.types import DTYPE_ROWS, ELEM_TYPES
+from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
@@ -43,9 +44,10 @@ def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
     kernel = _check_call(fn, args, kwargs)
     if force:
         prepare(force=True)
-    scalars, lists, n = _check_args(kernel.program, args)
+    program = _launch_program(kernel, args)
+    scalars, lists, n = _check_args(program, args)
     with residency.launch_lock:
-        rt = runtime_for(kernel)
+        rt = runtime_for(kernel, program.widths)
     _pack_lists(rt, lists)
     with residency.launch_lock:
         _check_generation(rt)
@@ -69,6 +71,43 @@ def _check_call(fn, args: tuple, kwargs: dict) -> GpuKernel:
     return kernel
 
 
+def _launch_program(kernel: GpuKernel, args: tuple):
+    """The program for this launch: plain ``list[float]`` / ``list[int]`` parameters given
+    float64 / int64 numpy arrays (or arena lists of them) make plain float / int 64-bit for
+    the launch; without such arrays, the 32-bit program."""
+    program = kernel.program
+    chosen: dict = {}                  # 'float' / 'int' -> (row, parameter name, what)
+    for p, value in zip(program.params, args):
+        if not p.is_list or p.plain is None:
+            continue
+        if convert.is_ndarray(value):
+            row, what = DTYPE_ROWS.get(value.dtype.name), f"a {value.dtype} array"
+        else:
+            slot = residency.lookup(value)
+            if slot is None:
+                continue
+            row, what = slot.elem, f"an arena list of {slot.elem}"
+        if row not in _PLAIN_ROWS[p.plain]:
+            continue                   # refused by the argument checks, with their message
+        seen = chosen.setdefault(p.plain, (row, p.name, what))
+        if seen[0] != row:
+            spelled = {"float": "float32", "int": "int32"}
+            pin = f"list[{spelled.get(seen[0], seen[0])}]"
+            raise GpuInvalidArgument(
+                f"{program.name}() parameters {seen[1]!r} ({seen[2]}) and {p.name!r} ({what}): "
+                f"plain list[{p.plain}] parameters of one launch take one width; convert one "
+                f"(e.g. {p.name}.astype(np.{elem_type(seen[0]).array_dtype})), or annotate "
+                f"one with a width type (e.g. '{seen[1]}: {pin}') to pin it")
+    if not chosen:
+        return program
+    widths = (chosen.get("float", ("float",))[0], chosen.get("int", ("int",))[0])
+    return kernel.program_for(widths)
+
+
+#: the rows a plain float / int list parameter may take, by the argument's element type
+_PLAIN_ROWS = {"float": ("float", "float64"), "int": ("int", "int64")}
+
+
 def _check_args(program, args: tuple) -> tuple[list, list, int]:
     """(scalar values, ``ListArg``s, n) of a launch, every argument checked on the host."""
     scalars = []
@@ -79,7 +118,7 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
         if not p.is_list:
             v = convert.check_scalar(value, p.elem, where)
             scalars.append(v)
-            if p.name == "n" and p.kind == "int":
+            if p.name == "n" and p.elem in ("int", "int64"):
                 n_value = v
             continue
         slot = residency.lookup(value)
@@ -145,7 +184,8 @@ def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name
     compiled = []
     with residency.launch_lock:
         for k in all_kernels():
-            runtime_for(k).compile_all()
+            for program in k.variants():
+                runtime_for(k, program.widths).compile_all()
             compiled.append(k.program.name)
     ctx = _device.get_context()
     return {"device": ctx.name, "backend": ctx.info.backend, "kernels": compiled}

@@ -22,6 +22,7 @@ from .backend import device as _device
 from .backend import get_queue
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 make_bind_group_layout, make_pipeline)
+from .codegen.types import NARROW
 from .codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
 from .codegen.types import elem as elem_type
 from .errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
@@ -44,6 +45,28 @@ def _uniform_struct(program: KernelProgram) -> struct.Struct:
     if program.uniform_size > pos:
         fmt += f"{program.uniform_size - pos}x"
     return struct.Struct(fmt)
+
+
+#: what each device feature is for, and the way out without it
+FEATURE_FIXES = {
+    "shader-f64": ("float64 values", "pass float32 arrays (x.astype(np.float32)) or float32 "
+                   "width types"),
+    "shader-int64": ("int64 values", "pass int32 arrays (x.astype(np.int32)) or int32 width "
+                     "types"),
+    "shader-float32-atomic": ("atomics on list[float]", "use list[int] with scaled values"),
+}
+
+
+NARROW_KEY = NARROW.key
+
+
+def missing_feature_message(what: str, missing, device: str) -> str:
+    """The GpuInvalidArgument text for device features ``what`` needs and ``device`` lacks."""
+    uses = ", ".join(f"{f} (for {FEATURE_FIXES.get(f, ('it',))[0]})" for f in missing)
+    fixes = "; ".join(FEATURE_FIXES[f][1] for f in missing if f in FEATURE_FIXES)
+    return (f"{what} needs the device feature(s) {uses}, which {device!r} lacks: {fixes}, "
+            "or run on another device (CTHREADS_ADAPTER; `python -m cthreads.gpu info` lists "
+            "the features)")
 
 
 def choose_workgroup_size(program: KernelProgram, ctx) -> int:
@@ -182,12 +205,10 @@ class KernelRuntime:
 
     def _check_device_support(self) -> None:
         prog = self.program
-        missing = [f for f in getattr(prog, "needs_features", ()) if f not in self.ctx.features]
+        missing = self.ctx.missing(getattr(prog, "needs_features", ()))
         if missing:
-            raise GpuInvalidArgument(
-                f"kernel {prog.name} needs the device feature(s) {', '.join(missing)}, which "
-                f"{self.ctx.name!r} lacks (for float atomics: use list[int] with scaled "
-                "values, or another device via CTHREADS_ADAPTER)")
+            raise GpuInvalidArgument(missing_feature_message(f"kernel {prog.name}", missing,
+                                                             self.ctx.name))
         wg_bytes = getattr(prog, "workgroup_bytes", 0)
         limit = self.ctx.limit("max-compute-workgroup-storage-size")
         if wg_bytes > limit:
@@ -424,13 +445,16 @@ class KernelRuntime:
         return form, out
 
 
-def runtime_for(kernel) -> KernelRuntime:
-    """The kernel's runtime on the current device (created on first need)."""
-    rt = kernel._runtime
+def runtime_for(kernel, widths: tuple | None = None) -> KernelRuntime:
+    """The kernel's runtime on the current device for ``widths`` (what plain float and int
+    mean: ``KernelProgram.widths``; None for 32-bit), created on first need."""
+    key = widths or NARROW_KEY
+    runtimes = kernel._runtimes
+    rt = runtimes.get(key)
     ctx = _device._context
     if rt is not None and ctx is not None and rt.generation == ctx.generation and \
             ctx.lost is None:
         return rt
-    rt = KernelRuntime(kernel, kernel.program)
-    kernel._runtime = rt
+    rt = KernelRuntime(kernel, kernel.program_for(key))
+    runtimes[key] = rt
     return rt

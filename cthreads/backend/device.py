@@ -98,6 +98,11 @@ class DeviceContext:
     def limit(self, key: str) -> int:
         return int(self.limits[key])
 
+    def missing(self, features) -> list:
+        """The ``features`` the device lacks, or that CTHREADS_HIDE_FEATURES hides."""
+        hidden = config.current().hide_features
+        return [f for f in features if f not in self.features or f in hidden]
+
     def check_alive(self) -> None:
         """Raise the pending device-level error (loss or an uncaptured error), if any."""
         if self.lost is not None:

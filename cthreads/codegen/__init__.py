@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir
-from .builtins import HELPERS
+from .builtins import HELPERS, helper_row
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
 from .functions import FunctionSet, OpSource
@@ -21,19 +21,20 @@ from .lists import ListAccess
 from .program import KernelProgram, LoopRecord
 from .source import SourceLoc
 from .proofs import prove_in_range
-from .types import elem
+from .types import NARROW, Widths, elem
 from .vectorize import vectorize
 from .entry import END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, PROBE_END, PROBE_FN, WG, grid_entry
 from .wgsl import STATIC_LOOP_PASSES, Emitter, static_passes
 
 
 
-def compile_kernel(fn, *, boundscheck: bool = True) -> KernelProgram:
-    """Translate ``fn`` (a plain function) to a KernelProgram; raises located errors, and
-    turns any unexpected failure into a GpuKernelError at the kernel line it happened on."""
+def compile_kernel(fn, *, boundscheck: bool = True, widths: Widths = NARROW) -> KernelProgram:
+    """Translate ``fn`` (a plain function) to a KernelProgram, plain float and int meaning
+    ``widths``; raises located errors, and turns any unexpected failure into a GpuKernelError
+    at the kernel line it happened on."""
     progress = Progress()
     try:
-        return _compile(fn, boundscheck, progress)
+        return _compile(fn, boundscheck, progress, widths)
     except CThreadsGPUError:
         raise
     except Exception as exc:
@@ -57,8 +58,8 @@ def _internal_error(fn, progress: Progress, exc: Exception) -> GpuKernelError:
                           col + 1, text)
 
 
-def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
-    fe = translate(fn, boundscheck, progress)
+def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> KernelProgram:
+    fe = translate(fn, boundscheck, progress, widths)
     kernel = fe.kernel
     checks = fe.checks
     progress.lineno = None          # past the translation: the def line until emission starts
@@ -71,7 +72,7 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
     func_loops = any(has_function_loops(spec) for spec in kernel.functions)
     passes = static_passes(kernel.body) if has_loops and not func_loops else None
     has_loops = func_loops or (has_loops and (passes is None or passes > STATIC_LOOP_PASSES))
-    layout = Layout(kernel, bool(checks) or has_loops, fixed)
+    layout = Layout(kernel, bool(checks) or has_loops, fixed, fe.annotated)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
     template, line_map, workgroup_bytes, em = _render(fn, fe, kernel, layout, always, fixed,
@@ -79,7 +80,7 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
     # ... unless a helper with a loop of its own (integer **) makes the bound uncertain
     has_loops = has_loops or (passes != 0 and _helper_loops(em))
     if has_loops and layout.status_binding is None:
-        layout = Layout(kernel, True, fixed)
+        layout = Layout(kernel, True, fixed, fe.annotated)
     fast_template, fast_requires = "", ()
     cpu_template, cpu_fast_template, loops = "", "", ()
     if has_loops:
@@ -103,7 +104,8 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
         found = vectorize(kernel, layout, src, head, layout.written)
         if found is not None:
             vec_template, vec_tail_template, vec_plan = found
-    features = ("shader-float32-atomic",) if "float_atomic" in uses else ()
+    features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
+        types_features(kernel)
     return KernelProgram(
         name=fn.__name__,
         qualname=f"{fn.__module__}:{fn.__qualname__}",
@@ -129,7 +131,19 @@ def _compile(fn, boundscheck: bool, progress: Progress) -> KernelProgram:
         loops=loops,
         _cpu_template=cpu_template,
         _cpu_fast_template=cpu_fast_template,
+        widths=widths.key,
     )
+
+
+def types_features(kernel: ir.Kernel) -> tuple:
+    """The device features the element types of the kernel and its functions need."""
+    types = {local.ty for local in kernel.locals} | {ref.elem for ref in kernel.lists}
+    for body in ir.all_bodies(kernel):
+        types.update(e.ty for e in ir.walk_stmt_exprs(body))
+    for spec in kernel.functions:
+        types.update(local.ty for local in spec.body.locals)
+    types.discard("none")
+    return tuple(sorted({elem(t).feature for t in types if elem(t).feature}))
 
 
 def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Progress,
@@ -162,7 +176,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     head += layout.uniform_decl() + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
     helper_blocks += function_blocks
-    if "ct_div_f" in em.helpers:
+    if any("ct_zero()" in helper_row(name)[1] for name in em.helpers):
         # a zero the driver's compiler cannot see (counts stay below 2**31); see builtins.py
         count = "ct_groups" if fixed else "ct_threads"
         helper_blocks.append(f"fn ct_zero() -> u32 {{ return ct_u.{count} >> 31u; }}")

@@ -11,7 +11,9 @@ import math
 import sys
 from dataclasses import dataclass
 
-from .. import indexes, intrinsics, sync
+from .. import indexes, intrinsics, sync, widths
+from ..errors import GpuKernelTypeError
+from .wide_ints import WIDE_INT_HELPERS
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,11 @@ PY_BUILTINS = {
     "int": PyFn("convert", result="int"),
     "float": PyFn("convert", result="float"),
     "bool": PyFn("convert", result="bool"),
+    "float32": PyFn("convert", result="float32"),
+    "float64": PyFn("convert", result="float64"),
+    "int32": PyFn("convert", result="int32"),
+    "int64": PyFn("convert", result="int64"),
+    "uint32": PyFn("convert", result="uint32"),
     "abs": PyFn("abs"),
     "round": PyFn("round"),
     "len": PyFn("len"),
@@ -79,9 +86,15 @@ PY_BUILTINS = {
     "range": PyFn("range", ()),
 }
 
-#: ``ir.Call.fn`` of min/max by the operand type
+#: ``ir.Call.fn`` of min/max by the operand type (the float64 ones: ``f64_call``)
 MINMAX = {("min", "int"): "min_i", ("max", "int"): "max_i",
-          ("min", "float"): "min_f", ("max", "float"): "max_f"}
+          ("min", "float"): "min_f", ("max", "float"): "max_f",
+          ("min", "int64"): "min_i", ("max", "int64"): "max_i",
+          ("min", "uint32"): "min_i", ("max", "uint32"): "max_i",
+          ("min", "float64"): "min_f", ("max", "float64"): "max_f"}
+#: functions whose Python result is an int: the float result's WGSL, converted by the emitter
+TO_INT = {"floor": "floor({0})", "ceil": "ceil({0})", "trunc": "trunc({0})",
+          "round": "round({0})"}
 
 #: ``ir.Call.fn`` -> WGSL format string over the (already converted) arguments
 CALLS = {name: fn.template for name, fn in MATH.items()}
@@ -116,7 +129,8 @@ def function_table() -> dict:
         if hasattr(math, name):
             table[id(getattr(math, name))] = Callee("math", name)
     for name in PY_BUILTINS:
-        table[id(getattr(py, name))] = Callee("py", name)
+        obj = getattr(py, name, None) or getattr(widths, name)
+        table[id(obj)] = Callee("py", name)
     for obj, op in ATOMIC_OPS.items():
         table[id(obj)] = Callee("atomic", op)
     for obj in BARRIER_OBJECTS:
@@ -323,6 +337,46 @@ HELPERS = {
     "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
 }
 
+HELPERS.update(WIDE_INT_HELPERS)
+
 #: ``ir.Call.fn`` -> the HELPERS its WGSL calls
 CALL_HELPERS = {fn: tuple(name for name in HELPERS if name + "(" in template)
                 for fn, template in CALLS.items()}
+
+#: float64 calls WGSL has natively (the rest come from ``f64math``)
+F64_NATIVE = {"sqrt": "sqrt({0})", "fabs": "abs({0})", "abs": "abs({0})"}
+
+
+def _load_f64() -> dict:
+    try:
+        from .f64math import F64_CALLS, F64_HELPERS  # noqa: PLC0415
+    except ImportError:
+        return {}
+    for name, row in F64_HELPERS.items():
+        HELPERS.setdefault(name, row)
+    return F64_CALLS
+
+
+def helper_row(name: str) -> tuple:
+    """``HELPERS[name]``, the float64 ones loaded on first use."""
+    if name not in HELPERS:
+        _load_f64()
+    if name not in HELPERS:
+        raise GpuKernelTypeError(f"the WGSL helper {name} is not available (float64 math "
+                                 "that cthreads does not provide yet); compute in float32")
+    return HELPERS[name]
+
+
+def f64_call(fn: str, src=None, loc=None) -> tuple:
+    """(WGSL template, helper names) of ``ir.Call.fn`` over float64 arguments."""
+    if fn in F64_NATIVE:
+        return F64_NATIVE[fn], ()
+    F64_CALLS = _load_f64()
+    if fn not in F64_CALLS:
+        message = f"{fn}() is not available for float64 values yet"
+        if src is not None and loc is not None:
+            src.error(loc, message, "convert the argument with float32(...)",
+                      cls=GpuKernelTypeError)
+        raise GpuKernelTypeError(message)
+    template = F64_CALLS[fn]
+    return template, tuple(name for name in HELPERS if name + "(" in template)

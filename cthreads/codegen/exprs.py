@@ -16,7 +16,8 @@ from .. import indexes, sync
 from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .functions import DeviceFunction
-from .types import MISSING, ListType, arith, join
+from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, ListType, elem, is_float, promote,
+                    wrap as _wrap)
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bitand",
@@ -29,10 +30,18 @@ INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
 def assignable(ty: str, declared: str) -> bool:
-    """True when a ``ty`` value may be stored in a ``declared`` local, parameter or result
-    (converted as Python's numbers would be: bool -> int -> float)."""
-    return ty == declared or (declared == "float" and ty in ("int", "bool")) or (
-        declared == "int" and ty == "bool")
+    """True when a ``ty`` value may be stored in a ``declared`` local, parameter, element or
+    result: bools and ints into any number, floats into floats (a narrower width rounds or
+    wraps, as numpy's element assignment does); never a float into an int."""
+    if ty == declared:
+        return True
+    have, want = elem(ty).kind, elem(declared).kind
+    if want == "f":
+        return True
+    if want in "iu":
+        return have in "biu"
+    return False
+
 
 
 class ExprMixin:
@@ -48,18 +57,64 @@ class ExprMixin:
 
     # -- helpers ---------------------------------------------------------------------------
     def conv(self, e: ir.Expr, ty: str) -> ir.Expr:
-        """Convert ``e`` to ``ty`` (promotion, truthiness for 'bool', truncation for 'int')."""
+        """Convert ``e`` to ``ty`` (promotion, truthiness for 'bool', truncation for ints).
+        A literal is converted here, and must fit its new int type."""
         if e.ty == ty:
             return e
         if isinstance(e, ir.Const):
-            if ty == "float":
-                return ir.Const("float", e.loc, float(e.value))
-            if ty == "int" and e.ty == "bool":
-                return ir.Const("int", e.loc, int(e.value))
+            row = elem(ty)
+            if row.kind == "f":
+                value = float(e.value)
+                if ty == "float" and math.isfinite(value) and abs(value) > F32_MAX:
+                    self.src.error(e.loc, f"the float {value!r} is beyond float32's range",
+                                   "float32 values stay below about 3.4e38: compute in "
+                                   "float64 (write float64(...) or use float64 values)")
+                return ir.Const(ty, e.loc, value)
+            if row.kind in "iu" and elem(e.ty).kind in "biu":
+                lo, hi = INT_RANGE[ty]
+                if not lo <= int(e.value) <= hi:
+                    self.src.error(e.loc, f"the integer {e.value} does not fit in {row.spelling}"
+                                   f" ({lo} .. {hi})", "use a value in range, or compute in a "
+                                   "wider type (int64(...))")
+                return ir.Const(ty, e.loc, int(e.value))
             if ty == "bool":
                 v = e.value
                 return ir.Const("bool", e.loc, bool(v) if v == v else True)
         return ir.Cast(ty, e.loc, e)
+
+    # -- types of operations -----------------------------------------------------------------
+    @property
+    def plain_int(self) -> str:
+        return self.scope.widths.int
+
+    @property
+    def plain_float(self) -> str:
+        return self.scope.widths.float
+
+    def unify(self, values) -> str:
+        """The common type of ``values`` (ir.Expr): numpy's promotion among typed values;
+        literals (Python scalars) take the type of the typed values they meet, except that a
+        float literal among ints gives the launch's float."""
+        typed = [v.ty for v in values if not isinstance(v, ir.Const)]
+        consts = [v.ty for v in values if isinstance(v, ir.Const)]
+        if not typed:
+            ty = consts[0]
+            for t in consts[1:]:
+                ty = promote(ty, t)
+            return ty
+        ty = typed[0]
+        for t in typed[1:]:
+            ty = promote(ty, t)
+        if any(is_float(t) for t in consts) and not is_float(ty):
+            return self.plain_float
+        if ty == "bool" and any(t != "bool" for t in consts):
+            return self.plain_int
+        return ty
+
+    def arith_type(self, values) -> str:
+        """``unify`` with bools counted as ints (the type of ``+ - * // % **``)."""
+        ty = self.unify(values)
+        return self.plain_int if ty == "bool" else ty
 
     def truthy(self, e: ir.Expr) -> ir.Expr:
         return self.conv(e, "bool")
@@ -69,16 +124,20 @@ class ExprMixin:
         if isinstance(value, bool):
             return ir.Const("bool", loc, value)
         if isinstance(value, int):
-            if not INT_MIN <= value <= INT_MAX:
-                self.src.error(node, f"the integer {value} does not fit in 32 bits",
-                               "kernel ints are 32-bit: use a value in -2**31 .. 2**31-1, or a "
-                               "float")
-            return ir.Const("int", loc, value)
+            ty = self.plain_int
+            lo, hi = INT_RANGE[ty]
+            if not lo <= value <= hi:
+                if not -2**63 <= value < 2**63:
+                    self.src.error(node, f"the integer {value} does not fit in 64 bits",
+                                   "kernel ints are at most 64-bit: use a value in -2**63 .. "
+                                   "2**63-1, or a float")
+                ty = "int64"            # a Python int beyond 32 bits: an int64 value
+            return ir.Const(ty, loc, value)
         if isinstance(value, float):
-            if math.isfinite(value) and abs(value) > F32_MAX:
-                self.src.error(node, f"the float {value!r} is beyond float32's range",
-                               "kernel floats are 32-bit (largest about 3.4e38)")
-            return ir.Const("float", loc, value)
+            ty = self.plain_float
+            if ty == "float" and math.isfinite(value) and abs(value) > F32_MAX:
+                ty = "float64"          # a Python float beyond float32: a float64 value
+            return ir.Const(ty, loc, value)
         self.src.error(node, f"{type(value).__name__} values are not supported in kernels",
                        "kernels compute with int, float and bool values")
 
@@ -137,8 +196,8 @@ class ExprMixin:
             self.uses.add(bname)
             loc = self.src.loc(node)
             if node.attr == "x":
-                return ir.Special("int", loc, bname, "x")
-            return ir.Const("int", loc, 1 if bname in ("BlockDim", "GridDim") else 0)
+                return ir.Special(self.plain_int, loc, bname, "x")
+            return ir.Const(self.plain_int, loc, 1 if bname in ("BlockDim", "GridDim") else 0)
         obj = self.scope.resolve(node)
         return self.object_value(obj, node, ast.unparse(node))
 
@@ -152,14 +211,15 @@ class ExprMixin:
             self.src.error(node, "slices are not supported in kernels",
                            "index one element at a time: x[i]")
         e = self.expr(node)
-        if e.ty == "float":
+        if is_float(e.ty):
             self.src.error(node, f"list index must be an int, got a float expression",
                            "convert with int(...)", cls=GpuKernelTypeError)
-        e = self.conv(e, "int")
+        if e.ty == "bool":
+            e = self.conv(e, "int")
         if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
             if lst.shared_size is not None:
                 return ir.Const("int", e.loc, lst.shared_size + e.value)
-            return ir.Binary("int", e.loc, "add", ir.Len("int", e.loc, lst), e)
+            return ir.Binary(e.ty, e.loc, "add", ir.Len(e.ty, e.loc, lst), e)
         return e
 
     # -- operators -------------------------------------------------------------------------
@@ -180,49 +240,52 @@ class ExprMixin:
             self.src.error(where, f"division by a constant zero ('{BINOP_SYMBOL[op]} 0')",
                            "Python raises ZeroDivisionError here; divide by a non-zero value")
         if op in ("add", "sub", "mul", "floordiv", "mod"):
-            ty = arith(lt, rt)
+            ty = self.arith_type((left, right))
             return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
         if op == "truediv":
-            return ir.Binary("float", loc, op, self.conv(left, "float"),
-                             self.conv(right, "float"))
-        if op == "pow":
-            ty = arith(lt, rt)
-            if ty == "int" and isinstance(right, ir.Const) and right.value < 0:
-                ty = "float"
+            ty = self.arith_type((left, right))
+            ty = ty if is_float(ty) else self.plain_float
             return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
-        if "float" in (lt, rt):
+        if op == "pow":
+            ty = self.arith_type((left, right))
+            if not is_float(ty) and isinstance(right, ir.Const) and right.value < 0:
+                ty = self.plain_float
+            return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
+        if is_float(lt) or is_float(rt):
             self.src.error(node, f"unsupported operand type for '{BINOP_SYMBOL[op]}': float",
                            "bitwise operators work on int and bool values; convert with int()",
                            cls=GpuKernelTypeError)
         if op in ("bitand", "bitor", "bitxor") and lt == rt == "bool":
             return ir.Binary("bool", loc, op, left, right)
-        return ir.Binary("int", loc, op, self.conv(left, "int"), self.conv(right, "int"))
+        ty = self.arith_type((left, right))
+        return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
 
     def visit_UnaryOp(self, node):
         operand = node.operand
         if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and \
-                type(operand.value) is int and operand.value == -INT_MIN:
-            return self.const(INT_MIN, node)      # -2147483648: the literal alone is too large
+                type(operand.value) is int and operand.value in (2**31, 2**63):
+            return self.const(-operand.value, node)   # -2**31, -2**63: the literal alone is
+                                                      # too large for its type
         e = self.expr(operand)
         loc = self.src.loc(node)
         if isinstance(node.op, ast.Not):
             return ir.Unary("bool", loc, "not", self.truthy(e))
+        ty = self.plain_int if e.ty == "bool" else e.ty
         if isinstance(node.op, ast.UAdd):
-            return self.conv(e, "float" if e.ty == "float" else "int")
+            return self.conv(e, ty)
         if isinstance(node.op, ast.Invert):
-            if e.ty == "float":
+            if is_float(e.ty):
                 self.src.error(node, "unsupported operand type for '~': float",
                                "'~' works on int values", cls=GpuKernelTypeError)
-            e = self.conv(e, "int")
+            e = self.conv(e, ty)
             if isinstance(e, ir.Const):
-                return ir.Const("int", loc, ~e.value)
-            return ir.Unary("int", loc, "invert", e)
-        ty = "float" if e.ty == "float" else "int"
+                return ir.Const(ty, loc, _wrap(~e.value, ty))
+            return ir.Unary(ty, loc, "invert", e)
         e = self.conv(e, ty)
         if isinstance(e, ir.Const):
             value = -e.value
-            if ty == "int" and value > INT_MAX:
-                value = INT_MIN
+            if not is_float(ty):
+                value = _wrap(value, ty)
             return ir.Const(ty, loc, value)
         return ir.Unary(ty, loc, "neg", e)
 
@@ -236,13 +299,11 @@ class ExprMixin:
         ops, types = [], []
         for k, op in enumerate(node.ops):
             sym = CMPOPS[type(op)]
-            a, b = operands[k].ty, operands[k + 1].ty
-            if "float" in (a, b):
-                ty = "float"
-            elif a == b == "bool" and sym in ("==", "!="):
+            pair = (operands[k], operands[k + 1])
+            if pair[0].ty == pair[1].ty == "bool" and sym in ("==", "!="):
                 ty = "bool"
             else:
-                ty = "int"
+                ty = self.arith_type(pair)
             ops.append(sym)
             types.append(ty)
         return ir.Compare("bool", self.src.loc(node), tuple(ops), tuple(operands), tuple(types))
@@ -250,9 +311,7 @@ class ExprMixin:
     def visit_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
         values = [self.expr(v) for v in node.values]
-        ty = values[0].ty
-        for v in values[1:]:
-            ty = join(ty, v.ty)
+        ty = self.unify(values)
         result = self.conv(values[0], ty)
         for v in values[1:]:
             result = ir.BoolOp(ty, self.src.loc(node), op, result, self.conv(v, ty))
@@ -261,7 +320,7 @@ class ExprMixin:
     def visit_IfExp(self, node):
         test = self.truthy(self.expr(node.test))
         body, orelse = self.expr(node.body), self.expr(node.orelse)
-        ty = join(body.ty, orelse.ty)
+        ty = self.unify((body, orelse))
         return ir.IfExp(ty, self.src.loc(node), test, self.conv(body, ty), self.conv(orelse, ty))
 
     # -- calls -----------------------------------------------------------------------------
@@ -307,7 +366,10 @@ class ExprMixin:
                            f"({names}), got {len(node.args)}",
                            f"call it as {func.describe()}", cls=GpuKernelTypeError)
         args, lists = [], []
+        widths = self.scope.widths
         for k, ((pname, ty), arg) in enumerate(zip(sig.params, node.args)):
+            ty = ListType(widths.concrete(ty.elem)) if isinstance(ty, ListType) else \
+                widths.concrete(ty)
             if isinstance(ty, ListType):
                 if not (isinstance(arg, ast.Name) and arg.id in self.scope.lists):
                     self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
@@ -336,7 +398,8 @@ class ExprMixin:
         req = self.functions.request(func, tuple(lists))
         if not any(r is req for r, _, _ in self.calls):
             self.calls.append((req, node, self.src))
-        return ir.FuncCall(sig.returns or "none", loc, req.ident, tuple(args))
+        returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
+        return ir.FuncCall(returns, loc, req.ident, tuple(args))
 
     def barrier_value(self, name, node, text):
         self.src.error(node, f"{text}() is a statement, not a value",
@@ -396,8 +459,8 @@ class ExprMixin:
     def py_len(self, name, row, node):
         lst = self.list_of(node.args[0], "measured with len()")
         if lst.shared_size is not None:
-            return ir.Const("int", self.src.loc(node), lst.shared_size)
-        return ir.Len("int", self.src.loc(node), lst)
+            return ir.Const(self.plain_int, self.src.loc(node), lst.shared_size)
+        return ir.Len(self.plain_int, self.src.loc(node), lst)
 
     def py_minmax(self, name, row, node):
         if len(node.args) < 2:
@@ -405,9 +468,7 @@ class ExprMixin:
                            f"write {name}(a, b, ...); iterate over lists with a loop",
                            cls=GpuKernelTypeError)
         args = [self.expr(a) for a in node.args]
-        ty = "int"
-        for a in args:
-            ty = arith(ty, a.ty)
+        ty = self.arith_type(args)
         loc = self.src.loc(node)
         result = self.conv(args[0], ty)
         for a in args[1:]:
@@ -415,40 +476,53 @@ class ExprMixin:
         return result
 
     def py_convert(self, name, row, node):
-        return self.conv(self.expr(node.args[0]), row.result)
+        result = row.result
+        if result in ("int", "float"):              # int() and float(): the launch's widths
+            result = self.scope.widths.concrete(result)
+        elif result != "bool":                      # float32() ... uint32()
+            result = ANNOTATION_NAMES[result]
+        value = self.expr(node.args[0])
+        if isinstance(value, ir.Const) and elem(result).kind in "iu" and \
+                elem(value.ty).kind in "iu" and result != "int64":
+            value = ir.Const(value.ty, value.loc, _wrap(int(value.value), result))
+        return self.conv(value, result)
 
     def py_abs(self, name, row, node):
         arg = self.expr(node.args[0])
-        ty = "float" if arg.ty == "float" else "int"
+        ty = self.plain_int if arg.ty == "bool" else arg.ty
         return ir.Call(ty, self.src.loc(node), "abs", (self.conv(arg, ty),))
 
     def py_round(self, name, row, node):
         # round(x): Python rounds half to even and returns an int
         arg = self.expr(node.args[0])
-        if arg.ty != "float":
-            return self.conv(arg, "int")
-        return ir.Call("int", self.src.loc(node), "round", (arg,))
+        if not is_float(arg.ty):
+            return self.conv(arg, self.plain_int if arg.ty == "bool" else arg.ty)
+        return ir.Call(self.plain_int, self.src.loc(node), "round", (arg,))
 
     def math_call(self, name, node, text):
         spec = MATH[name]
         self.nargs(node, text, spec.nargs)
         args = [self.expr(a) for a in node.args]
         loc = self.src.loc(node)
-        if spec.int_identity and args[0].ty != "float":
-            return self.conv(args[0], "int")
-        args = tuple(self.conv(a, "float") for a in args)
+        if spec.int_identity and not is_float(args[0].ty):
+            return self.conv(args[0], self.plain_int if args[0].ty == "bool" else args[0].ty)
+        ty = self.unify(args)
+        ty = ty if is_float(ty) else self.plain_float
+        args = tuple(self.conv(a, ty) for a in args)
         key = "log_base" if name == "log" and len(args) == 2 else name
-        return ir.Call(spec.result, loc, key, args)
+        result = {"float": ty, "int": self.plain_int}.get(spec.result, spec.result)
+        return ir.Call(result, loc, key, args)
 
     # -- atomics ---------------------------------------------------------------------------
     def atomic_call(self, op, node, text):
         want = 4 if op == "compare_exchange" else 3
         self.nargs(node, text, (want,))
         lst = self.list_of(node.args[0], "used atomically")
-        if lst.elem == "bool" or (lst.elem == "float" and op != "add"):
+        if lst.elem not in ("int", "uint32", "float") or (lst.elem == "float" and op != "add"):
             self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",
-                           "atomics work on list[int] (all operations) and list[float] "
-                           "(atomic_add only)", cls=GpuKernelTypeError)
+                           "atomics work on 32-bit lists: list[int] and list[uint32] (all "
+                           "operations) and list[float] as float32 (atomic_add only)",
+                           cls=GpuKernelTypeError)
         if lst.elem == "float" and lst.shared_size is not None:
             self.src.error(node, f"{text}() on a shared list[float] is not supported (devices "
                            "offer float atomics on storage lists only)",
@@ -462,7 +536,7 @@ class ExprMixin:
         args = []
         for a in node.args[2:]:
             e = self.expr(a)
-            if lst.elem == "int" and e.ty == "float":
+            if lst.elem != "float" and is_float(e.ty):
                 self.src.error(a, f"{text}() on list[int] '{lst.pyname}' needs an int value, "
                                f"got a float", "convert with int(...)", cls=GpuKernelTypeError)
             args.append(self.conv(e, lst.elem))

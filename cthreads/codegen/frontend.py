@@ -19,7 +19,7 @@ from .functions import DeviceFunction, FuncSpec, FunctionSet, placeholder_lists
 from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
-from .types import LATTICE_HEIGHT, ListType, join
+from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, is_float, join
 from .visit import Visitor
 
 
@@ -43,21 +43,24 @@ class Translation:
     kernel: ir.Kernel
     checks: tuple                # of BoundsCheck, by id
     src: KernelSource
+    annotated: tuple = ()        # ((name, annotation type), ...) of the parameters as written
 
 
 #: ``Translator.returns`` of a kernel (device functions: their result type or None)
 KERNEL = "kernel"
 
 
-def translate(fn, boundscheck: bool = True, progress: Progress | None = None) -> Translation:
+def translate(fn, boundscheck: bool = True, progress: Progress | None = None,
+              widths: Widths = NARROW) -> Translation:
     """Translate ``fn`` to typed IR, inferring the types of its unannotated locals, and the
-    device functions it calls after it (``Kernel.functions``)."""
+    device functions it calls after it (``Kernel.functions``); plain float and int mean
+    ``widths``."""
     progress = progress if progress is not None else Progress()
-    scope = build_scope(fn, boundscheck)
+    scope = build_scope(fn, boundscheck, widths=widths)
     functions = FunctionSet()
     tr, body = _infer(scope, progress, functions, KERNEL, 0)
     checks = list(tr.checks)
-    specs = translate_functions(tr.calls, functions, boundscheck, progress, checks)
+    specs = translate_functions(tr.calls, functions, boundscheck, progress, checks, widths)
     src = progress.src = scope.src
     uses = set(tr.uses)
     for spec in specs:
@@ -65,7 +68,7 @@ def translate(fn, boundscheck: bool = True, progress: Progress | None = None) ->
     if any(lst.shared_size is not None for lst in scope.lists.values()):
         uses.add("shared")
     kernel = _kernel_ir(scope, tr, body, uses, specs)
-    return Translation(kernel, tuple(checks), src)
+    return Translation(kernel, tuple(checks), src, scope.annotated)
 
 
 def check_function(func, boundscheck: bool = True) -> None:
@@ -79,7 +82,7 @@ def check_function(func, boundscheck: bool = True) -> None:
 
 
 def translate_functions(calls, functions: FunctionSet, boundscheck: bool,
-                        progress: Progress, checks: list) -> tuple:
+                        progress: Progress, checks: list, widths: Widths = NARROW) -> tuple:
     """Translate the specialisations ``calls`` ask for (``(Request, node, caller source)``) and
     those they call, depth first; callees come before their callers in the result. Their
     bounds checks are appended to ``checks`` (ids continue the kernel's)."""
@@ -96,7 +99,7 @@ def translate_functions(calls, functions: FunctionSet, boundscheck: bool,
                              "write the recursion as a loop", cls=GpuKernelError)
         if req.ident in done:
             return
-        spec = _translate_function(req, boundscheck, progress, functions, checks)
+        spec = _translate_function(req, boundscheck, progress, functions, checks, widths)
         for callee, call_node, src in req.calls:
             visit(callee, call_node, src, stack + [req])
         uses = set(spec.uses)
@@ -112,16 +115,17 @@ def translate_functions(calls, functions: FunctionSet, boundscheck: bool,
     return tuple(order)
 
 
-def _translate_function(req, boundscheck, progress, functions, checks) -> FuncSpec:
+def _translate_function(req, boundscheck, progress, functions, checks, widths) -> FuncSpec:
     func = req.func
     saved = progress.src
-    scope = build_scope(func.fn, boundscheck, func=func, list_refs=req.lists)
+    scope = build_scope(func.fn, boundscheck, func=func, list_refs=req.lists, widths=widths)
     progress.src = scope.src
-    tr, body = _infer(scope, progress, functions, func.signature.returns, len(checks))
+    returns = func.signature.returns
+    returns = widths.concrete(returns) if returns is not None else None
+    tr, body = _infer(scope, progress, functions, returns, len(checks))
     progress.src = saved
     checks.extend(tr.checks)
     req.calls[:] = tr.calls
-    returns = func.signature.returns
     if returns is not None and not _always_returns(body):
         last = func.src.tree.body[-1]
         func.src.error(last, f"device function {func.name} may reach its end without "
@@ -129,7 +133,7 @@ def _translate_function(req, boundscheck, progress, functions, checks) -> FuncSp
                        f"end every path of the function with 'return <{returns} value>'",
                        cls=GpuKernelTypeError)
     uses = set(tr.uses)
-    params = tuple((scope.scalar[n].ident, t) for n, t in func.signature.params
+    params = tuple((scope.scalar[n].ident, t) for n, t, _ in scope.params
                    if not isinstance(t, ListType))
     kernel = _kernel_ir(scope, tr, body, uses, ())
     return FuncSpec(req.ident, func, params, returns, kernel, frozenset(uses), scope.src)
@@ -152,7 +156,7 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
     src = progress.src = scope.src
     types = dict(scope.fixed)
     for name in scope.decl.for_targets:
-        types.setdefault(name, "int")
+        types.setdefault(name, scope.widths.int)
     bound = inference_bound(sum(1 for name in scope.scalar if name not in types))
     for _ in range(bound):
         tr = Translator(scope, types, progress, functions, returns, check_base)
@@ -204,7 +208,7 @@ class Translator(ExprMixin, Visitor):
 
     def local_type(self, name):
         ty = self.types.get(name)
-        return ty if ty is not None else "int"
+        return ty if ty is not None else self.scope.widths.int
 
     def new_check(self, node, lst: ir.ListRef):
         if not self.scope.boundscheck:
@@ -285,7 +289,7 @@ class Translator(ExprMixin, Visitor):
         local = self.scope.scalar[name]
         declared = self.scope.fixed.get(name)
         if name in self.scope.decl.for_targets and declared is None:
-            declared = "int"
+            declared = self.scope.widths.int
         if declared is not None:
             if not assignable(value.ty, declared):
                 kind = "parameter" if local.param else (
@@ -316,9 +320,7 @@ class Translator(ExprMixin, Visitor):
         return ir.Store(loc, lst, index, self.conv(value, lst.elem), check)
 
     def _check_elem(self, lst, ty, node):
-        ok = ty == lst.elem or (lst.elem == "float" and ty in ("int", "bool")) or (
-            lst.elem == "int" and ty == "bool")
-        if not ok:
+        if not assignable(ty, lst.elem):
             self.src.error(node, f"cannot store a {ty} value into '{lst.pyname}', a "
                            f"list[{lst.elem}]", f"convert explicitly, e.g. {lst.elem}(...)",
                            cls=GpuKernelTypeError)
@@ -430,21 +432,26 @@ class Translator(ExprMixin, Visitor):
         if name in self.loop_targets:
             self.src.error(node.target, f"'{name}' is already the target of an enclosing for "
                            f"loop", "use a different name for the inner loop variable")
+        loop_ty = self.scope.fixed.get(name) or self.scope.widths.int
+        if loop_ty not in ("int", "int64"):
+            self.src.error(node.target, f"the loop variable '{name}' is declared {loop_ty}; "
+                           "range() loops count with int32 or int64 values",
+                           "use a new int local for the loop variable")
         args = []
         for a in it.args:
             e = self.expr(a)
-            if e.ty == "float":
+            if is_float(e.ty):
                 self.src.error(a, "range() arguments must be int, got a float expression",
                                "convert with int(...)", cls=GpuKernelTypeError)
-            args.append(self.conv(e, "int"))
+            args.append(self.conv(e, loop_ty))
         loc = self.src.loc(it)
         if len(args) == 1:
-            args = [ir.Const("int", loc, 0), args[0]]
+            args = [ir.Const(loop_ty, loc, 0), args[0]]
         if len(args) == 2:
-            args.append(ir.Const("int", loc, 1))
+            args.append(ir.Const(loop_ty, loc, 1))
         if isinstance(args[2], ir.Const) and args[2].value == 0:
             self.src.error(it.args[2], "range() step must not be zero", cls=GpuKernelTypeError)
-        self.types.setdefault(name, "int")
+        self.types.setdefault(name, loop_ty)
         self.loop_targets.append(name)
         try:
             body = self.block(node.body)

@@ -23,8 +23,15 @@ def written_lists(kernel: ir.Kernel) -> set:
     return names
 
 
+def _plain(annotation) -> str | None:
+    """'float' or 'int' for a parameter annotated with plain float or int (a list of them
+    too): its width follows the launch; None for bool and the width types."""
+    name = annotation.elem if isinstance(annotation, ListType) else annotation
+    return name if name in ("float", "int") else None
+
+
 class Layout:
-    def __init__(self, kernel: ir.Kernel, has_checks: bool, fixed: bool):
+    def __init__(self, kernel: ir.Kernel, has_checks: bool, fixed: bool, annotated=()):
         written = written_lists(kernel)
         atomic = {ref.pyname for ref in kernel.lists if ref.atomic}
         self.params = []
@@ -32,16 +39,21 @@ class Layout:
         self.fields = ["    ct_groups: u32," if fixed else "    ct_threads: u32,"]
         offset = 4
         binding = 1
+        plain = {n: _plain(t) for n, t in annotated}
         for (name, ty), ident in zip(kernel.params, kernel.param_idents):
             if isinstance(ty, ListType):
                 self.bindings[name] = binding
                 self.params.append(ProgramParam(name, f"list[{ty.elem}]", True, ty.elem,
-                                                binding, None, name in written, name in atomic))
+                                                binding, None, name in written, name in atomic,
+                                                plain.get(name)))
                 binding += 1
             else:
+                size = elem(ty).size
+                offset = -(-offset // size) * size         # WGSL aligns a field to its size
                 self.fields.append(f"    {ident}: {elem(ty).uniform},")
-                self.params.append(ProgramParam(name, ty, False, ty, None, offset))
-                offset += elem(ty).size
+                self.params.append(ProgramParam(name, ty, False, ty, None, offset,
+                                                plain=plain.get(name)))
+                offset += size
         self.uniform_size = max(16, (offset + 15) // 16 * 16)
         self.status_binding = binding if has_checks else None
         self.written = written

@@ -57,6 +57,8 @@ class ProgramParam:
     offset: int | None   # byte offset in the uniform struct for scalars, None for lists
     written: bool = False   # list may be written by the kernel (drives read_write + download)
     atomic: bool = False    # list is used with atomic_* builtins (issue 6)
+    plain: str | None = None    # 'float' / 'int': annotated with plain float or int (a list
+                                # of them), whose width follows the launch; None otherwise
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,8 @@ class KernelProgram:
     loops: tuple[LoopRecord, ...] = ()
     _cpu_template: str = ""
     _cpu_fast_template: str = ""
+    # What plain float and int mean in this compilation: ('float' | 'float64', 'int' | 'int64')
+    widths: tuple = ("float", "int")
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
              vec: str = "", cpu: bool = False) -> str:

@@ -18,7 +18,7 @@ from .builtins import Callee, function_table, wgsl_ident
 from .checks import Declarations, check_signature, collect_declarations, declared_type
 from .functions import DeviceFunction, closure_lookup
 from .source import KernelSource
-from .types import MISSING, ListType, resolve_annotation
+from .types import MISSING, NARROW, ListType, Widths, resolve_annotation
 
 _ALLOWED_IMPORTS = ("math", "cthreads", "cthreads.gpu", "cthreads.sync", "cthreads.indexes",
                     "cthreads.intrinsics")
@@ -54,6 +54,8 @@ class KernelScope:
     scalar: dict                 # name -> ir.Local (parameters and locals; ty = declared)
     fixed: dict                  # name -> declared type (parameters and annotated locals)
     shared_nodes: dict           # shared array name -> its declaring statement
+    widths: Widths = NARROW      # what plain float and int mean here
+    annotated: tuple = ()        # ((name, annotation type), ...) of the parameters as written
 
     def resolve(self, node):
         """The Python object an expression names (globals/closure/imports), or None."""
@@ -74,10 +76,18 @@ class _Names:
         return name in self.a or name in self.b
 
 
-def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = ()) -> KernelScope:
+def concrete_type(ty, widths: Widths):
+    """An annotation type (name or ListType of one) as the compiler's type for ``widths``."""
+    if isinstance(ty, ListType):
+        return ListType(widths.concrete(ty.elem))
+    return widths.concrete(ty)
+
+
+def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = (),
+                widths: Widths = NARROW) -> KernelScope:
     """Read ``fn``'s signature and declarations; raise located errors for bad ones. For a
     device function (``func``, a ``functions.DeviceFunction``), ``list_refs`` are the caller's
-    lists its list parameters stand for."""
+    lists its list parameters stand for. ``widths``: what plain float and int mean."""
     if func is not None:
         src, lookup = func.src, func.lookup
         params = [(n, t, node) for (n, t), node in zip(func.signature.params,
@@ -86,6 +96,8 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = ()) 
         src = KernelSource(fn)
         lookup = closure_lookup(fn)
         params = check_signature(src, lookup)
+    annotated = tuple((n, t) for n, t, _ in params)
+    params = [(n, concrete_type(t, widths), node) for n, t, node in params]
     functions = function_table()
     decl = collect_declarations(src, {p[0] for p in params})
     imports = {name: None for name in decl.imported}
@@ -106,7 +118,7 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = ()) 
         return resolve_object(node, _Names(scalar, lists), imports, lookup)
 
     shared_nodes = _shared_decls(src, decl, lists, atomic, resolve, lookup, functions,
-                                 func is not None)
+                                 func is not None, widths)
     for name, nodes in decl.annotations.items():
         if name in lists:
             lst = lists[name]
@@ -119,7 +131,7 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = ()) 
             src.error(nodes[0], f"'{name}' is already a parameter of the kernel",
                       "parameters keep their annotated type; use a new name for the local",
                       cls=GpuKernelTypeError)
-        ty = declared_type(src, name, nodes, lookup)
+        ty = concrete_type(declared_type(src, name, nodes, lookup), widths)
         if isinstance(ty, ListType) and isinstance(nodes[0].value, ast.Call) and \
                 _kind(functions, resolve(nodes[0].value.func)) == "shared":
             src.error(nodes[0], "shared arrays are declared at the top level of the kernel "
@@ -138,7 +150,7 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = ()) 
         if name not in scalar and name not in lists:
             scalar[name] = ir.Local(name, wgsl_ident(name), fixed.get(name))
     return KernelScope(src, boundscheck, lookup, functions, imports, tuple(params), decl, lists,
-                       scalar, fixed, shared_nodes)
+                       scalar, fixed, shared_nodes, widths, annotated)
 
 
 def _kind(functions, obj):
@@ -195,7 +207,8 @@ def _atomic_lists(src, params, decl, imports, lookup, functions) -> set:
     return names
 
 
-def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func) -> dict:
+def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
+                  widths) -> dict:
     """Add the shared arrays declared at the top of the body to ``lists``."""
     found = {}
     for stmt in src.tree.body:
@@ -227,7 +240,8 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func)
             src.error(call, "shared() takes exactly one argument, the size",
                       "write shared(64)", cls=GpuKernelTypeError)
         size = _const_size(src, decl, call.args[0], resolve)
-        lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, size, name in atomic)
+        lists[name] = ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem), size,
+                                 name in atomic)
         found[name] = stmt
     return found
 

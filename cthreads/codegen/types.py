@@ -1,26 +1,34 @@
 """Kernel types: annotations -> device types, promotion and unification of scalar types.
 
-Scalar types are the strings ``'bool' < 'int' < 'float'`` (the order is Python's numeric
-tower, used for promotion). A list type is ``ListType(elem)``.
+Scalar types are the names of ``ELEM_TYPES`` rows: ``'bool'``, ``'int'`` (int32), ``'uint32'``,
+``'int64'``, ``'float'`` (float32) and ``'float64'``. Annotations spell them as Python's
+``bool``, ``int``, ``float`` (the *plain* types, whose width follows the launch's arrays:
+``Widths``) or as the width types of ``cthreads.widths`` (``float32`` ... ``uint32``). A list type
+is ``ListType(elem)``. Promotion follows numpy for values of fixed types (int32 with int64 gives
+int64, uint32 with a signed int gives int64, any int with a float gives that float, two floats
+the wider) and Python scalars (literals, module constants) take the type of the value they meet.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import typing
 from dataclasses import dataclass
+
+from ..widths import WIDTH_TYPES
 
 @dataclass(frozen=True)
 class ElemType:
     """One element type of kernel values, lists and parameters: every spelling of it.
 
     The compiler reads the WGSL columns; the runtime packs arguments and reads results with the
-    host columns. A new element type (float64, int64, uint32) is a new row of ``ELEM_TYPES``.
+    host columns. A new element type is a new row of ``ELEM_TYPES``.
     """
-    name: str            # the annotation's spelling: 'int' in 'list[int]'
+    name: str            # the compiler's name: 'int' in 'list[int]'
     python: type         # the Python type of its values
-    rank: int            # promotion order (Python's numeric tower: bool < int < float)
+    rank: int            # promotion order (bool < int32, uint32 < int64 < float32 < float64)
     wgsl: str            # WGSL type of a value (locals, expressions)
     storage: str         # WGSL element type in a storage buffer or shared array
     uniform: str         # WGSL field type in the uniform struct (scalar parameters)
@@ -33,26 +41,80 @@ class ElemType:
     load: str = "{0}"    # a storage element ``{0}`` read as a value
     store: str = "{0}"   # a value ``{0}`` written as a storage element
     from_uniform: str = "{0}"    # a uniform field ``{0}`` read as a value
-    size: int = 4        # bytes per element in buffers and per uniform field
+    size: int = 4        # bytes per element in buffers and per uniform field (its alignment)
     feature: str | None = None   # the device feature a kernel using it needs (None: core)
+    kind: str = "i"      # numpy's dtype kind: 'b' bool, 'i' signed, 'u' unsigned, 'f' float
+    bits: int = 32       # value bits (bool: 1)
+    spelling: str = ""   # the width-type name users write ('' for bool)
 
 
 ELEM_TYPES = {
     "bool": ElemType("bool", bool, 0, "bool", "u32", "u32", "I", "uint32", "bool", "false",
                      "0u", "", load="({0} != 0u)", store="select(0u, 1u, {0})",
-                     from_uniform="{0} != 0u"),
-    "int": ElemType("int", int, 1, "i32", "i32", "i32", "i", "int32", "int32", "0i", "0i", "i"),
-    "float": ElemType("float", float, 2, "f32", "f32", "f32", "f", "float32", "float32",
-                      "0.0f", "0.0f", "f"),
+                     from_uniform="{0} != 0u", kind="b", bits=1),
+    "int": ElemType("int", int, 1, "i32", "i32", "i32", "i", "int32", "int32", "0i", "0i", "i",
+                    spelling="int32"),
+    "float": ElemType("float", float, 3, "f32", "f32", "f32", "f", "float32", "float32",
+                      "0.0f", "0.0f", "f", kind="f", spelling="float32"),
+    "uint32": ElemType("uint32", int, 1, "u32", "u32", "u32", "I", "uint32", "uint32", "0u",
+                       "0u", "u", kind="u", spelling="uint32"),
+    "int64": ElemType("int64", int, 2, "i64", "i64", "i64", "q", "int64", "int64", "0li",
+                      "0li", "li", size=8, feature="shader-int64", bits=64, spelling="int64"),
+    "float64": ElemType("float64", float, 4, "f64", "f64", "f64", "d", "float64", "float64",
+                        "0.0lf", "0.0lf", "lf", size=8, feature="shader-f64", kind="f",
+                        bits=64, spelling="float64"),
 }
-#: how many times a local's inferred type can widen: unknown -> bool -> int -> float
-LATTICE_HEIGHT = len(ELEM_TYPES)
+#: how many times a local's inferred type can widen (unknown -> bool -> int -> int64 ->
+#: float -> float64)
+LATTICE_HEIGHT = 5
+
+#: annotation names (plain and width types) -> the row they name in a 32-bit launch
+ANNOTATION_NAMES = {"bool": "bool", "int": "int", "float": "float", "int32": "int",
+                    "float32": "float", "int64": "int64", "float64": "float64",
+                    "uint32": "uint32"}
+#: numpy dtype names -> the row a numpy array of that dtype matches exactly
+DTYPE_ROWS = {row.array_dtype: row.name for row in ELEM_TYPES.values()}
 
 
 def elem(name: str) -> ElemType:
-    """The row of an element type by its annotation spelling ('int', 'float', 'bool')."""
+    """The row of an element type by its compiler name ('int', 'float64', ...)."""
     return ELEM_TYPES[name]
 
+
+def is_float(ty: str) -> bool:
+    return ELEM_TYPES[ty].kind == "f"
+
+
+def is_int(ty: str) -> bool:
+    """Signed or unsigned int (not bool)."""
+    return ELEM_TYPES[ty].kind in "iu"
+
+
+@dataclass(frozen=True)
+class Widths:
+    """What plain ``float`` and ``int`` mean in one compilation: 'float' (float32) or
+    'float64', 'int' (int32) or 'int64'."""
+    float: str = "float"
+    int: str = "int"
+
+    def concrete(self, annotation: str) -> str:
+        """The compiler type of an annotation name ('float', 'int32', 'uint32', ...)."""
+        if annotation == "float":
+            return self.float
+        if annotation == "int":
+            return self.int
+        return ANNOTATION_NAMES[annotation]
+
+    @property
+    def key(self) -> tuple:
+        return (self.float, self.int)
+
+    @property
+    def features(self) -> tuple:
+        return tuple(f for f in (elem(self.float).feature, elem(self.int).feature) if f)
+
+
+NARROW = Widths()
 
 @dataclass(frozen=True)
 class ListType:
@@ -62,19 +124,66 @@ class ListType:
         return f"list[{self.elem}]"
 
 
+#: value bits of the int types
+INT_BITS = {"bool": 1, "int": 32, "uint32": 32, "int64": 64}
+#: the smallest and largest values of the int types
+INT_RANGE = {"int": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
+             "uint32": (0, 2**32 - 1), "bool": (0, 1)}
+
+
+def wrap(value: int, ty: str) -> int:
+    """``value`` wrapped to int type ``ty`` (two's complement), as the device computes."""
+    bits = INT_BITS[ty]
+    value &= (1 << bits) - 1
+    if ELEM_TYPES[ty].kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def promote(a: str, b: str) -> str:
+    """The type of a binary operation between values of types ``a`` and ``b`` (numpy's rules
+    for typed values; bool counts as the other operand's type, or stays bool)."""
+    if a == b:
+        return a
+    ra, rb = ELEM_TYPES[a], ELEM_TYPES[b]
+    if ra.kind == "b":
+        return b
+    if rb.kind == "b":
+        return a
+    if ra.kind == "f" or rb.kind == "f":
+        if ra.kind == "f" and rb.kind == "f":
+            return a if ra.bits >= rb.bits else b
+        return a if ra.kind == "f" else b
+    if ra.kind == rb.kind:                        # both signed or both unsigned
+        return a if ra.bits >= rb.bits else b
+    return "int64"                                # a signed and an unsigned int
+
+
 def join(a: str | None, b: str) -> str:
-    """Least common scalar type (``int`` and ``float`` join to ``float``)."""
+    """Least common scalar type of an inferred local's assignments."""
     if a is None:
         return b
-    return a if ELEM_TYPES[a].rank >= ELEM_TYPES[b].rank else b
+    return promote(a, b)
 
 
 def arith(a: str, b: str) -> str:
     """Result type of ``+ - *`` etc.: bools count as ints."""
-    return "float" if "float" in (a, b) else "int"
+    t = promote(a, b)
+    return "int" if t == "bool" else t
 
 
-_SCALAR_OBJECTS = {row.python: row.name for row in ELEM_TYPES.values()}
+_SCALAR_OBJECTS = {bool: "bool", int: "int", float: "float"}
+_SCALAR_OBJECTS.update(WIDTH_TYPES)
+_NUMPY_NAMES = {"float32", "float64", "int32", "int64", "uint32", "bool_"}
+
+
+def _scalar_name(obj) -> str | None:
+    """The annotation name of a scalar type object: Python's, ours, or numpy's scalar types."""
+    name = _SCALAR_OBJECTS.get(obj) if isinstance(obj, type) else None
+    if name is None and isinstance(obj, type) and obj.__module__ == "numpy" and \
+            obj.__name__ in _NUMPY_NAMES and "numpy" in sys.modules:
+        name = "bool" if obj.__name__ == "bool_" else obj.__name__
+    return name
 _LIST_OBJECTS = (list, typing.List)
 
 
@@ -87,12 +196,14 @@ class AnnotationError(Exception):
 
 
 def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
-    """Turn an annotation expression into a type; ``lookup(name)`` returns the global object.
+    """Turn an annotation expression into an annotation name (``ANNOTATION_NAMES``) or a
+    ``ListType`` of one; ``lookup(name)`` returns the global object.
 
-    Accepts ``int float bool``, ``list[T]``, ``typing.List[T]`` and string annotations of the
-    same (as ``from __future__ import annotations`` produces).
+    Accepts ``int float bool``, the width types, ``list[T]``, ``typing.List[T]`` and string
+    annotations of the same (as ``from __future__ import annotations`` produces).
     """
-    hint = "annotate with int, float, bool, list[int], list[float] or list[bool]"
+    hint = ("annotate with int, float, bool, list[int], list[float] or list[bool] (or a width "
+            "type: float32, float64, int32, int64, uint32)")
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
             inner = ast.parse(node.value, mode="eval").body
@@ -104,8 +215,9 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         return resolve_annotation(inner, lookup)
     obj = _resolve_object(node, lookup)
     if obj is not None and not isinstance(obj, _Missing):
-        if isinstance(obj, type) and obj in _SCALAR_OBJECTS:
-            return _SCALAR_OBJECTS[obj]
+        name = _scalar_name(obj)
+        if name is not None:
+            return name
         if obj in _LIST_OBJECTS:
             raise AnnotationError(node, "a bare 'list' annotation does not say the element type",
                                   "write list[int], list[float] or list[bool]")

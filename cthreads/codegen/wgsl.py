@@ -12,7 +12,7 @@ import math
 import struct
 
 from . import ir
-from .builtins import CALL_HELPERS, CALLS, HELPERS
+from .builtins import CALL_HELPERS, CALLS, HELPERS, TO_INT, f64_call, helper_row
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
@@ -25,7 +25,22 @@ NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bi
 HELPER_OP = {("truediv", "float"): "ct_div_f",
              ("floordiv", "int"): "ct_floordiv_i", ("floordiv", "float"): "ct_floordiv_f",
              ("mod", "int"): "ct_mod_i", ("mod", "float"): "ct_mod_f",
-             ("pow", "int"): "ct_pow_i", ("pow", "float"): "ct_pow_f"}
+             ("pow", "int"): "ct_pow_i", ("pow", "float"): "ct_pow_f",
+             ("floordiv", "int64"): "ct_floordiv_l", ("mod", "int64"): "ct_mod_l",
+             ("pow", "int64"): "ct_pow_l",
+             ("floordiv", "uint32"): "ct_floordiv_u", ("mod", "uint32"): "ct_mod_u",
+             ("pow", "uint32"): "ct_pow_u",
+             ("truediv", "float64"): "ct_div_d", ("floordiv", "float64"): "ct_floordiv_d",
+             ("mod", "float64"): "ct_mod_d", ("pow", "float64"): "ct_pow_d"}
+#: helpers that keep WGSL from evaluating a constant expression at compile time
+IDENTITY = {"float": "ct_fid", "int": "ct_iid", "int64": "ct_id_l", "uint32": "ct_id_u",
+            "float64": "ct_id_d"}
+#: an index of these types reaches the (i32) array access through a helper
+INDEX_HELPER = {"int64": "ct_index_l", "uint32": "ct_index_u"}
+#: conversions to int64 through a helper (wide_ints.py says why)
+WIDEN = {"int": "ct_wide_i", "uint32": "ct_wide_u"}
+#: shift counts as the u32 WGSL takes, per operand type
+SHIFT_COUNT = {"int": "bitcast<u32>({0})", "uint32": "{0}", "int64": "u32({0} & 63li)"}
 
 
 def literal(value, ty: str) -> str:
@@ -34,12 +49,16 @@ def literal(value, ty: str) -> str:
         return "true" if value else "false"
     if row.python is int:
         v = int(value)
-        if v == -2**31:
+        if v == -2**31 and ty == "int":
             return "i32(-2147483648)"
+        if v == -2**63:
+            return "(-9223372036854775807li - 1li)"
         return f"{v}{row.suffix}" if v >= 0 else f"({v}{row.suffix})"
     v = float(value)
     if math.isnan(v) or math.isinf(v):
-        bits = struct.unpack("<I", struct.pack("<" + row.code, v))[0]
+        bits = struct.unpack("<I", struct.pack("<f", v))[0]
+        if ty == "float64":             # from the float32 of the same kind (no u64 needed)
+            return f"f64(bitcast<f32>(0x{bits:08x}u))"
         return f"bitcast<{row.wgsl}>(0x{bits:08x}u)"
     text = repr(v)
     return f"{text}{row.suffix}" if not text.startswith("-") else f"({text}{row.suffix})"
@@ -90,8 +109,9 @@ class Emitter(Visitor):
 
     def helper(self, name: str):
         if name not in self.helpers:
+            deps = helper_row(name)[0]
             self.helpers.add(name)
-            for dep in HELPERS[name][0]:
+            for dep in deps:
                 self.helper(dep)
 
     # -- expressions -----------------------------------------------------------------------
@@ -100,8 +120,8 @@ class Emitter(Visitor):
 
     def operands(self, e, subs) -> list:
         out = [self.expr(s) for s in subs]
-        if out and _const_tree(e) and subs[0].ty in ("int", "float"):
-            ident = "ct_fid" if subs[0].ty == "float" else "ct_iid"
+        if out and _const_tree(e) and subs[0].ty in IDENTITY:
+            ident = IDENTITY[subs[0].ty]
             self.helper(ident)
             out[0] = f"{ident}({out[0]})"
         return out
@@ -113,17 +133,27 @@ class Emitter(Visitor):
         return e.ident
 
     def visit_Special(self, e):
-        return {"GlobalIdx": "ct_gidx", "ThreadIdx": "i32(ct_lid.x)", "BlockIdx": "i32(ct_flat)",
+        text = {"GlobalIdx": "ct_gidx", "ThreadIdx": "i32(ct_lid.x)", "BlockIdx": "i32(ct_flat)",
                 "BlockDim": f"i32({WG})", "GridDim": "i32(ct_u.ct_groups)"}[e.name]
+        return self.cast(text, "int", e.ty)
 
     def visit_Len(self, e):
-        return self.lists.length(e.lst)
+        return self.cast(self.lists.length(e.lst), "int", e.ty)
+
+    def index(self, e: ir.Expr) -> str:
+        """An index expression as the i32 that list access takes."""
+        text = self.expr(e)
+        name = INDEX_HELPER.get(e.ty)
+        if name is None:
+            return text
+        self.helper(name)
+        return f"{name}({text})"
 
     def visit_Load(self, e):
-        return self.lists.load(e.lst, self.expr(e.index), e.check)
+        return self.lists.load(e.lst, self.index(e.index), e.check)
 
     def visit_Atomic(self, e):
-        idx = self.expr(e.index)
+        idx = self.index(e.index)
         args = [self.expr(a) for a in e.args]
         return self.lists.atomic(e.lst, e.op, idx, args, e.check)
 
@@ -133,6 +163,8 @@ class Emitter(Visitor):
             return f"!({a})"
         if e.op == "invert":
             return f"(~{a})"
+        if e.ty == "uint32":
+            return f"(0u - {a})"
         return f"(-{a})"
 
     def visit_Binary(self, e):
@@ -147,7 +179,8 @@ class Emitter(Visitor):
         if op == "bitxor" and ty == "bool":
             return f"({a} != {b})"
         if op in ("lshift", "rshift"):
-            return f"({a} {'<<' if op == 'lshift' else '>>'} bitcast<u32>({b}))"
+            count = SHIFT_COUNT[ty].format(b)
+            return f"({a} {'<<' if op == 'lshift' else '>>'} {count})"
         return f"({a} {NATIVE[op]} {b})"
 
     def cast(self, text: str, src: str, dst: str) -> str:
@@ -155,7 +188,13 @@ class Emitter(Visitor):
             return text
         if dst == "bool":
             zero = elem(src).zero
-            return f"({text} != {zero})" if src == "int" else f"!({text} == {zero})"
+            return f"({text} != {zero})" if elem(src).kind in "iu" else f"!({text} == {zero})"
+        if dst == "int64" and src in WIDEN:
+            self.helper(WIDEN[src])
+            return f"{WIDEN[src]}({text})"
+        if dst == "uint32" and elem(src).kind == "f":
+            # negative floats wrap as their int32 value would (numpy's astype on x86)
+            return f"select(u32({text}), bitcast<u32>(i32({text})), {text} < {elem(src).zero})"
         return f"{elem(dst).wgsl}({text})"
 
     def visit_Cast(self, e):
@@ -164,9 +203,19 @@ class Emitter(Visitor):
 
     def visit_Call(self, e):
         args = self.operands(e, list(e.args))
-        for name in CALL_HELPERS[e.fn]:
+        arg_ty = e.args[0].ty if e.args else e.ty
+        if e.fn in TO_INT and (arg_ty != "float" or e.ty != "int"):
+            # floor ceil trunc round of a float64, or to an int64: the float, then the int
+            return f"{elem(e.ty).wgsl}({TO_INT[e.fn].format(*args)})"
+        if e.fn == "abs" and arg_ty == "uint32":
+            return args[0]
+        if arg_ty == "float64":
+            template, helpers = f64_call(e.fn, self.src, e.loc)
+        else:
+            template, helpers = CALLS[e.fn], CALL_HELPERS[e.fn]
+        for name in helpers:
             self.helper(name)
-        return CALLS[e.fn].format(*args)
+        return template.format(*args)
 
     def visit_FuncCall(self, e):
         args = [self.expr(a) for a in e.args]
@@ -174,7 +223,7 @@ class Emitter(Visitor):
         return f"{e.fn}({', '.join(args)})"
 
     def compare(self, op, ty, a, b) -> str:
-        if op == "!=" and ty == "float":
+        if op == "!=" and elem(ty).kind == "f":
             return f"!({a} == {b})"        # NaN != x is True in Python; keep it unordered
         return f"({a} {op} {b})"
 
@@ -331,11 +380,15 @@ class Emitter(Visitor):
     def visit_Store(self, s, mode, loops):
         lst = s.lst
         if s.aug_op is None:
-            idx = self.expr(s.index)
+            idx = self.index(s.index)
             value = self.expr(s.value)
             self.line(self.lists.store(lst, idx, value, s.check) + ";")
             return
         idx = self.bind(s.index)
+        name = INDEX_HELPER.get(s.index.ty)
+        if name is not None:
+            self.helper(name)
+            idx = f"{name}({idx})"
         old = self.cast(self.lists.load(lst, idx, s.check), lst.elem, s.aug_ty)
         rhs = self.expr(s.value)
         new = self.cast(self.binop(s.aug_op, s.aug_ty, old, rhs), s.aug_ty, lst.elem)
@@ -373,13 +426,18 @@ class Emitter(Visitor):
         start = self.bind(s.start)
         stop = self.bind(s.stop)
         step = self.bind(s.step)
-        self.helper("ct_range_count")
-        self.line(f"let {n}n = ct_range_count({start}, {stop}, {step});")
+        wide = s.start.ty == "int64"
+        count = "ct_range_count_l" if wide else "ct_range_count"
+        self.helper(count)
+        self.line(f"let {n}n = {count}({start}, {stop}, {step});")
         j = f"{n}j"
         rec = self.open_loop(s)
         self.line(f"for (var {j}: u32 = 0u; {j} < {n}n; {j} = {j} + 1u) {{")
         self.indent += 1
-        if isinstance(s.step, ir.Const) and s.step.value == 1:
+        if wide:
+            self.helper("ct_wide_u")
+            self.line(f"{s.ident} = {start} + ct_wide_u({j}) * {step};")
+        elif isinstance(s.step, ir.Const) and s.step.value == 1:
             self.line(f"{s.ident} = {start} + bitcast<i32>({j});")
         else:
             self.line(f"{s.ident} = {start} + bitcast<i32>({j} * bitcast<u32>({step}));")

@@ -53,7 +53,8 @@ def test_exact_text_of_unsupported_annotation():
         f'  File "{HERE}", line {bad}, in k\n'
         "    def k(n: int, names: list[str]) -> None:\n"
         "                              ^^^\n"
-        "hint: annotate with int, float, bool, list[int], list[float] or list[bool]")
+        "hint: annotate with int, float, bool, list[int], list[float] or list[bool] (or a "
+        "width type: float32, float64, int32, int64, uint32)")
     assert isinstance(info.value, TypeError)
 
 

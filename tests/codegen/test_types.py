@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from cthreads.codegen.types import ELEM_TYPES, LATTICE_HEIGHT, elem, join
+from cthreads.codegen.types import ELEM_TYPES, LATTICE_HEIGHT, arith, elem, join, promote
 
 from . import golden_kernels
 
@@ -23,12 +23,25 @@ def test_row_sizes_agree(name):
     np.dtype(row.array_dtype)                      # a dtype numpy knows
 
 
-def test_promotion_follows_the_rank():
+def test_promotion_follows_numpy():
     names = sorted(ELEM_TYPES, key=lambda n: ELEM_TYPES[n].rank)
-    assert names == ["bool", "int", "float"]
+    assert names == ["bool", "int", "uint32", "int64", "float", "float64"]
     assert join(None, "bool") == "bool" and join("int", "float") == "float"
     assert join("float", "bool") == "float"
-    assert LATTICE_HEIGHT == len(ELEM_TYPES)
+    # numpy's promotion of typed values (numpy.result_type), with ints meeting a float
+    # giving that float (a kernel's int and float32 stay float32)
+    for a in ("int", "uint32", "int64", "float", "float64"):
+        for b in ("int", "uint32", "int64", "float", "float64"):
+            got = promote(a, b)
+            want = np.result_type(elem(a).array_dtype, elem(b).array_dtype).name
+            if elem(a).kind == "f" and elem(b).kind != "f":
+                want = elem(a).array_dtype
+            elif elem(b).kind == "f" and elem(a).kind != "f":
+                want = elem(b).array_dtype
+            assert elem(got).array_dtype == want, (a, b, got)
+    assert arith("bool", "bool") == "int"
+    # unknown -> bool -> int -> int64 -> float -> float64: the longest chain of widenings
+    assert LATTICE_HEIGHT == 5
 
 
 def test_golden_kernels_declare_the_table_spellings():

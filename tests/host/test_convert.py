@@ -56,17 +56,24 @@ def test_nan_passes_as_a_float():
      "a expects a float, got str '1'; convert it with float(...)"),
     (1, "bool", GpuArgumentTypeError, "a expects a bool, got int 1; convert it with bool(...)"),
     (I32_MAX + 1, "int", GpuInvalidArgument,
-     "a: 2147483648 does not fit in a 32-bit int (-2147483648..2147483647); the device computes "
-     "in 32-bit ints"),
+     "a: 2147483648 does not fit in a 32-bit int (-2147483648..2147483647); the kernel computes "
+     "with int32 values here"),
     (I32_MIN - 1, "int", GpuInvalidArgument,
-     "a: -2147483649 does not fit in a 32-bit int (-2147483648..2147483647); the device computes "
-     "in 32-bit ints"),
+     "a: -2147483649 does not fit in a 32-bit int (-2147483648..2147483647); the kernel computes "
+     "with int32 values here"),
+    (2**63, "int64", GpuInvalidArgument,
+     "a: 9223372036854775808 does not fit in a 64-bit int (-9223372036854775808.."
+     "9223372036854775807); the kernel computes with int64 values here"),
+    (-1, "uint32", GpuInvalidArgument,
+     "a: -1 does not fit in a uint32 (0..4294967295); the kernel computes with uint32 values "
+     "here"),
     (1e39, "float", GpuInvalidArgument,
-     "a: 1e+39 is beyond float32's range (±3.403e+38); the device computes in 32-bit floats, "
-     "pass a smaller value"),
+     "a: 1e+39 is beyond float32's range (±3.403e+38); the device computes in 32-bit floats "
+     "here: pass a smaller value, or float64 arrays to compute in float64"),
     (10**400, "float", GpuInvalidArgument,
      "a: an int of 1329 bits is beyond float32's range (±3.403e+38); the device computes in "
-     "32-bit floats, pass a smaller value"),
+     "32-bit floats here: pass a smaller value, or float64 arrays to compute in float64"),
+    (10**400, "float64", GpuInvalidArgument, "a: an int of 1329 bits is beyond float64's range"),
     (np.datetime64("2020-01-01"), "int", GpuArgumentTypeError,
      "a expects an int, got numpy.datetime64 np.datetime64('2020-01-01'); convert it with "
      "int(...)"),
@@ -217,12 +224,15 @@ def test_pack_any_picks_the_kind(values, kind):
 
 def test_pack_any_arrays_and_refusals():
     for arr, kind in ((np.ones(3, np.float32), "float"), (np.ones(3, np.int32), "int"),
-                      (np.ones(3, np.bool_), "bool")):
+                      (np.ones(3, np.bool_), "bool"), (np.ones(3), "float64"),
+                      (np.ones(3, np.int64), "int64"), (np.ones(3, np.uint32), "uint32")):
         got_kind, packed = convert.pack_any(arr, "a")
-        assert got_kind == kind and bytes(packed) == device_bytes(arr, kind)
-    with pytest.raises(GpuInvalidArgument, match=r"^a is a numpy array of dtype float64; pass "
-                                                 "float32, int32 or bool"):
-        convert.pack_any(np.ones(3), "a")
+        want = device_bytes(arr, kind) if kind in ("float", "int", "bool") else arr.tobytes()
+        assert got_kind == kind and bytes(packed) == want
+    with pytest.raises(GpuInvalidArgument, match=r"^a is a numpy array of dtype float16; pass "
+                                                 "float32, float64, int32, int64, uint32 or "
+                                                 "bool"):
+        convert.pack_any(np.ones(3, np.float16), "a")
     with pytest.raises(GpuArgumentTypeError, match=r"^a expects a list of floats, ints or bools"):
         convert.pack_any((1.0,), "a")
     values = [True, 2]                     # a list that starts with a bool is a list[bool]

@@ -13,23 +13,29 @@ from cthreads import convert
 from cthreads.codegen.types import ELEM_TYPES, elem
 
 #: bytes of WGSL's host-shareable scalar types (WGSL spec, "Alignment and Size")
-WGSL_SIZES = {"i32": 4, "u32": 4, "f32": 4, "f16": 2}
-#: values of each kind that every row's type can hold exactly
-SAMPLES = {bool: [True, False, True], int: [0, -1, 2**31 - 1, -(2**31), 7],
-           float: [0.0, -0.0, 1.5, -2.25, 2.0**127, float("inf")]}
+WGSL_SIZES = {"i32": 4, "u32": 4, "f32": 4, "f16": 2, "i64": 8, "u64": 8, "f64": 8}
+#: values each row's type can hold exactly, its extremes included
+SAMPLES = {"bool": [True, False, True], "int": [0, -1, 2**31 - 1, -(2**31), 7],
+           "uint32": [0, 1, 2**32 - 1, 7], "int64": [0, -1, 2**63 - 1, -(2**63), 7],
+           "float": [0.0, -0.0, 1.5, -2.25, 2.0**127, float("inf")],
+           "float64": [0.0, -0.0, 1.5, 1e300, -5e-324, float("inf")]}
 NAMES = sorted(ELEM_TYPES)
 
 
 def test_the_rows_are_the_documented_kinds():
-    assert NAMES == ["bool", "float", "int"]
-    assert {n: elem(n).python for n in NAMES} == {"bool": bool, "int": int, "float": float}
+    assert NAMES == ["bool", "float", "float64", "int", "int64", "uint32"]
+    assert {n: elem(n).python for n in NAMES} == {
+        "bool": bool, "int": int, "float": float, "uint32": int, "int64": int, "float64": float}
     assert all(elem(n).name == n for n in NAMES)
+    assert {n: elem(n).spelling for n in NAMES if n != "bool"} == {
+        "int": "int32", "float": "float32", "uint32": "uint32", "int64": "int64",
+        "float64": "float64"}
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_struct_and_numpy_agree_on_the_bytes(name):
     row = elem(name)
-    values = SAMPLES[row.python]
+    values = SAMPLES[name]
     by_struct = struct.pack(f"<{len(values)}{row.code}", *values)
     by_numpy = np.asarray(values, dtype=row.host_dtype).tobytes()
     assert by_struct == by_numpy
@@ -42,11 +48,11 @@ def test_struct_and_numpy_agree_on_the_bytes(name):
 def test_the_callers_array_dtype_holds_the_kind(name):
     row = elem(name)
     dtype = np.dtype(row.array_dtype)
-    assert dtype.kind == {bool: "b", int: "i", float: "f"}[row.python]
-    arr = np.asarray(SAMPLES[row.python], dtype=dtype)
-    assert arr.tolist() == SAMPLES[row.python]                # no value lost in that dtype
+    assert dtype.kind == row.kind
+    arr = np.asarray(SAMPLES[name], dtype=dtype)
+    assert arr.tolist() == SAMPLES[name]                # no value lost in that dtype
     assert convert.pack(arr, name, "xs").tobytes() == \
-        np.asarray(SAMPLES[row.python], dtype=row.host_dtype).tobytes()
+        np.asarray(SAMPLES[name], dtype=row.host_dtype).tobytes()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -61,7 +67,7 @@ def test_wgsl_forms_have_the_host_size(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_packing_lists_follows_the_row(name):
     row = elem(name)
-    values = SAMPLES[row.python]
+    values = SAMPLES[name]
     assert bytes(convert.pack(list(values), name, "xs")) == struct.pack(
         f"<{len(values)}{row.code}", *values)
     target = [row.python()] * len(values)
@@ -73,7 +79,7 @@ def test_packing_lists_follows_the_row(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_scalars_come_back_as_the_rows_python_type(name):
     row = elem(name)
-    value = SAMPLES[row.python][-1]
+    value = SAMPLES[name][-1]
     got = convert.check_scalar(value, name, "a")
     assert type(got) is row.python and got == value
     assert struct.unpack("<" + row.code, struct.pack("<" + row.code, got))[0] == got
