@@ -297,7 +297,7 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let bb = ct_hide_d(rh - r1);
     let rl = ((r1 - (rh - bb)) + (-t - bb)) + lo;
     let p = ct_expm1_poly_d(rh);
-    return ct_scale_d(1.0lf + fma(rl, 1.0lf + p, p), i32(k));
+    return ct_scale_d(1.0lf + ct_hide_d(fma(rl, 1.0lf + p, p)), i32(k));
 }"""),
     "ct_exp_d": (("ct_exp_dd_d",), """fn ct_exp_d(x: f64) -> f64 {
     return ct_exp_dd_d(x, 0.0lf);
@@ -312,7 +312,7 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let rh = ct_hide_d(f * $LN2);
     let rl = ct_mul_err_d(f, $LN2, rh) + f * $LN2_L;
     let p = ct_expm1_poly_d(rh);
-    return ct_scale_d(1.0lf + fma(rl, 1.0lf + p, p), i32(k));
+    return ct_scale_d(1.0lf + ct_hide_d(fma(rl, 1.0lf + p, p)), i32(k));
 }"""),
     "ct_expm1_d": (("ct_isnan_d", "ct_expm1_poly_d", "ct_scale_d", "ct_pow2i_d"),
                    """fn ct_expm1_d(x: f64) -> f64 {
@@ -327,7 +327,7 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let rh = ct_hide_d(r1 - t);
     let rl = (r1 - rh) - t;
     let p0 = ct_expm1_poly_d(rh);
-    let p = fma(rl, 1.0lf + p0, p0);
+    let p = ct_hide_d(fma(rl, 1.0lf + p0, p0));
     let ki = i32(k);
     if (ki > 56i) { return ct_scale_d(1.0lf + p, ki); }
     let tk = ct_pow2i_d(ki);
