@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .codegen import check_function, compile_operation
 from .codegen.functions import DeviceFunction, OpSource
+from .codegen.types import Widths
 from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
 
 
@@ -25,7 +26,7 @@ class GpuFunc(DeviceFunction):
                 pass        # a function defined further down: checked by the first caller
         except (GpuKernelError, GpuKernelTypeError) as exc:
             raise exc.with_traceback(None) from None
-        self._op: OpSource | None = None
+        self._ops: dict = {}          # widths key -> OpSource
 
     def __call__(self, *args):
         return self.fn(*args)
@@ -33,15 +34,18 @@ class GpuFunc(DeviceFunction):
     def __get__(self, obj, objtype=None):
         return self
 
-    def reduce_op(self) -> OpSource:
-        """The function as a binary operation (WGSL), for ``reduce``; ``TypeError`` unless it
-        takes two parameters of one scalar type and returns that type."""
-        if self._op is None:
+    def reduce_op(self, widths: tuple = ("float", "int")) -> OpSource:
+        """The function as a binary operation (WGSL), plain float and int meaning ``widths``,
+        for ``reduce``; ``TypeError`` unless it takes two parameters of one scalar type and
+        returns that type."""
+        op = self._ops.get(tuple(widths))
+        if op is None:
             try:
-                self._op = compile_operation(self)
+                op = compile_operation(self, Widths(*widths))
             except (GpuKernelError, GpuKernelTypeError) as exc:
                 raise exc.with_traceback(None) from None
-        return self._op
+            self._ops[tuple(widths)] = op
+        return op
 
     def reduce(self, values, init=None):
         """Fold ``values`` (a list, a 1-D numpy array, or a list resident in a ``GpuArena``)

@@ -168,15 +168,27 @@ _device.on_fork_child(lambda: _forget_after_shutdown(None))
 
 # -- host checks -----------------------------------------------------------------------------
 
-def _op_of(func):
+def _op_of(func, values):
     """(OpSource, name) of a ``@Gpu.func``; TypeError when it is not one, or not a binary
-    operation of one scalar type."""
+    operation of one scalar type. An operation on plain float (int) values reduces a float64
+    (int64) array, or an arena list of them, in float64 (int64)."""
     reduce_op = getattr(func, "reduce_op", None)
     if reduce_op is None:
         what = getattr(func, "__name__", type(func).__name__)
         raise TypeError(f"reduce: {what} is not a @Gpu.func; decorate a function of two "
                         "parameters of one scalar type returning that type with @Gpu.func")
-    op = reduce_op()
+    widths = ("float", "int")
+    params = getattr(getattr(func, "signature", None), "params", ())
+    plain = params[0][1] if params and params[0][1] in ("float", "int") else None
+    if plain is not None:
+        slot = residency.lookup(values)
+        row = slot.elem if slot is not None else (
+            _array_kind(values) if convert.is_ndarray(values) else None)
+        if plain == "float" and row == "float64":
+            widths = ("float64", "int")
+        elif plain == "int" and row == "int64":
+            widths = ("float", "int64")
+    op = reduce_op(widths)
     return op, getattr(func, "__name__", op.fn)
 
 
@@ -225,7 +237,7 @@ def _check_slot(slot, value, ty: str, where: str) -> None:
 def reduce_values(func, values, init=None):
     """``func.reduce(values, init)``: the reduction of ``values`` by ``func`` on the device, as
     a Python scalar (see the module docstring)."""
-    op, name = _op_of(func)
+    op, name = _op_of(func, values)
     return run_reduction(op, values, init, name)
 
 

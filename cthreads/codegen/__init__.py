@@ -243,10 +243,10 @@ def _outermost_loops(stmts):
                 yield from _outermost_loops(body)
 
 
-def compile_operation(func) -> "OpSource":
+def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     """The WGSL of a device function of two ``T`` parameters returning ``T`` (a binary
-    operation for reductions) and of everything it calls; ``TypeError`` for other functions.
-    """
+    operation for reductions) and of everything it calls, plain float and int meaning
+    ``widths``; ``TypeError`` for other functions."""
     sig = func.signature
     types = [t for _, t in sig.params]
     if len(types) != 2 or not isinstance(types[0], str) or types[0] != types[1] or \
@@ -258,7 +258,7 @@ def compile_operation(func) -> "OpSource":
     functions = FunctionSet()
     root = functions.request(func, ())
     specs = translate_functions([(root, func.src.tree, func.src)], functions, True, progress,
-                                [])
+                                [], widths)
     hidden = [name for spec in specs for name in spec.uses
               if name in ("GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim")]
     if hidden:
@@ -277,7 +277,10 @@ def compile_operation(func) -> "OpSource":
         em.helper(name)
     helpers = [HELPERS[name][1] for name in sorted(em.helpers)]
     features = ("shader-float32-atomic",) if any("float_atomic" in s.uses for s in specs) else ()
-    return OpSource(root.ident, types[0], "\n\n".join(helpers + blocks), features)
+    features += tuple(elem(t).feature for t in {widths.concrete(types[0])}
+                      if elem(t).feature)
+    return OpSource(root.ident, widths.concrete(types[0]), "\n\n".join(helpers + blocks),
+                    features)
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):
