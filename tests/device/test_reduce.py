@@ -230,16 +230,19 @@ def test_element_kind_mismatches_are_refused(device_name):
     ints = np.arange(10, dtype=np.int32)
     floats = np.arange(10, dtype=np.float32)
     doubles = np.arange(10, dtype=np.float64)
-    keep = [a.copy() for a in (ints, floats, doubles)]
+    halves = np.arange(10, dtype=np.float16)
+    keep = [a.copy() for a in (ints, floats, doubles, halves)]
     with pytest.raises(GpuInvalidArgument, match=r"'values'.*int32.*astype\(np.float32\)"):
         fadd.reduce(ints)
     with pytest.raises(GpuInvalidArgument, match=r"'values'.*float32.*astype\(np.int32\)"):
         iadd.reduce(floats)
-    with pytest.raises(GpuInvalidArgument, match=r"'values'.*float64.*astype\(np.float32\)"):
-        fadd.reduce(doubles)
+    with pytest.raises(GpuInvalidArgument, match=r"'values'.*float64.*astype\(np.int32\)"):
+        iadd.reduce(doubles)
+    with pytest.raises(GpuInvalidArgument, match=r"'values'.*float16.*astype\(np.float32\)"):
+        fadd.reduce(halves)
     with pytest.raises(GpuInvalidArgument, match=r"'values'.*bool"):
         iadd.reduce(ints > 3)
-    for a, b in zip((ints, floats, doubles), keep):
+    for a, b in zip((ints, floats, doubles, halves), keep):
         np.testing.assert_array_equal(a, b)
     values = [1, 2, 3.5]
     with pytest.raises(GpuArgumentTypeError, match=r"values'\)?\[2\]"):
@@ -486,3 +489,18 @@ def test_reductions_from_several_threads(device_name):
     for t in threads:
         t.join(120)
     assert not wrong
+
+
+def test_plain_operations_follow_the_arrays_width(device_name):
+    """A float64 array reduces in float64 with a plain-float operation (spec v2, sections 2
+    and 3), an int64 array in int64; the float32 sum of the same values is visibly rounder."""
+    x = np.full(100_001, 0.1)
+    exact = math.fsum(x.tolist())
+    got = fadd.reduce(x)
+    assert abs(got - exact) <= 20 * 2.0**-52 * exact          # a float64 tree's rounding
+    assert abs(fadd.reduce(x.astype(np.float32)) - exact) > 1e-4
+    big = np.arange(50_000, dtype=np.int64) * 2**33
+    assert iadd.reduce(big) == int(big.sum())                  # past 32 bits, exactly
+    with GpuArena() as arena:
+        arena.bind(x=x)
+        assert fadd.reduce(x) == got                           # the same tree, resident
