@@ -141,8 +141,9 @@ def vec_form(guard: int, vec_lists: tuple, scalars: list, lengths: list) -> str:
 
 def vec_nbytes(length: int, size: int) -> int:
     """Bytes a list of ``length`` elements of ``size`` bytes binds in the four-lane variant:
-    rounded up to whole 16-byte (four-lane) elements."""
-    return -(-size * length // 16) * 16
+    rounded up to whole four-lane elements (16 bytes for float32, 32 for float64)."""
+    lane = 4 * size
+    return -(-size * length // lane) * lane
 
 
 class LaunchPlan:

@@ -1,4 +1,5 @@
-"""A four-wide variant of element-wise kernels: each index step moves a ``vec4<f32>``.
+"""A four-wide variant of element-wise kernels: each index step moves a ``vec4<f32>`` (a
+``vec4<f64>`` in float64 kernels).
 
 Memory-bound kernels like saxpy load and store one 4-byte float per index; a GPU keeps more
 bytes in flight, and reaches its bandwidth, with 16-byte accesses, and CPU drivers vectorise
@@ -36,6 +37,8 @@ from .wgsl import _const_tree, literal
 LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
             "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "log", "log2", "log10", "fabs",
             "degrees", "radians", "abs"}
+#: the float64 ones (float64 math runs in helpers, one value at a time)
+LANEWISE_F64 = {"sqrt", "fabs", "abs"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
 #: lane-wise ct_div_f (builtins.py): the quotient corrected by its fma residual
 DIV4 = """fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }
@@ -95,7 +98,9 @@ class _Printer(Visitor):
     """Prints the straight-line statements with vec4<f32> lanes (``visit_<node>``); any node
     without a method, or not lane-wise, raises _NotLanewise."""
 
-    def __init__(self, index: str, locals_: dict, specs: dict):
+    def __init__(self, index: str, locals_: dict, specs: dict, ty: str = "float"):
+        self.ty = ty                        # the lanes' float type: 'float' or 'float64'
+        self.vt = f"vec4<{elem(ty).wgsl}>"
         self.index = index
         self.locals = locals_
         self.specs = specs                  # device functions: WGSL name -> FuncSpec
@@ -107,6 +112,8 @@ class _Printer(Visitor):
         self.divides = False                # keep the other lanes (ct_mask)
 
     def div(self, a: str, b: str) -> str:
+        if self.ty != "float":
+            raise _NotLanewise          # exact float64 division has no four-lane form here
         self.divides = True
         return f"ct_div4(vec4<f32>({a}), vec4<f32>({b}))"
 
@@ -123,7 +130,7 @@ class _Printer(Visitor):
 
     def visit_Assign(self, s):
         local = self.locals.get(s.ident)
-        if local is None or local.ty != "float" or s.ident == self.index:
+        if local is None or local.ty != self.ty or s.ident == self.index:
             raise _NotLanewise
         value = self.lanes(s.value)
         self.assigned.add(s.ident)
@@ -134,7 +141,7 @@ class _Printer(Visitor):
         ref = self.access(s.lst, s.index)
         value = self.lanes(s.value)
         if s.aug_op is not None:
-            if s.aug_op not in _ARITH or s.aug_ty != "float":
+            if s.aug_op not in _ARITH or s.aug_ty != self.ty:
                 raise _NotLanewise
             old = f"{ref.ident}[ct_j]"
             value = self.div(old, value) if s.aug_op == "truediv" else \
@@ -147,27 +154,27 @@ class _Printer(Visitor):
         text = self.expr(e)
         vector = any(isinstance(x, ir.Load) or (isinstance(x, ir.Var) and x.ident in self.assigned)
                      for x in ir.walk_expr(e))
-        return text if vector else f"vec4<f32>({text})"
+        return text if vector else f"{self.vt}({text})"
 
     def access(self, lst: ir.ListRef, index: ir.Expr) -> ir.ListRef:
-        if lst.elem != "float" or lst.shared_size is not None or lst.atomic \
+        if lst.elem != self.ty or lst.shared_size is not None or lst.atomic \
                 or not (isinstance(index, ir.Var) and index.ident == self.index):
             raise _NotLanewise
         self.lists[lst.pyname] = lst
         return lst
 
     def expr(self, e: ir.Expr) -> str:
-        if e.ty != "float":
+        if e.ty != self.ty:
             raise _NotLanewise
         return self.visit(e)
 
     def visit_Const(self, e):
-        return literal(e.value, "float")
+        return literal(e.value, self.ty)
 
     def visit_Cast(self, e):
         if not isinstance(e.operand, ir.Const):
             raise _NotLanewise
-        return literal(float(e.operand.value), "float")
+        return literal(float(e.operand.value), self.ty)
 
     def visit_Var(self, e):
         if self.args:
@@ -208,7 +215,7 @@ class _Printer(Visitor):
             raise _NotLanewise
         texts = {}
         for (ident, ty), arg in zip(spec.params, e.args):
-            if ty != "float":
+            if ty != self.ty:
                 raise _NotLanewise
             texts[ident] = f"({self.expr(arg)})"
         self.args.append(texts)
@@ -221,8 +228,10 @@ class _Printer(Visitor):
         if _const_tree(e) or e.fn not in LANEWISE:
             raise _NotLanewise
         args = [self.expr(a) for a in e.args]
+        if self.ty != "float" and e.fn not in LANEWISE_F64:
+            raise _NotLanewise          # float64 math runs in helpers, one value at a time
         if len(args) > 1:            # atan2(x, y): both the same type, vec4 where mixed
-            args = [f"vec4<f32>({a})" for a in args]
+            args = [f"{self.vt}({a})" for a in args]
         return CALLS[e.fn].format(*args)
 
 
@@ -251,7 +260,9 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
         if len(rest) != 1:
             return None
         straight = list(rest[0].body)
-    printer = _Printer(index, locals_, {spec.ident: spec for spec in kernel.functions})
+    floats = {ref.elem for ref in kernel.lists if elem(ref.elem).kind == "f"}
+    ty = floats.pop() if len(floats) == 1 else "float"
+    printer = _Printer(index, locals_, {spec.ident: spec for spec in kernel.functions}, ty)
     try:
         for s in straight:
             printer.stmt(s, src)
@@ -263,7 +274,7 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
     for ref in sorted(printer.lists.values(), key=lambda r: layout.bindings[r.pyname]):
         access = "read_write" if ref.pyname in written else "read"
         decls.append(f"@group(0) @binding({layout.bindings[ref.pyname]}) var<storage, {access}> "
-                     f"{ref.ident}: array<vec4<f32>>;")
+                     f"{ref.ident}: array<{printer.vt}>;")
     body = ["", "fn ct_vbody(ct_j: u32) {"]
     for local in kernel.locals:
         if local.ident == index or (not local.param and local.ident not in printer.assigned):
@@ -272,11 +283,11 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
             init = elem(local.ty).from_uniform.format(f"ct_u.{local.ident}")
             t = elem(local.ty).wgsl
             if local.ident in printer.assigned:
-                body.append(f"    var {local.ident}: vec4<f32> = vec4<f32>({init});")
+                body.append(f"    var {local.ident}: {printer.vt} = {printer.vt}({init});")
             else:
                 body.append(f"    let {local.ident}: {t} = {init};")
         else:
-            body.append(f"    var {local.ident}: vec4<f32>;")
+            body.append(f"    var {local.ident}: {printer.vt};")
     helpers = ["", DIV4] if printer.divides else []
     start = ["    let ct_i: i32 = i32(ct_j * 4u);", f"    if (ct_i >= {g}) {{ return; }}"]
     # the form for guards that are multiples of 4 (every step whole), without the partial-step
