@@ -71,6 +71,9 @@ _C = {
     "COS_C": _horner("z", [Fraction((-1) ** k, factorial(2 * k)) for k in range(2, 11)]),
     # atan t = t + t^3 * A(t^2), |t| <= 0.4375: -1/3, 1/5, ... 1/45
     "ATAN_A": _horner("z", [Fraction((-1) ** k, 2 * k + 1) for k in range(1, 23)]),
+    # asin s = s + s^3 * A(s^2), |s| <= 1/2: (2n)! / (4^n n!^2 (2n + 1)), n = 1 .. 26
+    "ASIN_A": _horner("z", [Fraction(factorial(2 * n), 4 ** n * factorial(n) ** 2 * (2 * n + 1))
+                            for n in range(1, 27)]),
     # sinh r = r + r^3 * SH(r^2), |r| < 1: 1/3!, ... 1/21!
     "SINH_S": _horner("z", [Fraction(1, factorial(2 * k + 1)) for k in range(1, 11)]),
     # cosh r = 1 + r^2 * CH(r^2), |r| < 1: 1/2!, ... 1/22!
@@ -151,7 +154,6 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     "ct_signbit_d": ((), """fn ct_signbit_d(v: f64) -> bool {
     return (bitcast<u64>(v) >> 63u) == 1lu;
 }"""),
-    "ct_id_d": ((), "fn ct_id_d(v: f64) -> f64 { return v; }"),
     # Exact products without fma: Vulkan lets fma round twice (lavapipe's f64 fma does), so
     # a * b - fl(a * b) comes from Veltkamp's split into 26-bit halves (Dekker's product)
     "ct_split_d": ((), """fn ct_split_d(a: f64) -> vec2<f64> {
@@ -705,23 +707,77 @@ $PRODUCT_STEPS
     }
     return ct_copysign_d(v, y);
 }"""),
-    # asin x = atan2(x, sqrt(1 - x^2)), acos x = atan2(sqrt(1 - x^2), x)
-    "ct_asin_d": (("ct_atan2_d",), """fn ct_asin_d(x: f64) -> f64 {
-    if (!(abs(x) <= 1.0lf)) { return $NAN; }
-    if (abs(x) < 0x1p-27lf) { return x; }
-    let a = abs(x);
-    var w = fma(-a, a, 1.0lf);
-    if (a >= 0.5lf) { w = (1.0lf - a) * (1.0lf + a); }
-    return ct_atan2_d(x, sqrt(w));
+    # asin(s + sl) - s for |s| <= 1/2 (Taylor series of asin; sl a small correction)
+    "ct_asin_k_d": ((), """fn ct_asin_k_d(s: f64, sl: f64) -> f64 {
+    let z = s * s;
+    return fma(s * z, $ASIN_A, sl * (1.0lf + 0.5lf * z));
 }"""),
-    "ct_acos_d": (("ct_atan2_d",), """fn ct_acos_d(x: f64) -> f64 {
+    # sqrt(w) as (hi, lo), w >= 0
+    "ct_sqrt_dd_d": ((), """fn ct_sqrt_dd_d(w: f64) -> vec2<f64> {
+    let h = ct_hide_d(sqrt(w));
+    if (h == 0.0lf) { return vec2<f64>(0.0lf, 0.0lf); }
+    return vec2<f64>(h, ct_residual_d(w, h, h) / (2.0lf * h));
+}"""),
+    # |x| <= 1/2: the series; beyond: asin x = pi/2 - 2 asin(sqrt((1 - x) / 2))
+    "ct_asin_d": ((), """fn ct_asin_d(x: f64) -> f64 {
     if (!(abs(x) <= 1.0lf)) { return $NAN; }
     let a = abs(x);
-    var w = fma(-a, a, 1.0lf);
-    if (a >= 0.5lf) { w = (1.0lf - a) * (1.0lf + a); }
-    return ct_atan2_d(sqrt(w), x);
+    if (a < 0x1p-27lf) { return x; }
+    if (a <= 0.5lf) { return x + ct_asin_k_d(x, 0.0lf); }
+    let s = ct_sqrt_dd_d(0.5lf * (1.0lf - a));
+    let t = ct_asin_k_d(s.x, s.y);
+    let s2 = 2.0lf * s.x;
+    let h = ct_hide_d($PIO2 - s2);
+    let bv = ct_hide_d(h - $PIO2);
+    let err = ($PIO2 - (h - bv)) + (-s2 - bv);
+    return ct_copysign_d(h + (err + ($PIO2_L - 2.0lf * t)), x);
+}"""),
+    # |x| <= 1/2: pi/2 - asin x; beyond: 2 asin(sqrt((1 - x) / 2)), or pi minus that of -x
+    "ct_acos_d": ((), """fn ct_acos_d(x: f64) -> f64 {
+    if (!(abs(x) <= 1.0lf)) { return $NAN; }
+    var bh = $PIO2;
+    var bl = $PIO2_L;
+    var sh = x;
+    var tl = 0.0lf;
+    if (abs(x) <= 0.5lf) {
+        tl = ct_asin_k_d(x, 0.0lf);
+    } else {
+        let s = ct_sqrt_dd_d(0.5lf * (1.0lf - abs(x)));
+        let t = ct_asin_k_d(s.x, s.y);
+        if (x > 0.0lf) { return 2.0lf * s.x + 2.0lf * t; }
+        bh = $PI;
+        bl = $PI_L;
+        sh = 2.0lf * s.x;
+        tl = 2.0lf * t;
+    }
+    let h = ct_hide_d(bh - sh);
+    let bv = ct_hide_d(h - bh);
+    let err = (bh - (h - bv)) + (-sh - bv);
+    return h + (err + (bl - tl));
 }"""),
     # -- hyperbolic -------------------------------------------------------------------------
+    # e^a as an unrounded (hi, lo) pair, for |a| < 700 (the sum of sinh and cosh)
+    "ct_exp_pair_d": ((), """fn ct_exp_pair_d(a: f64) -> vec2<f64> {
+    let k = round(a * $LOG2E);
+    let r1 = fma(-k, $LN2_HI, a);
+    let t = k * $LN2_LO;
+    let rh = ct_hide_d(r1 - t);
+    let bb = ct_hide_d(rh - r1);
+    let rl = (r1 - (rh - bb)) + (-t - bb);
+    let p = ct_expm1_poly_d(rh);
+    let q = ct_hide_d(fma(rl, 1.0lf + p, p));
+    let y = ct_hide_d(1.0lf + q);
+    let yl = (1.0lf - y) + q;
+    let sc = ct_pow2i_d(i32(k));
+    return vec2<f64>(y * sc, yl * sc);
+}"""),
+    # (e^a -+ e^-a) / 2 from the pair, the difference kept as a double-double
+    "ct_sinhcosh_d": ((), """fn ct_sinhcosh_d(a: f64, sign: f64) -> f64 {
+    let e = ct_exp_pair_d(a);
+    let inv = sign / e.x;
+    let h = ct_hide_d(e.x + inv);
+    return 0.5lf * (h + (e.y + ((e.x - h) + inv) - inv * e.y / e.x));
+}"""),
     "ct_sinh_d": (("ct_isnan_d", "ct_exp_d", "ct_exp_dd_d", "ct_copysign_d"),
                   """fn ct_sinh_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
@@ -732,8 +788,7 @@ $PRODUCT_STEPS
         let z = a * a;
         s = a + a * z * $SINH_S;
     } else if (a < 22.0lf) {
-        let t = ct_exp_d(a);
-        s = 0.5lf * t - 0.5lf / t;
+        s = ct_sinhcosh_d(a, -1.0lf);
     } else {
         let h = ct_hide_d(a - $LN2);
         let bv = ct_hide_d(h - a);
@@ -750,10 +805,7 @@ $PRODUCT_STEPS
         let z = a * a;
         return 1.0lf + z * $COSH_C;
     }
-    if (a < 22.0lf) {
-        let t = ct_exp_d(a);
-        return 0.5lf * t + 0.5lf / t;
-    }
+    if (a < 22.0lf) { return ct_sinhcosh_d(a, 1.0lf); }
     let h = ct_hide_d(a - $LN2);
     let bv = ct_hide_d(h - a);
     let err = (a - (h - bv)) + (-$LN2 - bv);
