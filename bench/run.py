@@ -44,13 +44,14 @@ IMPLS = ("ours", "raw", "original", "numpy", "torch")
 LABEL = {"ours": "ours", "raw": "raw wgpu", "original": "original", "numpy": "numpy",
          "torch": "torch"}
 SERVED = ("W1", "W2", "W3", "W6", "W8", "CPU")   # run in long-lived workers
-FRESH = ("W4", "W5", "W7", "W5big", "RED")   # a fresh process per measurement
-ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "RED", "W5big")
+FRESH = ("W4", "W5", "W7", "W5big", "RED", "V2")   # a fresh process per measurement
+ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "RED", "V2", "W5big")
 WHO = {"W1": ("ours", "raw", "original", "numpy"), "W2": ("ours", "raw", "original", "numpy"),
        "W3": ("ours", "raw", "original", "numpy"), "W4": ("ours", "raw", "original"),
        "W5": ("ours", "raw", "original", "numpy"), "W6": ("ours", "raw", "original", "numpy"),
        "W7": ("ours", "raw", "original"), "W5big": ("ours", "raw", "original", "torch"),
-       "W8": ("ours",), "CPU": ("ours", "numpy"), "RED": ("ours", "numpy", "torch")}
+       "W8": ("ours",), "CPU": ("ours", "numpy"), "RED": ("ours", "numpy", "torch"),
+       "V2": ("ours",)}
 
 FULL = {
     "W1": {"n": 64, "launches": 2000, "warmup": 200},
@@ -65,6 +66,10 @@ FULL = {
     "CPU": {"n": 1_048_576, "grid": 1024, "mandel": [512, 512, 256], "reps": 9},
     "RED": {"sizes_cpu": [["1M", 1 << 20], ["16M", 1 << 24]],
             "sizes_gpu": [["1M", 1 << 20], ["64M", 1 << 26]], "reps": 15},
+    "V2": {"cpu": {"n_mem": 1 << 22, "bodies": 2048, "n_saxpy": 1 << 24,
+                   "mandel": [512, 512, 256], "reps": 11},
+           "gpu": {"n_mem": 1 << 26, "bodies": 32768, "n_saxpy": 1 << 26,
+                   "mandel": [4096, 4096, 256], "reps": 21}},
 }
 QUICK = {
     "W1": {"n": 64, "launches": 500, "warmup": 50},
@@ -79,6 +84,10 @@ QUICK = {
     "CPU": {"n": 1_048_576, "grid": 1024, "mandel": [512, 512, 256], "reps": 3},
     "RED": {"sizes_cpu": [["1M", 1 << 20], ["16M", 1 << 24]],
             "sizes_gpu": [["1M", 1 << 20], ["64M", 1 << 26]], "reps": 7},
+    "V2": {"cpu": {"n_mem": 1 << 22, "bodies": 1024, "n_saxpy": 1 << 24,
+                   "mandel": [256, 256, 256], "reps": 5},
+           "gpu": {"n_mem": 1 << 26, "bodies": 16384, "n_saxpy": 1 << 26,
+                   "mandel": [4096, 4096, 256], "reps": 9}},
 }
 
 # (workload, metric, label, unit, higher is better)
@@ -125,6 +134,15 @@ ROWS = [
                          ("sum_np", "sum from numpy"), ("max_np", "max from numpy"),
                          ("sum_queued", "torch x.sum() queued, one sync"),
                          ("saxpy_res", "our resident saxpy, bytes read"))
+] + [
+    ("V2", "fn_mem_helper_ms", "V2 element-wise kernel with helpers", "ms/launch", False),
+    ("V2", "fn_mem_inline_ms", "V2 the same kernel written inline", "ms/launch", False),
+    ("V2", "fn_nbody_helper_ms", "V2 N-body accelerations with helpers", "ms/launch", False),
+    ("V2", "fn_nbody_inline_ms", "V2 N-body accelerations inline", "ms/launch", False),
+    ("V2", "saxpy32_GBps", "V2 resident saxpy, float32 arrays", "GB/s", True),
+    ("V2", "saxpy64_GBps", "V2 resident saxpy, float64 arrays", "GB/s", True),
+    ("V2", "mandel32_ms", "V2 Mandelbrot in float32", "ms/launch", False),
+    ("V2", "mandel64_ms", "V2 Mandelbrot in float64", "ms/launch", False),
 ]
 
 # (label, workload, metric, against, op, lavapipe bound, GPU bound); against "self:<metric>"
@@ -153,6 +171,12 @@ TARGETS = [
      "self:saxpy_res_64M_GBps", ">=", None, None),
     ("RED sum n=64M >= {b}x torch x.sum().item()", "RED", "sum_res_64M_GBps", "torch", ">=",
      None, 0.8),
+    ("V2 element-wise kernel with helpers <= {b}x inline", "V2", "fn_mem_helper_ms",
+     "self:fn_mem_inline_ms", "<=", 1.02, 1.02),
+    ("V2 N-body with helpers <= {b}x inline", "V2", "fn_nbody_helper_ms",
+     "self:fn_nbody_inline_ms", "<=", 1.02, 1.02),
+    ("V2 float64 saxpy GB/s >= {b}x float32's", "V2", "saxpy64_GBps", "self:saxpy32_GBps",
+     ">=", 0.9, 0.9),
 ]
 
 #: Figures the issue states for an implementation that cannot run in that column's machine
@@ -666,6 +690,7 @@ def main(argv: list[str]) -> int:
                           else "?")
     on_gpu = device.get("adapter_type") not in ("CPU", "?")
     params["RED"]["sizes"] = params["RED"]["sizes_gpu" if on_gpu else "sizes_cpu"]
+    params["V2"] = params["V2"]["gpu" if on_gpu else "cpu"]
     workloads = only or [w for w in ALL if w != "W5big" or on_gpu]
     if "W5big" in workloads and not on_gpu and only is None:
         workloads.remove("W5big")

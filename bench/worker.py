@@ -50,6 +50,9 @@ def _module(impl: str, workload: str = ""):
     if impl == "ours" and workload == "CPU":
         import cpu_table
         return cpu_table
+    if impl == "ours" and workload == "V2":
+        import v2                      # cthreads only (device functions, float64, examples/)
+        return v2
     if impl in ("ours", "original"):
         import workloads
         return workloads
