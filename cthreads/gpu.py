@@ -24,13 +24,14 @@ from .func import GpuFunc
 from .kernel import Gpu, GpuKernel
 from .launch import compile, gpu, prepare  # noqa: A004
 from .probes import available, device_name, init, shutdown
+from .widths import float32, float64, int32, int64, uint32
 
 __all__ = [
     "Gpu", "GpuKernel", "GpuFunc", "gpu", "prepare", "compile", "GpuJob", "GpuArena",
     "GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim",
     "available", "device_name", "init", "shutdown",
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",
-    "atomic_compare_exchange",
+    "atomic_compare_exchange", "float32", "float64", "int32", "int64", "uint32",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",
