@@ -13,9 +13,10 @@ step anywhere):
 * ``F64_OPS``: Python operator -> helper (``/``, ``//``, ``%``, ``**``).
 
 The helpers use ``u64`` bit patterns (the device needs ``shader-int64`` as well as
-``shader-f64``); ``ct_div_d`` calls ``ct_zero()``, which each kernel defines. Methods, measured
-accuracy and the differences from Python are in docs/float64.md. No loops except ``ct_fmod_d``
-for quotients beyond 2**50 (at most 42 passes).
+``shader-f64``), and ``ct_hide_d`` (under nearly all of them) calls ``ct_zero()``, the zero
+each kernel defines from its uniform block. Methods, measured accuracy and the differences from
+Python are in docs/float64.md. No loops except in ``ct_fmod_d`` (``%``, ``//`` and ``fmod``)
+for quotients beyond 2**50: at most 42 passes.
 """
 
 from __future__ import annotations
@@ -134,36 +135,36 @@ def _pow_int_steps() -> str:
     return "\n".join(lines)
 
 
-#: helper -> (the helpers it calls, for the reader: the table below finds them in the text),
-#: WGSL with $NAME placeholders for the constants
-_RAW: dict[str, tuple[tuple[str, ...], str]] = {
+#: helper -> its WGSL, with $NAME placeholders for the constants (the helpers a text calls
+#: are found in it: ``F64_HELPERS``)
+_RAW: dict[str, str] = {
     # -- bits -------------------------------------------------------------------------------
-    "ct_isnan_d": ((), """fn ct_isnan_d(v: f64) -> bool {
+    "ct_isnan_d": """fn ct_isnan_d(v: f64) -> bool {
     return (bitcast<u64>(v) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu;
-}"""),
-    "ct_isinf_d": ((), """fn ct_isinf_d(v: f64) -> bool {
+}""",
+    "ct_isinf_d": """fn ct_isinf_d(v: f64) -> bool {
     return (bitcast<u64>(v) & 0x7ffffffffffffffflu) == 0x7ff0000000000000lu;
-}"""),
-    "ct_isfinite_d": ((), """fn ct_isfinite_d(v: f64) -> bool {
+}""",
+    "ct_isfinite_d": """fn ct_isfinite_d(v: f64) -> bool {
     return (bitcast<u64>(v) & 0x7ff0000000000000lu) != 0x7ff0000000000000lu;
-}"""),
-    "ct_copysign_d": ((), """fn ct_copysign_d(a: f64, b: f64) -> f64 {
+}""",
+    "ct_copysign_d": """fn ct_copysign_d(a: f64, b: f64) -> f64 {
     return bitcast<f64>((bitcast<u64>(a) & 0x7ffffffffffffffflu)
                         | (bitcast<u64>(b) & 0x8000000000000000lu));
-}"""),
-    "ct_signbit_d": ((), """fn ct_signbit_d(v: f64) -> bool {
+}""",
+    "ct_signbit_d": """fn ct_signbit_d(v: f64) -> bool {
     return (bitcast<u64>(v) >> 63u) == 1lu;
-}"""),
+}""",
     # Exact products without fma: Vulkan lets fma round twice (lavapipe's f64 fma does), so
     # a * b - fl(a * b) comes from Veltkamp's split into 26-bit halves (Dekker's product)
-    "ct_split_d": ((), """fn ct_split_d(a: f64) -> vec2<f64> {
+    "ct_split_d": """fn ct_split_d(a: f64) -> vec2<f64> {
     let c = ct_hide_d(134217729.0lf * a);
     let hi = ct_hide_d(c - ct_hide_d(c - a));
     return vec2<f64>(hi, a - hi);
-}"""),
+}""",
     # a * b - p exactly, for p = fl(a * b) (large factors and products are scaled first so
     # that the split cannot overflow; an underflowing product loses the exactness)
-    "ct_mul_err_d": ((), """fn ct_mul_err_d(a: f64, b: f64, p: f64) -> f64 {
+    "ct_mul_err_d": """fn ct_mul_err_d(a: f64, b: f64, p: f64) -> f64 {
     var a1 = a;
     var b1 = b;
     var p1 = p;
@@ -186,50 +187,49 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let x = ct_split_d(a1);
     let y = ct_split_d(b1);
     return (((ct_hide_d(x.x * y.x - p1) + x.x * y.y) + x.y * y.x) + x.y * y.y) * sc;
-}"""),
+}""",
     # n - a * b for a * b within a factor 2 of n (a quotient's residual), one rounding
-    "ct_residual_d": ((), """fn ct_residual_d(n: f64, a: f64, b: f64) -> f64 {
+    "ct_residual_d": """fn ct_residual_d(n: f64, a: f64, b: f64) -> f64 {
     let p = ct_hide_d(a * b);
     return (n - p) - ct_mul_err_d(a, b, p);
-}"""),
+}""",
     # x, unknown to the driver's compiler: keeps it from re-associating the error-free
     # transformations (a + b - a ...) and from folding fma(a, b, -(a * b)) to 0, as lavapipe
     # did (ct_zero() is 0 at run time, defined by each kernel)
-    "ct_hide_d": ((), """fn ct_hide_d(x: f64) -> f64 {
+    "ct_hide_d": """fn ct_hide_d(x: f64) -> f64 {
     return bitcast<f64>(bitcast<u64>(x) ^ u64(ct_zero()));
-}"""),
+}""",
     # 2^k for -1022 <= k <= 1023
-    "ct_pow2i_d": ((), """fn ct_pow2i_d(k: i32) -> f64 {
+    "ct_pow2i_d": """fn ct_pow2i_d(k: i32) -> f64 {
     return bitcast<f64>(u64(k + 1023i) << 52u);
-}"""),
+}""",
     # y * 2^k for |k| <= 2044, in two exact steps (one rounding at most, into subnormals)
-    "ct_scale_d": (("ct_pow2i_d",), """fn ct_scale_d(y: f64, k: i32) -> f64 {
+    "ct_scale_d": """fn ct_scale_d(y: f64, k: i32) -> f64 {
     let k1 = k / 2i;
     return (y * ct_pow2i_d(k1)) * ct_pow2i_d(k - k1);
-}"""),
+}""",
     # the exponent e of x = f * 2^e, 0.5 <= |f| < 1 (finite nonzero x, subnormals too)
-    "ct_exponent_d": ((), """fn ct_exponent_d(x: f64) -> i32 {
+    "ct_exponent_d": """fn ct_exponent_d(x: f64) -> i32 {
     let e = i32((bitcast<u64>(x) >> 52u) & 0x7fflu);
     if (e == 0i) {
         return i32((bitcast<u64>(x * 0x1p54lf) >> 52u) & 0x7fflu) - 1076i;
     }
     return e - 1022i;
-}"""),
+}""",
     # -- operators --------------------------------------------------------------------------
     # A driver may round f64 division loosely; the exact residual corrects the quotient (it is
     # correctly rounded already on lavapipe). Tiny operands, whose residual would underflow,
     # keep the driver's quotient.
-    "ct_div_d": (("ct_isfinite_d",), """fn ct_div_d(x: f64, y: f64) -> f64 {
+    "ct_div_d": """fn ct_div_d(x: f64, y: f64) -> f64 {
     let q = ct_hide_d(x / y);
     if (!(abs(x) >= 0x1p-916lf) || !(abs(q) >= 0x1p-916lf)) { return q; }
     let r = ct_residual_d(x, q, y);
     let c = q + r / y;
     return select(q, c, ct_isfinite_d(r) && ct_isfinite_d(c));
-}"""),
+}""",
     # Exact remainder with the sign of a: long division by 50-bit steps of the exponent gap
     # (each step exact: the partial remainder fits 53 bits), then one last fma step.
-    "ct_fmod_d": (("ct_isfinite_d", "ct_isinf_d", "ct_isnan_d", "ct_copysign_d", "ct_exponent_d",
-                   "ct_scale_d"), """fn ct_fmod_d(a: f64, b: f64) -> f64 {
+    "ct_fmod_d": """fn ct_fmod_d(a: f64, b: f64) -> f64 {
     if (!ct_isfinite_d(a) || ct_isnan_d(b) || b == 0.0lf) { return $NAN; }
     if (ct_isinf_d(b)) { return a; }
     var x = abs(a);
@@ -257,15 +257,14 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
         x = r;
     }
     return ct_copysign_d(x, a);
-}"""),
-    "ct_mod_d": (("ct_fmod_d", "ct_copysign_d"), """fn ct_mod_d(a: f64, b: f64) -> f64 {
+}""",
+    "ct_mod_d": """fn ct_mod_d(a: f64, b: f64) -> f64 {
     var r = ct_fmod_d(a, b);
     if (r == 0.0lf) { return ct_copysign_d(0.0lf, b); }
     if ((r < 0.0lf) != (b < 0.0lf)) { r = r + b; }
     return r;
-}"""),
-    "ct_floordiv_d": (("ct_fmod_d", "ct_copysign_d", "ct_div_d"),
-                      """fn ct_floordiv_d(a: f64, b: f64) -> f64 {
+}""",
+    "ct_floordiv_d": """fn ct_floordiv_d(a: f64, b: f64) -> f64 {
     if (b == 0.0lf) { return floor(a / b); }
     let m = ct_fmod_d(a, b);
     var d = ct_div_d(a - m, b);
@@ -274,21 +273,20 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     var q = floor(d);
     if (d - q > 0.5lf) { q = q + 1.0lf; }
     return q;
-}"""),
-    "ct_min_d": ((), """fn ct_min_d(a: f64, b: f64) -> f64 {
+}""",
+    "ct_min_d": """fn ct_min_d(a: f64, b: f64) -> f64 {
     return select(a, b, b < a);
-}"""),
-    "ct_max_d": ((), """fn ct_max_d(a: f64, b: f64) -> f64 {
+}""",
+    "ct_max_d": """fn ct_max_d(a: f64, b: f64) -> f64 {
     return select(a, b, b > a);
-}"""),
+}""",
     # -- exp --------------------------------------------------------------------------------
-    "ct_expm1_poly_d": ((), """fn ct_expm1_poly_d(r: f64) -> f64 {
+    "ct_expm1_poly_d": """fn ct_expm1_poly_d(r: f64) -> f64 {
     return fma(r * r, $EXPM1_P, r);
-}"""),
+}""",
     # e^(hi + lo), |lo| small: k = round(hi / ln2), r = hi - k ln2 (Cody-Waite, r kept as a
     # double-double), e^r - 1 by its Taylor polynomial, scaled by 2^k
-    "ct_exp_dd_d": (("ct_isnan_d", "ct_expm1_poly_d", "ct_scale_d"),
-                    """fn ct_exp_dd_d(hi: f64, lo: f64) -> f64 {
+    "ct_exp_dd_d": """fn ct_exp_dd_d(hi: f64, lo: f64) -> f64 {
     if (ct_isnan_d(hi)) { return hi; }
     if (hi > 709.8lf) { return $INF; }
     if (hi < -745.2lf) { return 0.0lf; }
@@ -300,12 +298,11 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let rl = ((r1 - (rh - bb)) + (-t - bb)) + lo;
     let p = ct_expm1_poly_d(rh);
     return ct_scale_d(1.0lf + ct_hide_d(fma(rl, 1.0lf + p, p)), i32(k));
-}"""),
-    "ct_exp_d": (("ct_exp_dd_d",), """fn ct_exp_d(x: f64) -> f64 {
+}""",
+    "ct_exp_d": """fn ct_exp_d(x: f64) -> f64 {
     return ct_exp_dd_d(x, 0.0lf);
-}"""),
-    "ct_exp2_d": (("ct_isnan_d", "ct_expm1_poly_d", "ct_scale_d"),
-                  """fn ct_exp2_d(x: f64) -> f64 {
+}""",
+    "ct_exp2_d": """fn ct_exp2_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
     if (x > 1024.5lf) { return $INF; }
     if (x < -1075.5lf) { return 0.0lf; }
@@ -315,9 +312,8 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let rl = ct_mul_err_d(f, $LN2, rh) + f * $LN2_L;
     let p = ct_expm1_poly_d(rh);
     return ct_scale_d(1.0lf + ct_hide_d(fma(rl, 1.0lf + p, p)), i32(k));
-}"""),
-    "ct_expm1_d": (("ct_isnan_d", "ct_expm1_poly_d", "ct_scale_d", "ct_pow2i_d"),
-                   """fn ct_expm1_d(x: f64) -> f64 {
+}""",
+    "ct_expm1_d": """fn ct_expm1_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
     if (x > 709.8lf) { return $INF; }
     if (x < -40.0lf) { return -1.0lf; }
@@ -334,12 +330,12 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     if (ki > 56i) { return ct_scale_d(1.0lf + p, ki); }
     let tk = ct_pow2i_d(ki);
     return fma(tk, p, tk - 1.0lf);
-}"""),
+}""",
     # -- log --------------------------------------------------------------------------------
     # x = 2^e * m, sqrt(1/2) <= m < sqrt(2); log m = 2 atanh(s), s = (m - 1) / (m + 1), with
     # 2s and 2s^3/3 as double-doubles. Returns (hi, lo) with hi + lo = log(x) to ~2^-64, for
     # finite x > 0.
-    "ct_log_core_d": ((), """fn ct_log_core_d(x: f64) -> vec3<f64> {
+    "ct_log_core_d": """fn ct_log_core_d(x: f64) -> vec3<f64> {
     var b = bitcast<u64>(x);
     var e = -1023i;
     if (b < 0x0010000000000000lu) {
@@ -370,8 +366,8 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let l1 = ((ah - s1) + th) + (2.0lf * sl + tl + tail);
     let s2 = ct_hide_d(s1 + l1);
     return vec3<f64>(f64(e), s2, l1 - (s2 - s1));
-}"""),
-    "ct_log_dd_d": (("ct_log_core_d",), """fn ct_log_dd_d(x: f64) -> vec2<f64> {
+}""",
+    "ct_log_dd_d": """fn ct_log_dd_d(x: f64) -> vec2<f64> {
     let c = ct_log_core_d(x);
     let ef = c.x;
     let eh = ef * $LN2_HI;
@@ -381,22 +377,20 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let lo = err + (c.z + ef * $LN2_LO);
     let h2 = ct_hide_d(hi + lo);
     return vec2<f64>(h2, lo - (h2 - hi));
-}"""),
+}""",
     # log of the special values: nan for x < 0 or nan, -inf for 0, inf for inf; else 0
-    "ct_log_special_d": (("ct_isnan_d",), """fn ct_log_special_d(x: f64) -> f64 {
+    "ct_log_special_d": """fn ct_log_special_d(x: f64) -> f64 {
     if (x == 0.0lf) { return -$INF; }
     if (ct_isnan_d(x) || x < 0.0lf) { return $NAN; }
     return x;
-}"""),
-    "ct_log_d": (("ct_log_dd_d", "ct_log_special_d", "ct_isfinite_d"),
-                 """fn ct_log_d(x: f64) -> f64 {
+}""",
+    "ct_log_d": """fn ct_log_d(x: f64) -> f64 {
     if (!(x > 0.0lf) || !ct_isfinite_d(x)) { return ct_log_special_d(x); }
     let l = ct_log_dd_d(x);
     return l.x + l.y;
-}"""),
+}""",
     # log2 = e + log(m) / ln 2 (exact at powers of two)
-    "ct_log2_d": (("ct_log_core_d", "ct_log_special_d", "ct_isfinite_d"),
-                  """fn ct_log2_d(x: f64) -> f64 {
+    "ct_log2_d": """fn ct_log2_d(x: f64) -> f64 {
     if (!(x > 0.0lf) || !ct_isfinite_d(x)) { return ct_log_special_d(x); }
     let c = ct_log_core_d(x);
     let ph = ct_hide_d(c.y * $LOG2E);
@@ -406,9 +400,8 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let bv = ct_hide_d(s - ef);
     let err = (ef - (s - bv)) + (ph - bv);
     return s + (err + pl);
-}"""),
-    "ct_log10_d": (("ct_log_core_d", "ct_log_special_d", "ct_isfinite_d"),
-                   """fn ct_log10_d(x: f64) -> f64 {
+}""",
+    "ct_log10_d": """fn ct_log10_d(x: f64) -> f64 {
     if (!(x > 0.0lf) || !ct_isfinite_d(x)) { return ct_log_special_d(x); }
     let c = ct_log_core_d(x);
     let ph = ct_hide_d(c.y * $LOG10E);
@@ -419,8 +412,8 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let bv = ct_hide_d(s - eh);
     let err = (eh - (s - bv)) + (ph - bv);
     return s + (err + (pl + ef * $L10_2_LO));
-}"""),
-    "ct_log1p_d": (("ct_log_dd_d", "ct_isnan_d"), """fn ct_log1p_d(x: f64) -> f64 {
+}""",
+    "ct_log1p_d": """fn ct_log1p_d(x: f64) -> f64 {
     if (ct_isnan_d(x) || x < -1.0lf) { return $NAN; }
     if (x == -1.0lf) { return -$INF; }
     if (x > 0x1p1020lf) {
@@ -434,12 +427,11 @@ _RAW: dict[str, tuple[tuple[str, ...], str]] = {
     let c = (1.0lf - (u - bv)) + (x - bv);
     let l = ct_log_dd_d(u);
     return l.x + (l.y + c / u);
-}"""),
+}""",
     # -- pow --------------------------------------------------------------------------------
     # |x|^y = e^(y log|x|) with log|x| and the product as double-doubles; integral exponents up
     # to 64 use exact binary powering when every step is exact; Python's special cases first.
-    "ct_pow_d": (("ct_isnan_d", "ct_isinf_d", "ct_copysign_d", "ct_log_dd_d", "ct_exp_dd_d"),
-                 """fn ct_pow_d(x: f64, y: f64) -> f64 {
+    "ct_pow_d": """fn ct_pow_d(x: f64, y: f64) -> f64 {
     if (y == 0.0lf || x == 1.0lf) { return 1.0lf; }
     if (ct_isnan_d(x) || ct_isnan_d(y)) { return $NAN; }
     let ax = abs(x);
@@ -482,11 +474,11 @@ $POW_INT_STEPS
     }
     if (x < 0.0lf && yodd) { return -res; }
     return res;
-}"""),
+}""",
     # -- trigonometry -----------------------------------------------------------------------
     # Payne-Hanek: x * 2/pi mod 4 from a 192-bit window of 2/pi's bits times the 53-bit
     # significand (u64 arithmetic); returns (quadrant, r hi, r lo) with x = q pi/2 + r.
-    "ct_rem_pio2_big_d": ((), """const CT_TWO_OVER_PI_D = array<u32, 46>(
+    "ct_rem_pio2_big_d": """const CT_TWO_OVER_PI_D = array<u32, 46>(
     $TWO_OVER_PI);
 
 fn ct_rem_pio2_big_d(x: f64) -> vec3<f64> {
@@ -526,9 +518,9 @@ $PRODUCT_STEPS
         qi = (4u - qi) & 3u;
     }
     return vec3<f64>(f64(qi), rh, rl);
-}"""),
+}""",
     # x = q pi/2 + r: Cody-Waite with a three-part pi/2 below 2^20, Payne-Hanek above
-    "ct_rem_pio2_d": (("ct_rem_pio2_big_d",), """fn ct_rem_pio2_d(x: f64) -> vec3<f64> {
+    "ct_rem_pio2_d": """fn ct_rem_pio2_d(x: f64) -> vec3<f64> {
     if (abs(x) <= $PIO4) { return vec3<f64>(0.0lf, x, 0.0lf); }
     if (abs(x) >= 0x1p20lf) { return ct_rem_pio2_big_d(x); }
     let k = round(x * $TWO_OPI);
@@ -543,23 +535,22 @@ $PRODUCT_STEPS
     let rl = r0 - (rh - v);
     let kq = i32(k) & 3i;
     return vec3<f64>(f64(kq), rh, rl);
-}"""),
+}""",
     # sin(x + y), cos(x + y) for |x| <= pi/4 + tiny, |y| tiny (Taylor polynomials)
-    "ct_sin_k_d": ((), """fn ct_sin_k_d(x: f64, y: f64) -> f64 {
+    "ct_sin_k_d": """fn ct_sin_k_d(x: f64, y: f64) -> f64 {
     let z = x * x;
     let v = z * x;
     return x + fma(v, $SIN_S, y * (1.0lf - 0.5lf * z));
-}"""),
-    "ct_cos_k_d": ((), """fn ct_cos_k_d(x: f64, y: f64) -> f64 {
+}""",
+    "ct_cos_k_d": """fn ct_cos_k_d(x: f64, y: f64) -> f64 {
     let z = ct_hide_d(x * x);
     let zl = ct_mul_err_d(x, x, z);
     let hz = 0.5lf * z;
     let w = ct_hide_d(1.0lf - hz);
     let c = z * z * $COS_C;
     return w + (((1.0lf - w) - hz) + (c - fma(x, y, 0.5lf * zl)));
-}"""),
-    "ct_sin_d": (("ct_isfinite_d", "ct_rem_pio2_d", "ct_sin_k_d", "ct_cos_k_d"),
-                 """fn ct_sin_d(x: f64) -> f64 {
+}""",
+    "ct_sin_d": """fn ct_sin_d(x: f64) -> f64 {
     if (!ct_isfinite_d(x)) { return $NAN; }
     if (abs(x) < 0x1p-27lf) { return x; }
     let t = ct_rem_pio2_d(x);
@@ -568,9 +559,8 @@ $PRODUCT_STEPS
     if ((q & 1u) == 0u) { v = ct_sin_k_d(t.y, t.z); } else { v = ct_cos_k_d(t.y, t.z); }
     if ((q & 2u) != 0u) { v = -v; }
     return v;
-}"""),
-    "ct_cos_d": (("ct_isfinite_d", "ct_rem_pio2_d", "ct_sin_k_d", "ct_cos_k_d"),
-                 """fn ct_cos_d(x: f64) -> f64 {
+}""",
+    "ct_cos_d": """fn ct_cos_d(x: f64) -> f64 {
     if (!ct_isfinite_d(x)) { return $NAN; }
     if (abs(x) < 0x1p-27lf) { return 1.0lf; }
     let t = ct_rem_pio2_d(x);
@@ -579,10 +569,10 @@ $PRODUCT_STEPS
     if ((q & 1u) == 0u) { v = ct_cos_k_d(t.y, t.z); } else { v = -ct_sin_k_d(t.y, t.z); }
     if ((q & 2u) != 0u) { v = -v; }
     return v;
-}"""),
+}""",
     # tan = sin / cos (or -cos / sin in odd quadrants), both as double-doubles, divided with
     # one correction step
-    "ct_tan_d": (("ct_isfinite_d", "ct_rem_pio2_d"), """fn ct_tan_d(x: f64) -> f64 {
+    "ct_tan_d": """fn ct_tan_d(x: f64) -> f64 {
     if (!ct_isfinite_d(x)) { return $NAN; }
     if (abs(x) < 0x1p-27lf) { return x; }
     let t = ct_rem_pio2_d(x);
@@ -609,16 +599,16 @@ $PRODUCT_STEPS
     let q0 = ct_hide_d((nh + nl) / (dh + dl));
     let rem = (ct_residual_d(nh, q0, dh) + nl) - q0 * dl;
     return q0 + rem / (dh + dl);
-}"""),
+}""",
     # -- inverse trigonometry -----------------------------------------------------------------
     # atan(t_hi + t_lo), |t| <= 0.4375
-    "ct_atan_k_d": ((), """fn ct_atan_k_d(t: f64, tl: f64) -> f64 {
+    "ct_atan_k_d": """fn ct_atan_k_d(t: f64, tl: f64) -> f64 {
     let z = t * t;
     return t + fma(t * z, $ATAN_A, tl * (1.0lf - z));
-}"""),
+}""",
     # atan(n / d) for n, d >= 0 (not both 0, not nan) as (hi, lo): the ratio is reduced
     # around 0, 1/2, 1, 3/2 or infinity, the reduced argument kept as a double-double
-    "ct_atan_pos_d": (("ct_atan_k_d", "ct_isinf_d"), """fn ct_atan_pos_d(n0: f64, d0: f64) -> vec2<f64> {
+    "ct_atan_pos_d": """fn ct_atan_pos_d(n0: f64, d0: f64) -> vec2<f64> {
     if (ct_isinf_d(n0) || d0 == 0.0lf) {
         if (ct_isinf_d(d0)) { return vec2<f64>($PIO4, $PIO4_L); }
         return vec2<f64>($PIO2, $PIO2_L);
@@ -683,15 +673,14 @@ $PRODUCT_STEPS
     let a = ct_atan_k_d(th, tl);
     if (bh == 0.0lf) { return vec2<f64>(a, 0.0lf); }
     return vec2<f64>(bh, bl + sgn * a);
-}"""),
-    "ct_atan_d": (("ct_atan_pos_d", "ct_isnan_d", "ct_copysign_d"), """fn ct_atan_d(x: f64) -> f64 {
+}""",
+    "ct_atan_d": """fn ct_atan_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
     if (abs(x) < 0x1p-27lf) { return x; }
     let a = ct_atan_pos_d(abs(x), 1.0lf);
     return ct_copysign_d(a.x + a.y, x);
-}"""),
-    "ct_atan2_d": (("ct_atan_pos_d", "ct_isnan_d", "ct_copysign_d", "ct_signbit_d"),
-                   """fn ct_atan2_d(y: f64, x: f64) -> f64 {
+}""",
+    "ct_atan2_d": """fn ct_atan2_d(y: f64, x: f64) -> f64 {
     if (ct_isnan_d(x) || ct_isnan_d(y)) { return $NAN; }
     if (y == 0.0lf) {
         if (ct_signbit_d(x)) { return ct_copysign_d($PI, y); }
@@ -706,20 +695,20 @@ $PRODUCT_STEPS
         v = h + (err + ($PI_L - a.y));
     }
     return ct_copysign_d(v, y);
-}"""),
+}""",
     # asin(s + sl) - s for |s| <= 1/2 (Taylor series of asin; sl a small correction)
-    "ct_asin_k_d": ((), """fn ct_asin_k_d(s: f64, sl: f64) -> f64 {
+    "ct_asin_k_d": """fn ct_asin_k_d(s: f64, sl: f64) -> f64 {
     let z = s * s;
     return fma(s * z, $ASIN_A, sl * (1.0lf + 0.5lf * z));
-}"""),
+}""",
     # sqrt(w) as (hi, lo), w >= 0
-    "ct_sqrt_dd_d": ((), """fn ct_sqrt_dd_d(w: f64) -> vec2<f64> {
+    "ct_sqrt_dd_d": """fn ct_sqrt_dd_d(w: f64) -> vec2<f64> {
     let h = ct_hide_d(sqrt(w));
     if (h == 0.0lf) { return vec2<f64>(0.0lf, 0.0lf); }
     return vec2<f64>(h, ct_residual_d(w, h, h) / (2.0lf * h));
-}"""),
+}""",
     # |x| <= 1/2: the series; beyond: asin x = pi/2 - 2 asin(sqrt((1 - x) / 2))
-    "ct_asin_d": ((), """fn ct_asin_d(x: f64) -> f64 {
+    "ct_asin_d": """fn ct_asin_d(x: f64) -> f64 {
     if (!(abs(x) <= 1.0lf)) { return $NAN; }
     let a = abs(x);
     if (a < 0x1p-27lf) { return x; }
@@ -731,9 +720,9 @@ $PRODUCT_STEPS
     let bv = ct_hide_d(h - $PIO2);
     let err = ($PIO2 - (h - bv)) + (-s2 - bv);
     return ct_copysign_d(h + (err + ($PIO2_L - 2.0lf * t)), x);
-}"""),
+}""",
     # |x| <= 1/2: pi/2 - asin x; beyond: 2 asin(sqrt((1 - x) / 2)), or pi minus that of -x
-    "ct_acos_d": ((), """fn ct_acos_d(x: f64) -> f64 {
+    "ct_acos_d": """fn ct_acos_d(x: f64) -> f64 {
     if (!(abs(x) <= 1.0lf)) { return $NAN; }
     var bh = $PIO2;
     var bl = $PIO2_L;
@@ -754,10 +743,10 @@ $PRODUCT_STEPS
     let bv = ct_hide_d(h - bh);
     let err = (bh - (h - bv)) + (-sh - bv);
     return h + (err + (bl - tl));
-}"""),
+}""",
     # -- hyperbolic -------------------------------------------------------------------------
     # e^a as an unrounded (hi, lo) pair, for |a| < 700 (the sum of sinh and cosh)
-    "ct_exp_pair_d": ((), """fn ct_exp_pair_d(a: f64) -> vec2<f64> {
+    "ct_exp_pair_d": """fn ct_exp_pair_d(a: f64) -> vec2<f64> {
     let k = round(a * $LOG2E);
     let r1 = fma(-k, $LN2_HI, a);
     let t = k * $LN2_LO;
@@ -770,16 +759,15 @@ $PRODUCT_STEPS
     let yl = (1.0lf - y) + q;
     let sc = ct_pow2i_d(i32(k));
     return vec2<f64>(y * sc, yl * sc);
-}"""),
+}""",
     # (e^a -+ e^-a) / 2 from the pair, the difference kept as a double-double
-    "ct_sinhcosh_d": ((), """fn ct_sinhcosh_d(a: f64, sign: f64) -> f64 {
+    "ct_sinhcosh_d": """fn ct_sinhcosh_d(a: f64, sign: f64) -> f64 {
     let e = ct_exp_pair_d(a);
     let inv = sign / e.x;
     let h = ct_hide_d(e.x + inv);
     return 0.5lf * (h + (e.y + ((e.x - h) + inv) - inv * e.y / e.x));
-}"""),
-    "ct_sinh_d": (("ct_isnan_d", "ct_exp_d", "ct_exp_dd_d", "ct_copysign_d"),
-                  """fn ct_sinh_d(x: f64) -> f64 {
+}""",
+    "ct_sinh_d": """fn ct_sinh_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
     let a = abs(x);
     if (a < 0x1p-27lf) { return x; }
@@ -796,8 +784,8 @@ $PRODUCT_STEPS
         s = ct_exp_dd_d(h, err - $LN2_L);
     }
     return ct_copysign_d(s, x);
-}"""),
-    "ct_cosh_d": (("ct_isnan_d", "ct_exp_d", "ct_exp_dd_d"), """fn ct_cosh_d(x: f64) -> f64 {
+}""",
+    "ct_cosh_d": """fn ct_cosh_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
     let a = abs(x);
     if (a < 0x1p-27lf) { return 1.0lf; }
@@ -810,10 +798,10 @@ $PRODUCT_STEPS
     let bv = ct_hide_d(h - a);
     let err = (a - (h - bv)) + (-$LN2 - bv);
     return ct_exp_dd_d(h, err - $LN2_L);
-}"""),
+}""",
     # below 1: sinh / cosh from their series as (hi, lo) pairs, divided with one correction;
     # above: 1 - 2 / (e^2a + 1)
-    "ct_tanh_d": ((), """fn ct_tanh_d(x: f64) -> f64 {
+    "ct_tanh_d": """fn ct_tanh_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
     let a = abs(x);
     if (a < 0x1p-27lf) { return x; }
@@ -832,9 +820,8 @@ $PRODUCT_STEPS
         t = 1.0lf - 2.0lf / (e + 2.0lf);
     }
     return ct_copysign_d(t, x);
-}"""),
-    "ct_asinh_d": (("ct_isnan_d", "ct_isinf_d", "ct_log_d", "ct_log1p_d", "ct_copysign_d"),
-                   """fn ct_asinh_d(x: f64) -> f64 {
+}""",
+    "ct_asinh_d": """fn ct_asinh_d(x: f64) -> f64 {
     if (ct_isnan_d(x) || ct_isinf_d(x)) { return x; }
     let a = abs(x);
     if (a < 0x1p-27lf) { return x; }
@@ -848,17 +835,16 @@ $PRODUCT_STEPS
         r = ct_log1p_d(a + z / (1.0lf + sqrt(1.0lf + z)));
     }
     return ct_copysign_d(r, x);
-}"""),
-    "ct_acosh_d": (("ct_isnan_d", "ct_isinf_d", "ct_log_d", "ct_log1p_d"),
-                   """fn ct_acosh_d(x: f64) -> f64 {
+}""",
+    "ct_acosh_d": """fn ct_acosh_d(x: f64) -> f64 {
     if (ct_isnan_d(x) || !(x >= 1.0lf)) { return $NAN; }
     if (ct_isinf_d(x)) { return x; }
     if (x > 0x1p28lf) { return ct_log_d(x) + $LN2; }
     if (x > 2.0lf) { return ct_log_d(2.0lf * x - 1.0lf / (x + sqrt(fma(x, x, -1.0lf)))); }
     let t = x - 1.0lf;
     return ct_log1p_d(t + sqrt(2.0lf * t + t * t));
-}"""),
-    "ct_atanh_d": (("ct_isnan_d", "ct_log1p_d", "ct_copysign_d"), """fn ct_atanh_d(x: f64) -> f64 {
+}""",
+    "ct_atanh_d": """fn ct_atanh_d(x: f64) -> f64 {
     if (ct_isnan_d(x) || abs(x) > 1.0lf) { return $NAN; }
     let a = abs(x);
     if (a < 0x1p-28lf) { return x; }
@@ -872,12 +858,11 @@ $PRODUCT_STEPS
         r = 0.5lf * ct_log1p_d((a + a) / (1.0lf - a));
     }
     return ct_copysign_d(r, x);
-}"""),
+}""",
     # -- the rest ---------------------------------------------------------------------------
     # sqrt(x^2 + y^2) on values scaled by a power of two, the sum of squares as a
     # double-double, one Newton correction of the square root
-    "ct_hypot_d": (("ct_isinf_d", "ct_isnan_d", "ct_exponent_d", "ct_scale_d"),
-                   """fn ct_hypot_d(a: f64, b: f64) -> f64 {
+    "ct_hypot_d": """fn ct_hypot_d(a: f64, b: f64) -> f64 {
     if (ct_isinf_d(a) || ct_isinf_d(b)) { return $INF; }
     if (ct_isnan_d(a) || ct_isnan_d(b)) { return $NAN; }
     let x = max(abs(a), abs(b));
@@ -896,7 +881,7 @@ $PRODUCT_STEPS
     let h = ct_hide_d(sqrt(s));
     let c = (ct_residual_d(s, h, h) + l) / (2.0lf * h);
     return ct_scale_d(h + c, e);
-}"""),
+}""",
 }
 
 
@@ -909,7 +894,7 @@ def _expand(text: str) -> str:
 #: helper name -> (helpers its text calls, WGSL text), as ``builtins.HELPERS``
 F64_HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
     name: (tuple(other for other in _RAW if other != name and other + "(" in text), _expand(text))
-    for name, (_, text) in _RAW.items()}
+    for name, text in _RAW.items()}
 
 #: ``ir.Call.fn`` -> WGSL format string over f64 arguments (``floor``/``ceil``/``trunc``/
 #: ``round`` give the f64 result; the caller converts it to its int type)
