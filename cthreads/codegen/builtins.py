@@ -170,6 +170,7 @@ resource restrict self set shared sizeof smooth snorm static static_assert stati
 subroutine super target template this thread_local throw trait try type typedef typeid typename
 typeof union unless unorm unsafe unsized use using varying virtual volatile wgsl where with
 writeonly yield out in inout main array atomic ptr bool f16 f32 i32 u32 vec2 vec3 vec4 mat2x2
+f64 i64 u64
 mat2x3 mat2x4 mat3x2 mat3x3 mat3x4 mat4x2 mat4x3 mat4x4 sampler sampler_comparison function
 private workgroup uniform storage read write read_write vec2i vec3i vec4i vec2u vec3u vec4u vec2f
 vec3f vec4f abs acos acosh all any arrayLength asin asinh atan atanh atan2 atomicAdd atomicSub

@@ -239,6 +239,9 @@ class ExprMixin:
             where = node.right if isinstance(node, ast.BinOp) else getattr(node, "value", node)
             self.src.error(where, f"division by a constant zero ('{BINOP_SYMBOL[op]} 0')",
                            "Python raises ZeroDivisionError here; divide by a non-zero value")
+        folded = self.fold_overflow(op, left, right, node)
+        if folded is not None:
+            return folded
         if op in ("add", "sub", "mul", "floordiv", "mod"):
             ty = self.arith_type((left, right))
             return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
@@ -259,6 +262,30 @@ class ExprMixin:
             return ir.Binary("bool", loc, op, left, right)
         ty = self.arith_type((left, right))
         return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
+
+    def fold_overflow(self, op, left, right, node) -> ir.Const | None:
+        """An operation on two int literals whose Python value does not fit the type the
+        device would compute it in: the value, as a literal of it would be (``2**40`` is the
+        int64 1099511627776, not a wrapped int32). None when it fits (computed on the device
+        as before) or the operands are not int literals."""
+        if not (isinstance(left, ir.Const) and isinstance(right, ir.Const)) or \
+                elem(left.ty).kind not in "biu" or elem(right.ty).kind not in "biu":
+            return None
+        a, b = int(left.value), int(right.value)
+        if op in ("floordiv", "mod") and b == 0 or op in ("lshift", "rshift", "pow") and b < 0:
+            return None
+        if op == "pow" and abs(a) > 1 and b > 64 or op == "lshift" and a != 0 and b > 64:
+            value = 2**64                         # beyond 64 bits: const() says so
+        else:
+            value = {"add": a + b, "sub": a - b, "mul": a * b, "pow": a ** b,
+                     "floordiv": a // b if b else 0, "mod": a % b if b else 0,
+                     "lshift": a << b if b >= 0 else 0}.get(op)
+        if value is None:
+            return None
+        lo, hi = INT_RANGE[self.arith_type((left, right))]
+        if lo <= value <= hi:
+            return None
+        return self.const(value, node)
 
     def visit_UnaryOp(self, node):
         operand = node.operand
@@ -285,6 +312,8 @@ class ExprMixin:
         if isinstance(e, ir.Const):
             value = -e.value
             if not is_float(ty):
+                if e.ty == "int64" and -2**63 <= value < 2**63:
+                    return self.const(value, node)    # -(2**40), -(2**31): Python's value
                 value = _wrap(value, ty)
             return ir.Const(ty, loc, value)
         return ir.Unary(ty, loc, "neg", e)
@@ -306,7 +335,23 @@ class ExprMixin:
                 ty = self.arith_type(pair)
             ops.append(sym)
             types.append(ty)
+        for k, e in enumerate(operands):
+            operands[k] = self.compare_literal(e, types[max(k - 1, 0):k + 1])
         return ir.Compare("bool", self.src.loc(node), tuple(ops), tuple(operands), tuple(types))
+
+    def compare_literal(self, e: ir.Expr, types) -> ir.Expr:
+        """A literal compared with typed values: checked to fit their type (as in arithmetic:
+        a located error, not a driver's rejection of ``u32(4000000000li)`` or
+        ``f32(1e300lf)``) and written in it."""
+        if not isinstance(e, ir.Const) or elem(e.ty).kind == "b":
+            return e
+        for ty in types:
+            if elem(ty).kind in "iu" and elem(e.ty).kind in "iu" or ty == "float":
+                self.conv(e, ty)                  # a located error when it does not fit
+        if len(set(types)) == 1 and types[0] != e.ty and \
+                (types[0] not in ("int", "float", "bool") or e.ty not in ("int", "bool")):
+            return self.conv(e, types[0])
+        return e
 
     def visit_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
@@ -485,7 +530,12 @@ class ExprMixin:
         if isinstance(value, ir.Const) and elem(result).kind in "iu" and \
                 elem(value.ty).kind in "iu" and result != "int64":
             value = ir.Const(value.ty, value.loc, _wrap(int(value.value), result))
-        return self.conv(value, result)
+        value = self.conv(value, result)
+        if name in ANNOTATION_NAMES and name not in ("int", "float", "bool") and \
+                isinstance(value, ir.Const):
+            # int32(1) is a typed value, not a Python scalar: uint32 - int32(1) is int64
+            return ir.Cast(result, value.loc, value)
+        return value
 
     def py_abs(self, name, row, node):
         arg = self.expr(node.args[0])

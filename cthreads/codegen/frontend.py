@@ -443,6 +443,14 @@ class Translator(ExprMixin, Visitor):
             if is_float(e.ty):
                 self.src.error(a, "range() arguments must be int, got a float expression",
                                "convert with int(...)", cls=GpuKernelTypeError)
+            if e.ty in ("int64", "uint32") and loop_ty == "int" and \
+                    not isinstance(e, ir.Const):
+                self.src.error(a, f"range() argument of type {e.ty} in a loop whose variable "
+                               f"'{name}' is an int32 (plain int in this launch): the bounds "
+                               "would be cut to 32 bits",
+                               "convert the argument with int32(...) where it fits, or count "
+                               "with an int32 loop and compute the int64 value from it "
+                               "(v: int64 = lo + k * step)", cls=GpuKernelTypeError)
             args.append(self.conv(e, loop_ty))
         loc = self.src.loc(it)
         if len(args) == 1:

@@ -88,7 +88,10 @@ WIDE_INT_HELPERS = {
     # (ct_zero(), from a uniform): lavapipe compared a plain i64(v) with a constant wrongly
     # (i64(v) > 100li was true for v = 0 .. 7), which the opaque zero avoids
     "ct_wide_i": ((), "fn ct_wide_i(v: i32) -> i64 { return i64(v) + i64(ct_zero()); }"),
-    "ct_wide_u": ((), "fn ct_wide_u(v: u32) -> i64 { return i64(v) + i64(ct_zero()); }"),
+    # (u32 -> u64 -> i64: a direct i64(v) of a u32 came out sign-extended on lavapipe, so
+    # 2**31 widened to -2**31)
+    "ct_wide_u": ((), "fn ct_wide_u(v: u32) -> i64 { "
+                      "return bitcast<i64>(u64(v) + u64(ct_zero())); }"),
     "ct_id_l": ((), "fn ct_id_l(v: i64) -> i64 { return v; }"),
     "ct_id_u": ((), "fn ct_id_u(v: u32) -> u32 { return v; }"),
     "ct_id_d": ((), "fn ct_id_d(v: f64) -> f64 { return v; }"),
