@@ -461,7 +461,8 @@ _RAW: dict[str, str] = {
 $POW_INT_STEPS
         if (y < 0.0lf) {
             let inv = ct_hide_d(1.0lf / acc);
-            exact = exact && ct_hide_d(inv * acc) == 1.0lf && ct_mul_err_d(inv, acc, 1.0lf) == 0.0lf;
+            exact = exact && ct_hide_d(inv * acc) == 1.0lf
+                && ct_mul_err_d(inv, acc, 1.0lf) == 0.0lf;
             acc = inv;
         }
         if (exact) { res = acc; done = true; }

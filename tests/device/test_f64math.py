@@ -73,9 +73,11 @@ ACCURACY = [
     ("tan", "tan", np.tan, lambda r: [uniform(r, -1e5, 1e5)], 2),
     ("tan-huge", "tan", np.tan, lambda r: [log_uniform(r, 1e5, 1.7e308)], 2),
     ("atan", "atan", np.arctan, lambda r: [log_uniform(r, 1e-30, 1e30)], 2),
-    ("atan2", "atan2", np.arctan2, lambda r: [log_uniform(r, 1e-300, 1e300), log_uniform(r, 1e-300, 1e300)],
+    ("atan2", "atan2", np.arctan2, lambda r: [log_uniform(r, 1e-300, 1e300),
+                                              log_uniform(r, 1e-300, 1e300)],
      2),
-    ("pow", "pow", np.power, lambda r: [log_uniform(r, 1e-3, 1e3, signed=False), uniform(r, -100, 100)],
+    ("pow", "pow", np.power, lambda r: [log_uniform(r, 1e-3, 1e3, signed=False),
+                                        uniform(r, -100, 100)],
      2),
     ("pow-wide", "pow", np.power, lambda r: [log_uniform(r, 1e-300, 1e300, signed=False),
                                              uniform(r, -1.0, 1.0)], 2),
@@ -94,7 +96,8 @@ ACCURACY = [
     ("log1p", "log1p", np.log1p, lambda r: [log_uniform(r, 1e-20, 1e300, signed=False)], 2),
     ("log1p-neg", "log1p", np.log1p, lambda r: [-log_uniform(r, 1e-20, 1.0, signed=False)],
      2),
-    ("hypot", "hypot", np.hypot, lambda r: [log_uniform(r, 1e-300, 1e300), log_uniform(r, 1e-300, 1e300)],
+    ("hypot", "hypot", np.hypot, lambda r: [log_uniform(r, 1e-300, 1e300),
+                                            log_uniform(r, 1e-300, 1e300)],
      2),
 ]
 
