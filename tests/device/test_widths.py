@@ -549,3 +549,56 @@ def test_a_device_without_the_feature_refuses_at_launch(device_name, kernel, fea
             out = [0, 0]
             gpu(kernel, [1, 2], 5, out).join()
             assert out == [6, 7]
+
+
+def test_augmented_assignments_of_width_typed_elements(device_name):
+    x = np.array([5, -7, 2**40, 1, -2**63], np.int64)
+    y = np.array([7, -2, 3, 0, -1], np.int64)
+    u = np.array([0, 1, 2**31, 2**32 - 1, 7], np.uint32)
+    f = np.array([1.3, -2.2, 0.1, 7.0, -0.0])
+    want_x = [floordiv(w64(a + 3000000000), b) for a, b in zip(x.tolist(), y.tolist())]
+    want_u = [((a - 1) % 2**32) * 3 % 2**32 for a in u.tolist()]
+    want_f = [(a % 0.75) ** 2 for a in f.tolist()]
+    gpu(wk.augmented, x, u, f, y).join()
+    assert x.tolist() == [w64(v) for v in want_x]
+    assert u.tolist() == want_u and f.tolist() == want_f
+
+
+def test_shift_counts_are_taken_modulo_the_width(device_name):
+    c = np.array([1, 33, 64, 65], np.int64)
+    x, u = np.full(4, 3, np.int64), np.full(4, 3, np.uint32)
+    o, ou = np.zeros(8, np.int64), np.zeros(8, np.uint32)
+    gpu(wk.shifts, x, u, c, o, ou).join()
+    assert o.tolist() == [w64(3 << (k % 64)) for k in c.tolist()] + \
+        [3 >> (k % 64) for k in c.tolist()]
+    assert ou.tolist() == [(3 << (k % 32)) % 2**32 for k in c.tolist()] + \
+        [3 >> (k % 32) for k in c.tolist()]
+
+
+def test_uint32_arguments_are_range_checked(device_name):
+    out = np.zeros(1, np.uint32)
+    for bad in (-1, 2**32):
+        with pytest.raises(GpuInvalidArgument, match="'u'.*uint32"):
+            gpu(wk.store_uint32, bad, out)
+    with pytest.raises(GpuInvalidArgument, match="uint32"):
+        gpu(wk.augmented, np.zeros(1, np.int64), np.ones(1, np.int32), np.zeros(1),
+            np.ones(1, np.int64))
+    lst = [-1]
+    with pytest.raises(GpuInvalidArgument, match="uint32"):
+        gpu(wk.augmented, np.zeros(1, np.int64), lst, np.zeros(1), np.ones(1, np.int64))
+    assert out.tolist() == [0] and lst == [-1]
+    gpu(wk.store_uint32, 2**32 - 1, out).join()
+    assert out.tolist() == [2**32 - 1]
+
+
+def test_compile_without_the_feature_names_it(device_name):
+    kernel = Gpu(wk.feature_pinned)         # its 32-bit program needs shader-f64
+    with config.override(hide_features=("shader-f64",)):
+        with pytest.raises(GpuInvalidArgument) as info:
+            gpu_compile()
+    # (the first kernel not yet set up on this device that needs float64: ours, or another
+    # kernel of this module when the tests run in random order)
+    assert "shader-f64" in str(info.value) and "astype(np.float32)" in str(info.value)
+    out = np.zeros(2, np.float32)
+    gpu(kernel, [1.5, 2.5], out).join()      # with the feature: it runs
+    assert out.tolist() == [1.5, 2.5]

@@ -355,3 +355,31 @@ def compare_literals(x: list[float64], u: list[uint32], out: list[int]) -> None:
         out[i * 3] = 1 if x[i] < 0.1 else 0
         out[i * 3 + 1] = 1 if x[i] == 0.1 else 0
         out[i * 3 + 2] = 1 if 5 < u[i] <= 4000000000 else 0
+
+
+@Gpu
+def augmented(x: list[int64], u: list[uint32], f: list[float64], y: list[int64]) -> None:
+    i = GlobalIdx.x
+    if i < len(x):
+        x[i] += 3000000000
+        x[i] //= y[i]
+        u[i] -= 1
+        u[i] *= 3
+        f[i] %= 0.75
+        f[i] **= 2
+
+
+@Gpu
+def shifts(x: list[int64], u: list[uint32], c: list[int64], o: list[int64],
+           ou: list[uint32]) -> None:
+    i = GlobalIdx.x
+    if i < len(x):
+        o[i] = x[i] << c[i]
+        ou[i] = u[i] << uint32(c[i])
+        o[i + len(x)] = x[i] >> c[i]
+        ou[i + len(x)] = u[i] >> uint32(c[i])
+
+
+@Gpu
+def store_uint32(u: uint32, out: list[uint32]) -> None:
+    out[0] = u
