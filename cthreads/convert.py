@@ -91,7 +91,8 @@ def check_scalar(value, kind: str, where: str):
             if not lo <= value <= hi:
                 raise GpuInvalidArgument(
                     f"{where}: {_show(value)} does not fit in {_int_name(kind)} ({lo}.."
-                    f"{hi}); the kernel computes with {row.spelling} values here")
+                    f"{hi}); the kernel computes with {row.spelling} values here"
+                    f"{_wider_int(kind, value)}")
             return value
         raise _scalar_type(given, "an int", "int(...)", where)
     if kind == "bool":
@@ -112,6 +113,14 @@ def _float_range(value, where: str, kind: str = "float") -> GpuInvalidArgument:
 
 def _int_name(kind: str) -> str:
     return {"int": "a 32-bit int", "int64": "a 64-bit int", "uint32": "a uint32"}[kind]
+
+
+def _wider_int(kind: str, value) -> str:
+    """The way out for an int that fits 64 bits but not ``kind``'s 32."""
+    if kind != "int" or not -2**63 <= value < 2**63:
+        return ""
+    return ("; for 64-bit values pass int64 numpy arrays for the kernel's plain list[int] "
+            "parameters (the launch then computes in int64) or annotate the parameter int64")
 
 
 def _scalar_type(value, want: str, fix: str, where: str) -> GpuArgumentTypeError:
@@ -200,7 +209,7 @@ def _bad_element(values, elem: str, where: str) -> Exception:
         lo, hi = INT_RANGE[elem]
         i, v = _first_bad(values, lambda x: lo <= x <= hi)
         return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} does not fit in "
-                                  f"{_int_name(elem)} ({lo}..{hi})")
+                                  f"{_int_name(elem)} ({lo}..{hi}){_wider_int(elem, v)}")
     if elem == "float64":
         i, v = _first_bad(values, _fits_double)
         return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float64's range")

@@ -327,8 +327,10 @@ def test_int64_arrays_keep_values_past_2_31(device_name):
     gpu(wk.int_sum, x, 3_000_000_000, out_list).join()        # the scalar adopts int64
     assert out_list == [w64(v + 3_000_000_000) for v in x.tolist()]
     small = [0] * 2
-    with pytest.raises(GpuInvalidArgument):                    # 32-bit launch: out of range
+    with pytest.raises(GpuInvalidArgument, match="'k'.*int64"):   # 32-bit: says the way out
         gpu(wk.int_sum, [1, 2], 3_000_000_000, small)
+    with pytest.raises(GpuInvalidArgument, match=r"'x'\[1\].*int64"):
+        gpu(wk.int_sum, [1, 2**40], 1, small)
     assert small == [0, 0]
 
 

@@ -57,10 +57,14 @@ def test_nan_passes_as_a_float():
     (1, "bool", GpuArgumentTypeError, "a expects a bool, got int 1; convert it with bool(...)"),
     (I32_MAX + 1, "int", GpuInvalidArgument,
      "a: 2147483648 does not fit in a 32-bit int (-2147483648..2147483647); the kernel computes "
-     "with int32 values here"),
+     "with int32 values here"
+     "; for 64-bit values pass int64 numpy arrays for the kernel's plain list[int] "
+     "parameters (the launch then computes in int64) or annotate the parameter int64"),
     (I32_MIN - 1, "int", GpuInvalidArgument,
      "a: -2147483649 does not fit in a 32-bit int (-2147483648..2147483647); the kernel computes "
-     "with int32 values here"),
+     "with int32 values here"
+     "; for 64-bit values pass int64 numpy arrays for the kernel's plain list[int] "
+     "parameters (the launch then computes in int64) or annotate the parameter int64"),
     (2**63, "int64", GpuInvalidArgument,
      "a: 9223372036854775808 does not fit in a 64-bit int (-9223372036854775808.."
      "9223372036854775807); the kernel computes with int64 values here"),
@@ -196,7 +200,9 @@ def test_bool_arrays_pack_as_uint32():
     ("int", 2.0, GpuArgumentTypeError,
      "xs[{k}] is float 2.0; every element of a list[int] must be an int"),
     ("int", I32_MAX + 1, GpuInvalidArgument,
-     "xs[{k}] = 2147483648 does not fit in a 32-bit int (-2147483648..2147483647)"),
+     "xs[{k}] = 2147483648 does not fit in a 32-bit int (-2147483648..2147483647)"
+     "; for 64-bit values pass int64 numpy arrays for the kernel's plain list[int] "
+     "parameters (the launch then computes in int64) or annotate the parameter int64"),
     ("bool", 1, GpuArgumentTypeError,
      "xs[{k}] is int 1; every element of a list[bool] must be a bool"),
 ])
