@@ -239,22 +239,15 @@ def test_the_same_kernel_in_float32_rounds_to_float32(device_name):
 
 
 # ----------------------------------------------------------------------------- mixed types
-def test_mixed_width_expressions_follow_numpy(device_name):
-    i32 = np.array([-2**31, -7, -1, 0, 1, 5, 2**31 - 1, 3], np.int32)
-    i64 = np.array([2**62, -2**40, 3, -9, 2**31, 7, -1, 10], np.int64)
-    u32 = np.array([0, 2**32 - 1, 2**31, 7, 1, 4000000000, 3, 2**31 - 1], np.uint32)
-    f32 = np.array([0.5, -1.25, 3e38, 1e-3, 7, 0.1, -0.0, 2], np.float32)
-    f64 = np.array([1e-12, 2.5, -1e300, 1 / 3, 0.1, 7e10, -0.0, 1e308])
+def run_mixed(i32, i64, u32, f32, f64):
     n = len(i32)
     oi, of = np.zeros(n * 6, np.int64), np.zeros(n * 6)
     of32, ou = np.zeros(n * 3, np.float32), np.zeros(n * 2, np.uint32)
     gpu(wk.mixed, i32, i64, u32, f32, f64, oi, of, of32, ou).join()
     with np.errstate(all="ignore"):
-        a, b, c, d, e = i32.astype(object), i64.astype(object), u32.astype(object), f32, f64
-        want_i = np.array([[w64(int(a[k]) + int(b[k])), int(a[k]) * int(c[k]),
-                            int(c[k]) - int(a[k]), floordiv(int(b[k]), int(a[k])),
-                            w64(int(a[k]) * 3000000000), int(c[k]) // 3 + int(a[k]) % 5]
-                           for k in range(n)]).ravel()
+        a, b, c = i32.tolist(), i64.tolist(), u32.tolist()
+        want_i = [[w64(a[k] + b[k]), a[k] * c[k], c[k] - a[k], floordiv(b[k], a[k]),
+                   w64(a[k] * 3000000000), c[k] // 3 + a[k] % 5] for k in range(n)]
         want_f = np.stack([i32 + f64, i64 * f64, f64 + 0.1, f32 + f64,
                            f32.astype(np.float64) * 0.1,
                            # int / int: the launch's float (float32 here), as for int32
@@ -263,10 +256,29 @@ def test_mixed_width_expressions_follow_numpy(device_name):
         want_f32 = np.stack([f32 + np.float32(0.1), f32 * i32.astype(np.float32),
                              f64.astype(np.float32)], 1).ravel()
         want_u = np.stack([u32 + np.uint32(1), i32.astype(np.uint32)], 1).ravel()
-    assert oi.tolist() == want_i.tolist()
+    assert oi.reshape(n, 6).tolist() == want_i
     np.testing.assert_array_equal(of, want_f)
     np.testing.assert_array_equal(of32, want_f32)
     np.testing.assert_array_equal(ou, want_u)
+
+
+def test_mixed_width_expressions_follow_numpy(device_name):
+    run_mixed(np.array([-2**31, -7, -1, 0, 1, 5, 2**31 - 1, 3], np.int32),
+              np.array([2**62, -2**40, 3, -9, 2**31, 7, -1, 10], np.int64),
+              np.array([0, 2**32 - 1, 2**31, 7, 1, 4000000000, 3, 2**31 - 1], np.uint32),
+              np.array([0.5, -1.25, 3e38, 1e-3, 7, 0.1, -0.0, 2], np.float32),
+              np.array([1e-12, 2.5, -1e300, 1 / 3, 0.1, 7e10, -0.0, 1e308]))
+
+
+@SETTINGS
+@given(rows=st.lists(st.tuples(st.integers(-2**31, 2**31 - 1), int64s, uint32s,
+                               st.floats(-2.0**100, 2.0**100, width=32), float64s),
+                     min_size=1, max_size=100))
+def test_mixed_width_expressions_match_numpy(device_name, rows):
+    cols = list(zip(*rows))
+    run_mixed(np.array(cols[0], np.int32), np.array(cols[1], np.int64),
+              np.array(cols[2], np.uint32), np.array(cols[3], np.float32),
+              np.array(cols[4], np.float64))
 
 
 def test_literals_compared_with_width_types_keep_their_value(device_name):
@@ -277,6 +289,28 @@ def test_literals_compared_with_width_types_keep_their_value(device_name):
     want = [[int(a < 0.1), int(a == 0.1), int(5 < b <= 4000000000)]
             for a, b in zip(x.tolist(), u.tolist())]
     assert out == [v for row in want for v in row]
+
+
+def chains_reference(a: int, b: int, c: float) -> tuple[list, float]:
+    # int64 with float64 compares in float64 (numpy's rule), so ints stay below 2**53 here
+    return ([int(a < b < c), int(a == b != c), int(c <= a < 2**40)],
+            float((a > 0 and b) or c))
+
+
+@SETTINGS
+@given(rows=st.lists(st.tuples(st.integers(-2**53, 2**53), st.sampled_from(U32_EDGES),
+                               st.one_of(st.floats(-2**53, 2**53), st.sampled_from(
+                                   [0.0, 1.0, 2.0**31, 2.0**32, -1.0, math.nan]))),
+                     min_size=1, max_size=100))
+def test_chained_comparisons_and_boolean_operators_across_widths(device_name, rows):
+    a = np.array([r[0] for r in rows], np.int64)
+    b = np.array([r[1] for r in rows], np.uint32)
+    c = np.array([r[2] for r in rows])
+    out, of = np.zeros(3 * len(rows), np.int32), np.zeros(len(rows))
+    gpu(wk.chains, a, b, c, out, of).join()
+    want = [chains_reference(*r) for r in rows]
+    assert out.reshape(-1, 3).tolist() == [w[0] for w in want]
+    assert all(same(g, w[1]) for g, w in zip(of.tolist(), want)), (of, want)
 
 
 def test_conversions_of_in_range_floats_match_numpy(device_name):

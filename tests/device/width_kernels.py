@@ -383,3 +383,15 @@ def shifts(x: list[int64], u: list[uint32], c: list[int64], o: list[int64],
 @Gpu
 def store_uint32(u: uint32, out: list[uint32]) -> None:
     out[0] = u
+
+
+@Gpu
+def chains(a: list[int64], b: list[uint32], c: list[float64], out: list[int32],
+           of: list[float64]) -> None:
+    """Chained comparisons and and/or over list reads of three widths (evaluated lazily)."""
+    i = GlobalIdx.x
+    if i < len(a):
+        out[i * 3] = 1 if a[i] < b[i] < c[i] else 0
+        out[i * 3 + 1] = 1 if a[i] == b[i] != c[i] else 0
+        out[i * 3 + 2] = 1 if c[i] <= a[i] < 2**40 else 0
+        of[i] = (a[i] > 0 and b[i]) or c[i]
