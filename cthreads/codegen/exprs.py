@@ -293,6 +293,8 @@ class ExprMixin:
                 type(operand.value) is int and operand.value in (2**31, 2**63):
             return self.const(-operand.value, node)   # -2**31, -2**63: the literal alone is
                                                       # too large for its type
+        if isinstance(node.op, ast.USub) and _int_literal_value(operand) == 2**63:
+            return self.const(-2**63, node)           # -2**63, -(1 << 63)
         e = self.expr(operand)
         loc = self.src.loc(node)
         if isinstance(node.op, ast.Not):
@@ -592,6 +594,21 @@ class ExprMixin:
             args.append(self.conv(e, lst.elem))
         return ir.Atomic(lst.elem, self.src.loc(node), op, lst, index, tuple(args),
                          self.new_check(node, lst))
+
+def _int_literal_value(node) -> int | None:
+    """The Python value of ``2**63``-style int literal arithmetic (+ - * ** <<), or None."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    if not isinstance(node, ast.BinOp) or \
+            type(node.op) not in (ast.Add, ast.Sub, ast.Mult, ast.Pow, ast.LShift):
+        return None
+    a, b = _int_literal_value(node.left), _int_literal_value(node.right)
+    if a is None or b is None or isinstance(node.op, (ast.Pow, ast.LShift)) and \
+            not 0 <= b <= 64 or abs(a) > 2**64 or abs(b) > 2**64:
+        return None
+    return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b, ast.Pow: a ** b if b >= 0 else 0,
+            ast.LShift: a << b}[type(node.op)]
+
 
 #: PyFn.rule -> the ExprMixin method that types the call
 PY_RULES = {"range": ExprMixin.py_range, "len": ExprMixin.py_len, "minmax": ExprMixin.py_minmax,

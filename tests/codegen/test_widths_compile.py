@@ -289,3 +289,21 @@ def test_a_float_literal_compared_with_float64_is_float64():
         out[i] = 1 if x[i] < 0.1 else 0
     text = compile_kernel(k).wgsl()
     assert "0.1lf" in text and "f64(0.1f)" not in text        # not float32's 0.1 widened
+
+
+def test_minus_two_to_the_63_is_int64_min():
+    def k(x: list[int64]) -> None:
+        i = GlobalIdx.x
+        x[i] = max(x[i], -2**63) + (-(1 << 63) < x[i])
+    text = compile_kernel(k).wgsl()
+    assert text.count("(-9223372036854775807li - 1li)") == 2
+
+
+def test_constant_expressions_beyond_64_bits_are_located_errors():
+    bad = line() + 5
+    with pytest.raises(GpuKernelError) as info:
+        @Gpu
+        def k(x: list[int64]) -> None:
+            i = GlobalIdx.x
+            x[i] = x[i] + 2**63
+    check_error(info, bad, "64 bits")
