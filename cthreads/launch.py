@@ -81,12 +81,13 @@ def _launch_program(kernel: GpuKernel, args: tuple):
         if not p.is_list or p.plain is None:
             continue
         if convert.is_ndarray(value):
-            row, what = DTYPE_ROWS.get(value.dtype.name), f"a {value.dtype} array"
+            name = value.dtype.name
+            row, what = DTYPE_ROWS.get(name), f"{'an' if name[0] in 'aeiou' else 'a'} {name} array"
         else:
             slot = residency.lookup(value)
             if slot is None:
                 continue
-            row, what = slot.elem, f"an arena list of {slot.elem}"
+            row, what = slot.elem, f"an arena list of {elem_type(slot.elem).spelling}"
         if row not in _PLAIN_ROWS[p.plain]:
             continue                   # refused by the argument checks, with their message
         seen = chosen.setdefault(p.plain, (row, p.name, what))

@@ -433,14 +433,24 @@ def test_arena_lists_of_float64_and_int64(device_name):
 
 
 def test_arena_float32_list_with_float64_array_names_both(device_name):
-    x = np.array([1.0, 2.0], np.float32)
+    x = [1.0, 2.0]                       # a Python list bound in an arena: float32 on the device
     out = np.array([5.0, 5.0])
     with GpuArena() as arena:
         arena.bind(x=x)
         with pytest.raises(GpuInvalidArgument) as info:
             gpu(wk.add_tiny, x, out)
         assert "'x'" in str(info.value) and "'out'" in str(info.value)
+        assert "an arena list of float32" in str(info.value)
     assert out.tolist() == [5.0, 5.0]
+
+
+def test_mixing_int32_and_int64_arrays_names_both(device_name):
+    x, out = np.array([1, 2], np.int64), np.array([7, 7], np.int32)
+    with pytest.raises(GpuInvalidArgument) as info:
+        gpu(wk.int_sum, x, 1, out)
+    msg = str(info.value)
+    assert "'x' (an int64 array)" in msg and "'out' (an int32 array)" in msg
+    assert out.tolist() == [7, 7] and x.tolist() == [1, 2]
 
 
 def test_out_of_range_index_in_a_64_bit_kernel(device_name):
