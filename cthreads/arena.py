@@ -5,12 +5,14 @@ same length) uses that list's device buffer instead of uploading it. Buffers com
 device's pool, so re-binding or re-creating arenas in a loop allocates nothing new. Every misuse
 raises ``GpuInvalidArgument`` before anything changes. The slots, the registry of bound lists and
 their download live in ``residency.py`` (launches and jobs use them too); an arena owns its
-named slots and their buffers.
+named slots and their buffers. An arena belongs to the device selected when it was created
+(``use_device``); a launch on another device that passes one of its lists raises
+``GpuInvalidArgument`` naming both.
 """
 
 from __future__ import annotations
 
-from . import convert, residency
+from . import convert, pickling, residency
 from .backend import device as _device
 from .backend import get_queue
 from .codegen.types import elem as elem_type
@@ -32,6 +34,8 @@ class GpuArena:
         self._slots: dict[str, Slot] = {}
         self._released = False
         self._generation: int | None = None
+        self._selection = _device.selection.get()   # the device chosen when it was created
+        self._queue = None                           # that device's queue, from the first bind
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -65,11 +69,12 @@ class GpuArena:
                         "list can live in one slot only (release it there, or bind a copy)")
                 elem, data = convert.pack_any(value, where)
                 plans.append((name, value, elem, data))
-            queue = get_queue()
+            queue = self._queue_now()
             for _, value, elem, data in plans:
                 queue.pool.check_size(elem_type(elem).size * len(value), "GpuArena.bind: a list "
                                       f"of {len(value):,} elements")
             self._generation = _device.generation()
+            self._queue = queue
             for name, value, elem, data in plans:
                 old = self._slots.get(name)
                 if old is not None and (old.target is not value or old.length != len(value)
@@ -77,7 +82,7 @@ class GpuArena:
                     self._drop(old)
                     old = None
                 if old is None:
-                    slot = Slot(name, value, elem, queue.upload_new(data), self)
+                    slot = Slot(name, value, elem, queue.upload_new(data), self, queue)
                     self._slots[name] = slot
                     residency.register(slot)
                 else:
@@ -123,9 +128,30 @@ class GpuArena:
         if pooled is not None and self._generation == _device.generation() and \
                 not _device.is_lost():
             try:
-                get_queue().pool.release(pooled)
+                slot.queue.pool.release(pooled)
             except Exception:  # the device is gone: the buffer is simply dropped
                 pass
+
+    def _queue_now(self):
+        """The queue of this arena's device: the one it was created on (the selection in force
+        at ``GpuArena()``), kept from the first bind until the device goes."""
+        if self._queue is not None and self._generation == _device.generation():
+            return self._queue
+        token = _device.selection.set(self._selection)
+        try:
+            return get_queue()
+        finally:
+            _device.selection.reset(token)
+
+    @property
+    def device(self) -> str:
+        """``device 0 ('llvmpipe ...')``: the device this arena's lists live on (made on first
+        use)."""
+        return self._queue_now().ctx.label
+
+    def __reduce__(self):
+        pickling.refuse("GpuArena", "Send the lists (or numpy arrays) and bind them in a "
+                        "GpuArena created in the receiving process")
 
     def names(self) -> list[str]:
         return list(self._slots)

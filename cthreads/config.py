@@ -25,6 +25,7 @@ from .errors import GpuInvalidArgument
 
 WORKGROUP_SIZES = (32, 64, 128, 256, 512, 1024)
 COARSEN_FACTORS = (1, 2, 4, 8)
+DEVICE_COPIES = (1, 2, 3, 4, 5, 6, 7, 8)
 
 #: field -> environment variable. cache_dir also follows XDG_CACHE_HOME and HOME.
 VARIABLES = {
@@ -37,6 +38,7 @@ VARIABLES = {
     "device_memory": "CTHREADS_DEVICE_MEMORY",
     "cache_dir": "CTHREADS_CACHE_DIR",
     "hide_features": "CTHREADS_HIDE_FEATURES",
+    "device_copies": "CTHREADS_DEVICE_COPIES",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 
@@ -78,6 +80,10 @@ class Config:
     #: CTHREADS_HIDE_FEATURES: comma-separated device features (e.g. "shader-f64") that
     #: cthreads acts as if the device lacked (to try the errors of devices without them)
     hide_features: tuple = ()
+    #: CTHREADS_DEVICE_COPIES (1 to 8): ``devices()`` lists every Vulkan adapter this many
+    #: times, each entry its own device (a test hook: several devices on one adapter, such as
+    #: lavapipe in CI)
+    device_copies: int = 1
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -198,6 +204,8 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         device_memory=_memory(VARIABLES["device_memory"], text("device_memory")),
         cache_dir=cache,
         hide_features=tuple(f.strip() for f in text("hide_features").split(",") if f.strip()),
+        device_copies=_choice(VARIABLES["device_copies"], text("device_copies"),
+                              DEVICE_COPIES) if text("device_copies") else 1,
     )
 
 
@@ -216,6 +224,9 @@ def _check_value(name: str, value):
     elif name == "device_memory":
         ok = value is None or (type(value) is int and value >= 0)
         accepted = "None or a number of bytes >= 0"
+    elif name == "device_copies":
+        ok = type(value) is int and value in DEVICE_COPIES
+        accepted = "an int from 1 to 8"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

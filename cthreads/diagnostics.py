@@ -46,6 +46,7 @@ def _settings(settings: config.Config) -> list[str]:
         "device_memory": lambda v: "(unset: no limit)" if v is None else f"{v:,} bytes",
         "cache_dir": str,
         "hide_features": lambda v: ", ".join(v) if v else "(unset: none hidden)",
+        "device_copies": lambda v: "1 (unset)" if v == 1 else f"{v} (each adapter {v} times)",
     }
     problems = settings.problems()
     lines = ["settings:"]
@@ -76,6 +77,16 @@ def report() -> tuple[list[str], bool]:
     if not vulkan:
         lines += ["", "no Vulkan adapter. " + _device.INSTALL_HINT]
         return lines, False
+    try:
+        listed = [_device.AdapterInfo.of(a) for a in _device.device_list()]
+        default = _device.default_index()
+    except CThreadsGPUError as exc:
+        lines += ["", f"no usable device: {exc}"]
+        return lines, False
+    lines += ["", "devices (use_device(index) / gpu(..., device=index)):"]
+    for k, i in enumerate(listed):
+        mark = "  (the default)" if k == default else ""
+        lines.append(f"  {k}: {i.name} [{i.adapter_type}]{mark}")
     try:
         ctx = _device.get_context()
     except CThreadsGPUError as exc:

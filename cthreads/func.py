@@ -8,6 +8,7 @@ its Python body. ``reduce`` folds a list or array with it on the device (``reduc
 
 from __future__ import annotations
 
+from . import pickling
 from .codegen import check_function, compile_operation
 from .codegen.functions import DeviceFunction, OpSource
 from .codegen.types import Widths
@@ -33,6 +34,13 @@ class GpuFunc(DeviceFunction):
 
     def __get__(self, obj, objtype=None):
         return self
+
+    #: what ``pickle`` sends when the function travels by value (made on first need)
+    _pickle_state = None
+
+    def __reduce__(self):
+        """By reference when importable, else by value (``cthreads/pickling.py``)."""
+        return pickling.reduce(self, GpuFunc)
 
     def reduce_op(self, widths: tuple = ("float", "int")) -> OpSource:
         """The function as a binary operation (WGSL), plain float and int meaning ``widths``,

@@ -14,6 +14,7 @@ from .errors import (
     VulkanInitFailed,
     VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError, VulkanOutOfMemory,
 )
+from .devices import current_device, devices, use_device
 from .gpu_job import GpuJob
 from .indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
 from .intrinsics import (
@@ -29,7 +30,7 @@ from .widths import float32, float64, int32, int64, uint32
 __all__ = [
     "Gpu", "GpuKernel", "GpuFunc", "gpu", "prepare", "compile", "GpuJob", "GpuArena",
     "GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim",
-    "available", "device_name", "init", "shutdown",
+    "available", "device_name", "init", "shutdown", "devices", "use_device", "current_device",
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",
     "atomic_compare_exchange", "float32", "float64", "int32", "int64", "uint32",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from . import residency
+from . import pickling, residency
 from .backend import device as _device
 from .errors import CThreadsGPUError, GpuInvalidArgument, GpuTimeout, GpuUseAfterDestroy
 from .job import Job
@@ -168,6 +168,11 @@ class GpuJob(Job):
         """Always None (kernels return nothing); waits and downloads like join()."""
         self.join()
         return None
+
+    def __reduce__(self):
+        pickling.refuse("GpuJob", "Join it where it was launched and send the results (the "
+                        "lists or arrays), or send the kernel and its arguments and launch "
+                        "there")
 
     def sync_state(self):
         raise GpuInvalidArgument(

@@ -13,7 +13,7 @@ import sys
 import threading
 import weakref
 
-from . import indexes
+from . import indexes, pickling
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
@@ -54,7 +54,7 @@ def _device_name():
 class GpuKernel:
     """A ``@Gpu`` kernel: compiled at decoration, runnable as plain Python."""
 
-    def __init__(self, fn, *, log: bool = False, boundscheck: bool = True):
+    def __init__(self, fn, *, log: bool = False, boundscheck: bool = True, workgroup=None):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise GpuKernelTypeError(
                 f"@Gpu expects a function defined with 'def', got {type(fn).__name__}")
@@ -62,6 +62,7 @@ class GpuKernel:
         self.fn = fn
         self.log = bool(log)
         self.boundscheck = bool(boundscheck)
+        self.workgroup = _check_workgroup(workgroup)
         self._runtimes = {}           # owned by the launch code: widths key -> runtime
         self._logged = False
         self._program: KernelProgram | None = None
@@ -97,6 +98,13 @@ class GpuKernel:
         if value is not None:
             raise ValueError("set _runtime to None only")
         self._runtimes.clear()
+
+    def nd_workgroup(self, ndim: int) -> tuple:
+        """The (x, y, z) workgroup of an N-D launch of ``ndim`` axes: ``@Gpu(workgroup=...)``,
+        else 8 x 8 (2-D) or 4 x 4 x 4 (3-D)."""
+        if self.workgroup is not None:
+            return self.workgroup
+        return (8, 8, 1) if ndim == 2 else (4, 4, 4)
 
     def program_for(self, widths: tuple) -> KernelProgram:
         """The program for a launch whose plain float and int mean ``widths`` (a
@@ -186,6 +194,14 @@ class GpuKernel:
     def __get__(self, obj, objtype=None):
         return self
 
+    #: what ``pickle`` sends when the kernel travels by value (made on first need)
+    _pickle_state = None
+
+    def __reduce__(self):
+        """By reference when importable, else by value (``cthreads/pickling.py``); compiled
+        pipelines never travel."""
+        return pickling.reduce(self, GpuKernel)
+
     # -- the plain-Python oracle -----------------------------------------------------------
     def problem_size(self, args) -> int:
         names = [p.name for p in self.program.params]
@@ -225,14 +241,28 @@ class GpuKernel:
             indexes.clear_thread()
 
 
-def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True):
-    """Decorate a kernel: ``@Gpu``, ``@Gpu(log=True)``, ``@Gpu(boundscheck=False)``;
-    ``@Gpu.func`` decorates a device function (``cthreads.func.GpuFunc``)."""
+def _check_workgroup(workgroup) -> tuple | None:
+    """``@Gpu(workgroup=(x, y[, z]))`` as (x, y, z), checked; None when not given."""
+    if workgroup is None:
+        return None
+    if not isinstance(workgroup, tuple) or not 2 <= len(workgroup) <= 3 or any(
+            v.__class__ is bool or not isinstance(v, int) or v < 1 for v in workgroup):
+        raise TypeError(f"@Gpu(workgroup={workgroup!r}): write workgroup=(x, y) or (x, y, z) "
+                        "with positive ints, e.g. workgroup=(16, 16)")
+    return tuple(workgroup) + (1,) * (3 - len(workgroup))
+
+
+def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True, workgroup=None):
+    """Decorate a kernel: ``@Gpu``, ``@Gpu(log=True)``, ``@Gpu(boundscheck=False)``,
+    ``@Gpu(workgroup=(16, 16))`` (N-D launches); ``@Gpu.func`` decorates a device function
+    (``cthreads.func.GpuFunc``)."""
     if fn is None:
-        return lambda f: GpuKernel(f, log=log, boundscheck=boundscheck)
+        _check_workgroup(workgroup)
+        return lambda f: GpuKernel(f, log=log, boundscheck=boundscheck, workgroup=workgroup)
     if isinstance(fn, (bool, int, str)):
-        raise TypeError("use @Gpu, @Gpu(log=True) or @Gpu(boundscheck=False)")
-    return GpuKernel(fn, log=log, boundscheck=boundscheck)
+        raise TypeError("use @Gpu, @Gpu(log=True), @Gpu(boundscheck=False) or "
+                        "@Gpu(workgroup=(x, y))")
+    return GpuKernel(fn, log=log, boundscheck=boundscheck, workgroup=workgroup)
 
 
 Gpu.func = GpuFunc

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import convert, residency
 from .backend import device as _device
+from .devices import use_device
 from .codegen.types import DTYPE_ROWS, ELEM_TYPES
 from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
@@ -39,8 +40,13 @@ def _check_kernel(fn, caller: str) -> GpuKernel:
     return fn
 
 
-def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
-    """Launch kernel ``fn`` with ``args`` on the device; returns the submitted ``GpuJob``."""
+def gpu(fn, *args, force: bool = False, device=None, **kwargs) -> GpuJob:
+    """Launch kernel ``fn`` with ``args`` on the device (``device=``: an index into
+    ``devices()`` or part of a name, for this launch; else the caller's ``use_device``
+    selection or the default device); returns the submitted ``GpuJob``."""
+    if device is not None:
+        with use_device(device):
+            return gpu(fn, *args, force=force, **kwargs)
     kernel = _check_call(fn, args, kwargs)
     if force:
         prepare(force=True)
@@ -59,8 +65,8 @@ def gpu(fn, *args, force: bool = False, **kwargs) -> GpuJob:
 def _check_call(fn, args: tuple, kwargs: dict) -> GpuKernel:
     if kwargs:
         raise TypeError(f"gpu() takes the kernel's arguments positionally only; unexpected "
-                        f"keyword argument(s) {', '.join(sorted(kwargs))} (only force= is a "
-                        "keyword)")
+                        f"keyword argument(s) {', '.join(sorted(kwargs))} (force= and device= are "
+                        "the keywords)")
     kernel = _check_kernel(fn, "gpu()")
     program = kernel.program
     params = program.params
@@ -178,7 +184,8 @@ def _check_generation(rt: KernelRuntime) -> None:
 
 
 def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name
-    """Compile every kernel defined so far for the current device; returns a summary."""
+    """Compile every kernel defined so far for the caller's device (``use_device``); returns a
+    summary."""
     if force:
         for k in all_kernels():
             k._runtime = None

@@ -11,57 +11,65 @@ from .backend import pipeline
 #: ``available()`` gives up (and answers False) if creating the device takes longer than this.
 AVAILABLE_TIMEOUT_S = 60.0
 
-_available: bool | None = None
+_available: dict = {}       # selection (None: the default device) -> the cached answer
 _available_lock = threading.Lock()
 
 
 def init() -> None:
-    """Create the Vulkan device now (raises the mapped CThreadsGPUError on failure)."""
+    """Create the Vulkan device now (the caller's ``use_device`` selection, else the default;
+    raises the mapped CThreadsGPUError on failure)."""
     _device.get_context()
 
 
 def device_name() -> str:
-    """The name of the Vulkan adapter in use (creates the device if needed)."""
+    """The name of the Vulkan adapter in use (the caller's selection; creates the device if
+    needed)."""
     return _device.get_context().name
 
 
 def available() -> bool:
-    """True when a Vulkan device is usable. Never raises, never hangs; the answer is cached
-    until the device is lost (then the next call tries to start a new device)."""
-    global _available
-    if _available is not None and not _device.is_lost():
-        return _available
+    """True when a Vulkan device (the caller's selection, else the default) is usable. Never
+    raises, never hangs; the answer is cached until a device is lost (then the next call
+    tries to start a new device)."""
+    sel = _device.selection.get()
+    answer = _available.get(sel)
+    if answer is not None and not _device.is_lost():
+        return answer
     with _available_lock:
-        if _available is None or _device.is_lost():
+        if _available.get(sel) is None or _device.is_lost():
             outcome = []
 
             def probe():
+                token = _device.selection.set(sel)     # a new thread starts without it
                 try:
                     _device.get_context()
                     outcome.append(True)
                 except BaseException:
                     outcome.append(False)
+                finally:
+                    _device.selection.reset(token)
 
             t = threading.Thread(target=probe, daemon=True, name="cthreads-available")
             t.start()
             t.join(AVAILABLE_TIMEOUT_S)
-            _available = bool(outcome and outcome[0])
-    return _available
+            if _device.is_lost():
+                _available.clear()
+            _available[sel] = bool(outcome and outcome[0])
+    return _available[sel]
 
 
 def shutdown() -> None:
-    """Release the device, every cache and every arena; the next use starts afresh."""
-    global _available
+    """Release every device, cache and arena; the next use starts afresh."""
     with residency.launch_lock:
         _device.shutdown()
         pipeline.clear_cache()
-    _available = None
+    _available.clear()
 
 
 def _forget_after_fork() -> None:
-    global _available, _available_lock
+    global _available_lock
     _available_lock = threading.Lock()
-    _available = None
+    _available.clear()
 
 
 _device.on_fork_child(_forget_after_fork)

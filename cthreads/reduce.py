@@ -53,7 +53,7 @@ _PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
 _STATUS_BYTES = 4
 
 _lock = threading.Lock()
-_reducer: "_Reducer | None" = None
+_reducers: dict = {}      # device index -> _Reducer
 
 
 class _Reducer:
@@ -146,20 +146,20 @@ class _Reducer:
 
 
 def _reducer_now() -> _Reducer:
-    global _reducer
-    r = _reducer
+    """The reductions' state on the caller's device (``use_device``), made on first need."""
     ctx = _device.get_context()
+    r = _reducers.get(ctx.index)
     if r is not None and r.generation == ctx.generation and r.ctx is ctx:
         return r
     with _lock:
-        if _reducer is None or _reducer.generation != ctx.generation or _reducer.ctx is not ctx:
-            _reducer = _Reducer()
-        return _reducer
+        r = _reducers.get(ctx.index)
+        if r is None or r.generation != ctx.generation or r.ctx is not ctx:
+            r = _reducers[ctx.index] = _Reducer()
+        return r
 
 
 def _forget_after_shutdown(ctx) -> None:
-    global _reducer
-    _reducer = None
+    _reducers.clear()
 
 
 _device.on_shutdown(_forget_after_shutdown)
@@ -319,6 +319,8 @@ def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
                     f"{where}: cthreads.gpu.shutdown() ran while this reduction was being "
                     "prepared; nothing was submitted. Call reduce again to use a new device")
             if slot is not None:
+                if slot.queue is not queue and slot.pooled is not None:
+                    raise slot.other_device(red.ctx, where)
                 if slot.pooled is None:
                     raise GpuUseAfterDestroy(
                         f"{where}: the device holding this arena list was shut down or lost "

@@ -36,9 +36,9 @@ class Slot:
     """One list bound in an arena: its device buffer and what launches did with it."""
 
     __slots__ = ("name", "target", "elem", "length", "pooled", "arena_ref", "written",
-                 "used", "writers", "__weakref__")
+                 "used", "writers", "queue", "__weakref__")
 
-    def __init__(self, name, target, elem, pooled, arena):
+    def __init__(self, name, target, elem, pooled, arena, queue):
         self.name = name
         self.target = target
         self.elem = elem
@@ -48,6 +48,16 @@ class Slot:
         self.written = False      # a kernel may have changed the device copy since last sync
         self.used = False         # some launch has used the device copy
         self.writers = set()      # kernel runtimes that wrote it since the last sync
+        self.queue = queue        # the DeviceQueue of the device holding it
+
+    def other_device(self, ctx, where: str) -> GpuInvalidArgument:
+        """The error for a launch on device ``ctx`` that passes this list, resident on
+        another device."""
+        return GpuInvalidArgument(
+            f"{where}: this list is bound as arena slot {self.name!r} on "
+            f"{self.queue.ctx.label}, but the launch runs on {ctx.label}; an arena belongs to "
+            "the device it was created on. Launch on that device (use_device / device=), or "
+            "pass a copy of the list (or bind it in an arena created on this device)")
 
     @property
     def nbytes(self) -> int:
@@ -109,14 +119,18 @@ def forget(slot: Slot) -> None:
 
 
 def download_slots(slots, runtimes=()) -> None:
-    """Copy resident buffers back into their lists (arena.sync, join of resident lists).
+    """Copy resident buffers back into their lists (arena.sync, join of resident lists), on
+    their device (the slots and ``runtimes`` of one call are on one device).
 
     The status of every kernel that wrote these slots (and of ``runtimes``) is read in the
     same map; a failed bounds check raises before any list is written.
     """
+    if not slots and not runtimes:
+        return
+    queue = slots[0].queue if slots else runtimes[0].queue
     last = max((rt.last_launch for s in slots for rt in s.writers), default=0)
     if last and all(s.pooled is not None for s in slots):   # wait with the launch lock free
-        get_queue().wait(last)
+        queue.wait(last)
     with launch_lock:
         readback = Readback()
         for s in slots:
@@ -134,7 +148,6 @@ def download_slots(slots, runtimes=()) -> None:
             readback.add_status(rt)
         if not readback:
             return
-        queue = get_queue()
         copies = readback.copies(queue.pool)
         seq = queue.submit_copies(copies)
         readback.finish(queue, seq)

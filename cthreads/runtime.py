@@ -279,6 +279,9 @@ class KernelRuntime:
             for a in lists:
                 p = a.param
                 if a.slot is not None:
+                    if a.slot.queue is not queue and a.slot.pooled is not None:
+                        raise a.slot.other_device(self.ctx, f"{self.program.name}() parameter "
+                                                  f"{p.name!r}")
                     entries.append(Binding(p.binding, a.slot.take(self, p), a.nbytes))
                     if p.written or p.atomic:
                         plan.resident_written.append(a.slot)
@@ -446,15 +449,18 @@ class KernelRuntime:
 
 
 def runtime_for(kernel, widths: tuple | None = None) -> KernelRuntime:
-    """The kernel's runtime on the current device for ``widths`` (what plain float and int
-    mean: ``KernelProgram.widths``; None for 32-bit), created on first need."""
+    """The kernel's runtime on the caller's device (``use_device``) for ``widths`` (what plain
+    float and int mean: ``KernelProgram.widths``; None for 32-bit), created on first need.
+    Runtimes on the default device are keyed by widths alone, on the others by (widths,
+    device index)."""
     key = widths or NARROW_KEY
+    ctx = _device.get_context()
+    if ctx is not _device._context:
+        key = (key, ctx.index)
     runtimes = kernel._runtimes
     rt = runtimes.get(key)
-    ctx = _device._context
-    if rt is not None and ctx is not None and rt.generation == ctx.generation and \
-            ctx.lost is None:
+    if rt is not None and rt.ctx is ctx:
         return rt
-    rt = KernelRuntime(kernel, kernel.program_for(key))
+    rt = KernelRuntime(kernel, kernel.program_for(widths or NARROW_KEY))
     runtimes[key] = rt
     return rt

@@ -1,20 +1,30 @@
-"""The one Vulkan device of the process: adapter choice, limits, features, lifecycle.
+"""The Vulkan devices of the process: adapter choice, limits, features, lifecycle.
 
 Nothing here runs at import: ``wgpu`` itself is imported on first use, so ``import cthreads``
-stays light. The device is created once, lazily, under a lock, and ``shutdown()`` drops it so the
-next use starts afresh.
+stays light. Each device is created once, lazily, under a lock, and ``shutdown()`` drops them
+all so the next use starts afresh.
 
 Vulkan is pinned: the wgpu instance is created with the Vulkan backend only (which also skips the
 slow probing of wgpu's OpenGL/EGL backend), and any adapter whose ``backend_type`` is not Vulkan
 is ignored. A real GPU is preferred over a CPU driver; ``CTHREADS_ADAPTER=<substring>`` picks an
 adapter by name.
 
-Raw wgpu errors are mapped to ours in ``faults``; a forked child forgets the parent's device
+Several devices: ``device_list()`` numbers the adapters (GPUs before CPU drivers, in wgpu's
+order within a kind; ``CTHREADS_DEVICE_COPIES`` repeats each, a test hook), and the context
+variable ``selection`` holds the index the calling thread or asyncio task chose
+(``use_device``; None for the default device, the one ``CTHREADS_ADAPTER`` or the ranking
+picks). ``get_context()`` returns the selected device, created on first use; the default one
+is also kept in ``_context`` so that the path without a selection stays one attribute read.
+A device loss drops every device (as ``shutdown()`` does): objects made on any of them then
+raise ``GpuUseAfterDestroy`` and the next use starts afresh.
+
+Raw wgpu errors are mapped to ours in ``faults``; a forked child forgets the parent's devices
 through ``forking``.
 """
 
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import logging
 import os
@@ -24,7 +34,8 @@ import time
 from dataclasses import dataclass, field
 
 from .. import config
-from ..errors import VulkanInitFailed, VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError
+from ..errors import (GpuInvalidArgument, VulkanInitFailed, VulkanLoaderNotFound, VulkanNoDevice,
+                      VulkanNotBuiltError)
 from . import forking
 from .faults import LogWatcher, device_error, lost_error
 from .forking import on_fork_child  # noqa: F401 - re-exported: modules above register here
@@ -49,7 +60,11 @@ INSTALL_HINT = (
     "Vulkan driver. `python -m cthreads.gpu info` shows what cthreads can see.")
 
 _lock = threading.RLock()
-_context: "DeviceContext | None" = None
+_context: "DeviceContext | None" = None     # the default device (no selection), when up
+_contexts: dict = {}      # index in device_list() -> DeviceContext, every device that is up
+_listed: tuple | None = None     # (CTHREADS_DEVICE_COPIES, [adapter, ...]) of device_list()
+#: the index into device_list() this thread / asyncio task selected (use_device), or None
+selection: contextvars.ContextVar = contextvars.ContextVar("cthreads_device", default=None)
 _generation = 0           # bumped by shutdown(); lets caches and arenas notice a new device
 _wgpu = None              # the imported wgpu module
 _instance_configured = False
@@ -86,10 +101,17 @@ class DeviceContext:
     generation: int
     lost: str | None = None                    # reason, once the device is lost
     errors: list = field(default_factory=list)  # uncaptured errors not yet reported
+    index: int = 0                             # its place in device_list()
+    dq: object = None                          # its DeviceQueue (backend.get_queue)
 
     @property
     def name(self) -> str:
         return self.info.name
+
+    @property
+    def label(self) -> str:
+        """``device 1 ('NVIDIA H200')``: how messages name a device among several."""
+        return f"device {self.index} ({self.name!r})"
 
     @property
     def is_cpu(self) -> bool:
@@ -113,7 +135,14 @@ class DeviceContext:
             raise device_error(self, msg, "running submitted work")
 
 
-_watcher = LogWatcher(lambda: _context)
+def _watched() -> "DeviceContext | None":
+    """The device a wgpu log record is charged to: the caller's selected one, else the
+    default (a record does not say which device it is about; a loss drops them all)."""
+    slot = selection.get()
+    return _context if slot is None else _contexts.get(slot, _context)
+
+
+_watcher = LogWatcher(_watched)
 
 
 def import_wgpu():
@@ -240,20 +269,77 @@ class _QuietWayland:
             os.environ.pop("XDG_RUNTIME_DIR", None)
 
 
-def _create_context() -> DeviceContext:
+def order_adapters(adapters: list) -> list:
+    """``adapters`` in cthreads' numbering: GPUs before CPU drivers (stable within a kind)."""
+    return sorted(adapters, key=lambda a: _ADAPTER_RANK.get(AdapterInfo.of(a).adapter_type, 9))
+
+
+def device_list() -> list:
+    """The adapters ``devices()`` numbers, each ``CTHREADS_DEVICE_COPIES`` times (listed once
+    per process, again after ``shutdown()`` or a change of that setting)."""
+    copies = config.current().device_copies
+    listed = _listed
+    if listed is not None and listed[0] == copies:
+        return listed[1]
+    return _list_locked(copies)
+
+
+def _list_locked(copies: int) -> list:
+    global _listed
+    with _lock:
+        if _listed is None or _listed[0] != copies:
+            with _QuietWayland():
+                vulkan, _ = enumerate_vulkan_adapters()
+            if not vulkan:
+                raise VulkanNoDevice("no Vulkan adapter found. " + INSTALL_HINT)
+            _listed = (copies, [a for a in order_adapters(vulkan) for _ in range(copies)])
+        return _listed[1]
+
+
+def default_index() -> int:
+    """The index in ``device_list()`` of the default device (``choose_adapter``'s pick)."""
+    adapters = device_list()
+    return adapters.index(choose_adapter(adapters))
+
+
+def resolve(sel) -> int | None:
+    """The index in ``device_list()`` that ``sel`` means: an index, a case-insensitive part of
+    a name (the first match), or None (the default device). GpuInvalidArgument otherwise."""
+    if sel is None:
+        return None
+    if isinstance(sel, bool) or not isinstance(sel, (int, str)):
+        raise GpuInvalidArgument(
+            f"use_device / device=: expects an index into devices() or a part of a device's "
+            f"name, got {sel!r}")
+    names = [AdapterInfo.of(a).name for a in device_list()]
+    listing = ", ".join(f"{k}: {n!r}" for k, n in enumerate(names))
+    if isinstance(sel, int):
+        if 0 <= sel < len(names):
+            return sel
+        raise GpuInvalidArgument(
+            f"device {sel}: there is no such device; devices() lists {len(names)} "
+            f"({listing}). Pick an index below {len(names)}")
+    for k, name in enumerate(names):
+        if sel.lower() in name.lower():
+            return k
+    raise GpuInvalidArgument(
+        f"device {sel!r} matches no device; devices() lists {listing}. Give an index or a "
+        "part of one of these names")
+
+
+def _create_context(index: int) -> DeviceContext:
     with _QuietWayland():
-        return _create_context_quietly()
+        return _create_context_quietly(index)
 
 
-def _create_context_quietly() -> DeviceContext:
-    vulkan, _ = enumerate_vulkan_adapters()
-    adapter = choose_adapter(vulkan)
+def _create_context_quietly(index: int) -> DeviceContext:
+    adapter = device_list()[index]
     features = [f for f in WANTED_FEATURES if f in adapter.features]
     limits = {k: adapter.limits[k] for k in WANTED_LIMITS if k in adapter.limits}
     t0 = time.perf_counter()
     try:
         device = adapter.request_device_sync(required_features=features, required_limits=limits,
-                                             label="cthreads")
+                                             label=f"cthreads-{index}")
     except Exception as exc:
         raise VulkanInitFailed(
             f"creating the Vulkan device on {AdapterInfo.of(adapter).name!r} failed ({exc}). "
@@ -262,53 +348,70 @@ def _create_context_quietly() -> DeviceContext:
     return DeviceContext(adapter=adapter, device=device, queue=device.queue,
                          info=AdapterInfo.of(adapter), limits=dict(device.limits),
                          features=frozenset(str(f) for f in device.features),
-                         generation=_generation)
+                         generation=_generation, index=index)
 
 
 def get_context() -> DeviceContext:
-    """The process's device, created on first call (raises the mapped error on failure).
+    """The device of the caller's selection (``use_device``; else the default device), created
+    on first call (raises the mapped error on failure).
 
-    A device found lost is dropped first (as ``shutdown()`` does, without waiting on it), so
-    the next use after a loss runs on a new device.
+    A device found lost drops every device first (as ``shutdown()`` does, without waiting on
+    them), so the next use after a loss runs on new devices.
     """
-    ctx = _context
+    slot = selection.get()
+    if slot is None:
+        ctx = _context
+    else:
+        ctx = _contexts.get(slot)
     if ctx is not None and ctx.lost is None:
         return ctx
-    return _get_context_locked()
+    return _get_context_locked(slot)
 
 
-def _get_context_locked() -> DeviceContext:
+def _get_context_locked(slot: int | None) -> DeviceContext:
     global _context
     with _lock:
-        if _context is not None and _context.lost is not None:
-            _retire(_context)
-        if _context is None:
-            t0 = time.perf_counter()
-            try:
-                _context = _create_context()
-            except VulkanInitFailed as exc:
-                if forking.forked():
-                    raise VulkanInitFailed(
-                        "cthreads cannot start a Vulkan device in this process: it was forked "
-                        "(os.fork, or multiprocessing's 'fork' start method) from a process "
-                        "whose device was up, and the driver refuses a device in a forked "
-                        "process. Start worker processes with the 'spawn' or 'forkserver' "
-                        "method (multiprocessing.get_context('spawn')), or fork before the "
-                        f"first launch. ({exc})") from None
-                raise
-            _timings["device_total_s"] = time.perf_counter() - t0
-        return _context
+        if any(c.lost is not None for c in _contexts.values()):
+            _retire_all()
+        if slot is None and _context is not None:
+            return _context
+        t0 = time.perf_counter()
+        try:
+            default = default_index()
+            index = default if slot is None else slot
+            ctx = _contexts.get(index)
+            if ctx is None:
+                ctx = _contexts[index] = _create_context(index)
+                _timings["device_total_s"] = time.perf_counter() - t0
+        except VulkanInitFailed as exc:
+            if forking.forked():
+                raise VulkanInitFailed(
+                    "cthreads cannot start a Vulkan device in this process: it was forked "
+                    "(os.fork, or multiprocessing's 'fork' start method) from a process "
+                    "whose device was up, and the driver refuses a device in a forked "
+                    "process. Start worker processes with the 'spawn' or 'forkserver' "
+                    "method (multiprocessing.get_context('spawn')), or fork before the "
+                    f"first launch. ({exc})") from None
+            raise
+        if index == default:
+            _context = ctx
+        return ctx
+
+
+def open_contexts() -> list:
+    """The devices that are up (never creates one), in ``device_list()`` order."""
+    return [_contexts[k] for k in sorted(_contexts)]
 
 
 def is_lost() -> bool:
-    """Whether the device that is up was lost (never creates one)."""
-    ctx = _context
-    return ctx is not None and ctx.lost is not None
+    """Whether a device that is up was lost (never creates one)."""
+    return any(c.lost is not None for c in list(_contexts.values()))
 
 
 def current_name() -> str | None:
-    """The device's name if a device is up, else None. Never creates a device."""
-    ctx = _context
+    """The selected device's name if it is up, else None. Never creates a device."""
+    slot = selection.get()
+    ctx = _context if slot is None else _contexts.get(slot)
     return None if ctx is None else ctx.name
 
 
@@ -325,50 +428,57 @@ _shutdown_hooks: list = []
 
 
 def on_shutdown(hook) -> None:
-    """Register a callable run (device still alive) before the device is dropped.
+    """Register a callable run (device still alive) before a device is dropped.
 
-    It gets the DeviceContext (None when no device is up); after a loss ``ctx.lost`` is set
-    and the hook must not wait on the device."""
+    It gets the DeviceContext (None when no device is up), once per device; after a loss
+    ``ctx.lost`` may be set and the hook must not wait on a device whose ``lost`` is set."""
     _shutdown_hooks.append(hook)
 
 
-def _retire(ctx: DeviceContext | None) -> None:
-    """Run the shutdown hooks and forget ``ctx`` (lock held); the next use creates a device."""
-    global _context, _generation
-    for hook in list(_shutdown_hooks):
-        try:
-            hook(ctx)
-        except Exception:  # pragma: no cover - shutdown must always finish
-            pass
+def _retire_all() -> list:
+    """Run the shutdown hooks for every device and forget them all (lock held); the next use
+    creates devices anew. Returns the contexts retired."""
+    global _context, _generation, _listed
+    retired = open_contexts()
+    for ctx in retired or [None]:
+        for hook in list(_shutdown_hooks):
+            try:
+                hook(ctx)
+            except Exception:  # pragma: no cover - shutdown must always finish
+                pass
     _generation += 1
     _context = None
+    _contexts.clear()
+    _listed = None
+    return retired
 
 
 def shutdown() -> None:
-    """Release the device and every cache; the next use creates a new device."""
+    """Release every device and cache; the next use creates new devices."""
     with _lock:
-        ctx = _context
-        _retire(ctx)
-        if ctx is not None and ctx.lost is None:
-            try:
-                ctx.device._poll_wait()  # let submitted work finish before anything is released
-            except Exception:
-                pass
-            try:
-                ctx.device.destroy()
-            except Exception:
-                pass
+        for ctx in _retire_all():
+            if ctx.lost is None:
+                try:
+                    ctx.device._poll_wait()  # let submitted work finish before anything goes
+                except Exception:
+                    pass
+                try:
+                    ctx.device.destroy()
+                except Exception:
+                    pass
 
 
 def _forget_device_after_fork() -> None:
-    """In a forked child (see ``forking``): forget the parent's device without calling wgpu."""
-    global _lock, _context, _generation, _instance_configured
+    """In a forked child (see ``forking``): forget the parent's devices without calling wgpu."""
+    global _lock, _context, _generation, _instance_configured, _listed
     _lock = threading.RLock()
     if _wgpu is None:           # wgpu never imported: nothing was inherited
         return
     forking.disarm_inherited_wgpu_objects()
-    forking.forsake(_context)
+    forking.forsake(_context, list(_contexts.values()), _listed)
     _context = None
+    _contexts.clear()
+    _listed = None
     _generation += 1
     _instance_configured = False
 

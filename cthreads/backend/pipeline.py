@@ -79,13 +79,15 @@ def make_bind_group_layout(ctx: DeviceContext, bindings: tuple):
 
 def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple,
                   layout=None) -> Pipeline:
-    """The compute pipeline for ``wgsl`` (cached per device); ShaderCompileError if invalid.
+    """The compute pipeline for ``wgsl`` (cached per device: ``ctx.index`` is in the key, and
+    a new generation of devices clears the cache); ShaderCompileError if invalid.
 
     ``layout``: a bind-group layout to share (from another Pipeline of the same bindings), so
     that bind groups serve both pipelines.
     """
     global _cache_generation
-    key = (hashlib.sha256(wgsl.encode()).hexdigest(), entry_point, bindings, id(layout))
+    key = (hashlib.sha256(wgsl.encode()).hexdigest(), entry_point, bindings, id(layout),
+           ctx.index)
     with _cache_lock:
         if _cache_generation != ctx.generation:
             _cache.clear()

@@ -280,6 +280,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_DEVICE_MEMORY   1,024 bytes",
         "  CTHREADS_CACHE_DIR       /home/someone/.cache/cthreads",
         "  CTHREADS_HIDE_FEATURES   (unset: none hidden)",
+        "  CTHREADS_DEVICE_COPIES   1 (unset)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad

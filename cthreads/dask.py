@@ -1,0 +1,160 @@
+"""Kernels over Dask arrays: ``map_blocks`` (the optional extra ``cthreads[dask]``).
+
+``map_blocks(kernel, *args, out="y", threads=None)`` builds on ``dask.array.map_blocks``: one
+task per block, each launching ``kernel`` on that block's numpy arrays in whatever process runs
+it (the threaded, process and ``distributed`` schedulers alike). The kernel travels with the
+task (``cthreads/pickling.py``: by reference, or by value from ``__main__``), and each process
+opens its own device on first use. Scalars, and lists or numpy arrays that are not dask arrays,
+are passed whole to every block; a kernel parameter named ``n`` is filled with the block's
+length. Every list the kernel may write is a copy, so the input arrays never change; the result
+is a dask array of parameter ``out``'s blocks after the kernel ran.
+
+Devices: a task on worker ``k`` of a ``distributed`` cluster (a ``LocalCluster`` names its
+workers 0, 1, ...) runs on device ``k % len(devices())`` unless ``CTHREADS_ADAPTER`` is set; a
+task run in the process that called ``map_blocks`` (the threaded and synchronous schedulers)
+uses the device selected there (``use_device``); elsewhere the default device.
+
+Blocks are 1-D for now (N-D arrays come with N-D launches).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+try:
+    import dask.array as _da
+except ImportError as exc:  # pragma: no cover - the optional extra is missing
+    raise ImportError(f"cthreads.dask needs Dask ({exc}); install it with "
+                      "`pip install 'cthreads[dask]'`") from None
+import numpy as np
+
+from .backend import device as _device
+from .codegen.types import elem as elem_type
+from .devices import devices, use_device
+from .errors import GpuInvalidArgument
+from .kernel import GpuKernel
+from .launch import gpu
+
+_worker_device: list = []       # [device index or None] once this process has looked
+
+
+def worker_device() -> int | None:
+    """The device index for tasks of this process when it is worker ``k`` of a ``distributed``
+    cluster (``k % len(devices())``), or None (not a worker, a worker not named by a number,
+    or ``CTHREADS_ADAPTER`` set)."""
+    if _worker_device:
+        return _worker_device[0]
+    distributed = sys.modules.get("distributed")     # imported in every worker process
+    if distributed is None:
+        return None
+    try:
+        name = distributed.get_worker().name
+    except (ValueError, AttributeError):
+        return None                                  # not a worker (a client, say)
+    index = None
+    if isinstance(name, str) and name.isdigit():
+        name = int(name)
+    if isinstance(name, int) and not isinstance(name, bool) and \
+            not os.environ.get("CTHREADS_ADAPTER", "").strip():
+        index = name % len(devices())
+    _worker_device.append(index)
+    return index
+
+
+def _run_block(spec: dict, *blocks):
+    """One task: launch the kernel on one block (in the process that runs the task)."""
+    index = worker_device()
+    if index is None and spec["pid"] == os.getpid():
+        index = spec["selection"]
+    values = list(spec["values"])
+    for pos, block in zip(spec["array_pos"], blocks):
+        values[pos] = block
+    length = len(blocks[0]) if blocks else 1
+    for pos in spec["written_pos"]:
+        if values[pos] is not None:
+            values[pos] = np.array(values[pos], copy=True, order="C")   # inputs never change
+    result = values[spec["out_pos"]]
+    if spec["n_pos"] is not None:
+        values.insert(spec["n_pos"], length)
+    kwargs = {} if spec["threads"] is None else {"threads": spec["threads"]}
+    if index is None:
+        gpu(spec["kernel"], *values, **kwargs).join()
+    else:
+        with use_device(index):
+            gpu(spec["kernel"], *values, **kwargs).join()
+    return result
+
+
+def map_blocks(kernel, *args, out: str = "y", threads=None):
+    """Run ``kernel`` on every block of the dask arrays among ``args`` (the kernel's arguments
+    in order, without ``n``); returns the dask array of parameter ``out`` after the kernel ran.
+
+    The dask arrays must have the same chunks (``x.rechunk(y.chunks)``); other arguments are
+    passed whole to every block. ``out`` names a list parameter: its argument is a dask array
+    (the values the kernel starts from) or None (zeros of the parameter's element type). The
+    input arrays are never changed. ``threads`` is passed to every launch (None: the block's
+    length)."""
+    if not isinstance(kernel, GpuKernel):
+        raise TypeError(f"map_blocks: {getattr(kernel, '__name__', kernel)!r} is not a @Gpu "
+                        "kernel; decorate the function with @Gpu")
+    program = kernel.program
+    params = list(program.params)
+    n_pos = next((k for k, p in enumerate(params)
+                  if p.name == "n" and not p.is_list and p.elem in ("int", "int64")), None)
+    taken = [p for k, p in enumerate(params) if k != n_pos]
+    names = ", ".join(p.name for p in taken)
+    if len(args) != len(taken):
+        filled = " (n is filled with each block's length)" if n_pos is not None else ""
+        raise TypeError(f"map_blocks({program.name}, ...) takes {len(taken)} kernel "
+                        f"argument(s) ({names}){filled}, got {len(args)}")
+    by_name = {p.name: k for k, p in enumerate(taken)}
+    out_param = next((p for p in taken if p.name == out), None)
+    if out_param is None or not out_param.is_list:
+        lists = ", ".join(repr(p.name) for p in taken if p.is_list)
+        raise GpuInvalidArgument(f"map_blocks({program.name}, ..., out={out!r}): out names the "
+                                 f"list parameter whose blocks are returned; the kernel's "
+                                 f"list parameters are {lists}")
+    out_pos = by_name[out]
+    args = list(args)
+    arrays = [k for k, a in enumerate(args) if isinstance(a, _da.Array)]
+    if not arrays:
+        raise GpuInvalidArgument(f"map_blocks({program.name}, ...): no argument is a dask "
+                                 "array; pass dask arrays (dask.array.from_array(x, chunks=...)) "
+                                 "or launch with gpu()")
+    first = args[arrays[0]]
+    for k in arrays:
+        a = args[k]
+        if a.ndim != 1:
+            raise GpuInvalidArgument(
+                f"map_blocks({program.name}, ...) parameter {taken[k].name!r}: a {a.ndim}-D "
+                "dask array; map_blocks runs on 1-D blocks for now (flatten it: "
+                "x.reshape(-1), or x.ravel())")
+        if a.chunks != first.chunks:
+            raise GpuInvalidArgument(
+                f"map_blocks({program.name}, ...) parameters {taken[arrays[0]].name!r} and "
+                f"{taken[k].name!r} have different chunks ({first.chunks[0][:4]}... against "
+                f"{a.chunks[0][:4]}...); rechunk one: "
+                f"{taken[k].name}.rechunk({taken[arrays[0]].name}.chunks)")
+    if args[out_pos] is None:
+        dtype = np.dtype(elem_type(out_param.elem).array_dtype)
+        args[out_pos] = _da.zeros(first.shape, chunks=first.chunks, dtype=dtype)
+        arrays = sorted(arrays + [out_pos])
+    elif not isinstance(args[out_pos], _da.Array):
+        raise GpuInvalidArgument(f"map_blocks({program.name}, ..., out={out!r}): the argument "
+                                 f"for {out!r} must be a dask array (or None for zeros), got "
+                                 f"{type(args[out_pos]).__name__}")
+    written = [k for k, p in enumerate(taken) if p.is_list and (p.written or p.atomic)]
+    values = [None if k in arrays else a for k, a in enumerate(args)]
+    spec = {"kernel": kernel, "values": tuple(values), "array_pos": tuple(arrays),
+            "written_pos": tuple(written), "n_pos": n_pos, "out_pos": out_pos,
+            "threads": threads, "pid": os.getpid(), "selection": _device.selection.get()}
+    result = args[out_pos]
+    return _da.map_blocks(functools.partial(_run_block, spec), *[args[k] for k in arrays],
+                          dtype=result.dtype, chunks=result.chunks,
+                          meta=np.empty((0,), dtype=result.dtype),
+                          token=f"cthreads-{program.name}")
+
+
+__all__ = ["map_blocks", "worker_device"]
