@@ -65,9 +65,12 @@ def reduce(obj, cls):
 
 def _options(obj) -> dict:
     """The decorator's options to rebuild ``obj`` with (``@Gpu(log=, boundscheck=)``)."""
-    if hasattr(obj, "boundscheck"):
-        return {"log": obj.log, "boundscheck": obj.boundscheck}
-    return {}
+    if not hasattr(obj, "boundscheck"):
+        return {}
+    options = {"log": obj.log, "boundscheck": obj.boundscheck}
+    if getattr(obj, "workgroup", None) is not None:
+        options["workgroup"] = obj.workgroup
+    return options
 
 
 _making = threading.local()       # the objects whose state is being made (a cycle stops there)

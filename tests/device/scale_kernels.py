@@ -1,0 +1,61 @@
+"""Kernels of the several-devices, pickling and Dask tests (module level: they pickle by
+reference), and the functions that worker processes run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cthreads.gpu import GlobalIdx, Gpu, gpu
+
+SCALE = 3.0
+
+
+@Gpu.func
+def twice(v: float) -> float:
+    return v * 2.0
+
+
+@Gpu
+def axpy(a: float, x: list[float], y: list[float], n: int) -> None:
+    i = GlobalIdx.x
+    if i < n:
+        y[i] = a * x[i] + y[i]
+
+
+@Gpu
+def scaled_twice(x: list[float], y: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < len(x):
+        y[i] = twice(x[i]) * SCALE
+
+
+@Gpu
+def spin(x: list[float], y: list[float], steps: int) -> None:
+    """A compute-bound kernel: ``steps`` rounds of a logistic map per element."""
+    i = GlobalIdx.x
+    if i < len(x):
+        v = x[i]
+        for _ in range(steps):
+            v = 3.5 * v * (1.0 - v)
+        y[i] = v
+
+
+def spin_reference(x: np.ndarray, steps: int) -> np.ndarray:
+    v = x.astype(np.float32)
+    for _ in range(steps):
+        v = np.float32(3.5) * v * (np.float32(1.0) - v)
+    return v
+
+
+def run_in_worker(kernel, n: int) -> list:
+    """What a worker process runs: launch ``kernel`` (received pickled) on 0..n-1 and return
+    the result."""
+    x = np.arange(n, dtype=np.float32)
+    y = np.zeros(n, dtype=np.float32)
+    gpu(kernel, x, y).join()
+    return y.tolist()
+
+
+@Gpu.func
+def add(a: float, b: float) -> float:
+    return a + b
