@@ -222,13 +222,13 @@ _RAW: dict[str, str] = {
     # keep the driver's quotient.
     "ct_div_d": """fn ct_div_d(x: f64, y: f64) -> f64 {
     let q = ct_hide_d(x / y);
-    if (!(abs(x) >= 0x1p-916lf) || !(abs(q) >= 0x1p-916lf)) { return q; }
+    if (!(abs(x) >= 0x1p-916lf) || !(min(abs(q), abs(y)) >= 0x1p-960lf)) { return q; }
     let r = ct_residual_d(x, q, y);
     let c = q + r / y;
     return select(q, c, ct_isfinite_d(r) && ct_isfinite_d(c));
 }""",
     # Exact remainder with the sign of a: long division by 50-bit steps of the exponent gap
-    # (each step exact: the partial remainder fits 53 bits), then one last fma step.
+    # (each step exact: the partial remainder fits 53 bits), then one last step.
     "ct_fmod_d": """fn ct_fmod_d(a: f64, b: f64) -> f64 {
     if (!ct_isfinite_d(a) || ct_isnan_d(b) || b == 0.0lf) { return $NAN; }
     if (ct_isinf_d(b)) { return a; }

@@ -264,6 +264,26 @@ def test_pow_matches_python(device_name, data):
         [(x, y, g, w) for (x, y), g, w, e in zip(data, got, want, err) if e > 0][:5]
 
 
+def test_division_repairs_a_loose_quotient(device_name):
+    # WGSL lets a driver's division be off; lavapipe's is exact, so the driver's quotient is
+    # pushed 1 ulp down to 2 ulps up here, and ct_div_d must still give Python's quotient
+    # (operands and quotients below about 2^-900, whose residual would underflow, keep the
+    # driver's quotient)
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(20000) * np.exp2(rng.integers(-800, 900, 20000))
+    b = rng.standard_normal(20000) * np.exp2(rng.integers(-100, 100, 20000))
+    loose = """fn ct_loose(x: f64, y: f64) -> f64 {
+    return bitcast<f64>(bitcast<u64>(x / y) + (bitcast<u64>(x) & 3lu) - 1lu);
+}"""
+    helpers = f64math.helper_text(["ct_div_d"])
+    assert "let q = ct_hide_d(x / y);" in helpers
+    helpers = loose + "\n" + helpers.replace("ct_hide_d(x / y)", "ct_hide_d(ct_loose(x, y))")
+    pushed = run_f64(loose, "ct_loose(a0, a1)", a, b)
+    assert np.count_nonzero(pushed != a / b) > 10000          # the quotient is off ...
+    got = run_f64(helpers, "ct_div_d(a0, a1)", a, b)
+    assert np.array_equal(got, a / b)                          # ... and repaired
+
+
 small_ints = st.integers(min_value=-40, max_value=40).map(float)
 
 
