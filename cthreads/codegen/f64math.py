@@ -842,8 +842,17 @@ $PRODUCT_STEPS
     if (ct_isinf_d(x)) { return x; }
     if (x > 0x1p28lf) { return ct_log_d(x) + $LN2; }
     if (x > 2.0lf) { return ct_log_d(2.0lf * x - 1.0lf / (x + sqrt(fma(x, x, -1.0lf)))); }
+    // log1p(t + sqrt(2t + t^2)), t = x - 1, with 2t + t^2, its root and the sum as pairs
     let t = x - 1.0lf;
-    return ct_log1p_d(t + sqrt(2.0lf * t + t * t));
+    if (t == 0.0lf) { return 0.0lf; }
+    let tt = ct_hide_d(t * t);
+    let w = ct_hide_d(2.0lf * t + tt);
+    let wl = ((2.0lf * t - w) + tt) + ct_mul_err_d(t, t, tt);
+    let s = ct_sqrt_dd_d(w);
+    let u = ct_hide_d(t + s.x);
+    let bv = ct_hide_d(u - t);
+    let ul = ((t - (u - bv)) + (s.x - bv)) + (s.y + wl / (2.0lf * s.x));
+    return ct_log1p_d(u) + ul / (1.0lf + u);
 }""",
     "ct_atanh_d": """fn ct_atanh_d(x: f64) -> f64 {
     if (ct_isnan_d(x) || abs(x) > 1.0lf) { return $NAN; }
