@@ -12,7 +12,7 @@ named slots and their buffers. An arena belongs to the device selected when it w
 
 from __future__ import annotations
 
-from . import convert, pickling, residency
+from . import convert, nested, pickling, residency
 from .backend import device as _device
 from .backend import get_queue
 from .codegen.types import elem as elem_type
@@ -71,14 +71,16 @@ class GpuArena:
                 plans.append((name, value, elem, data))
             queue = self._queue_now()
             for _, value, elem, data in plans:
-                queue.pool.check_size(elem_type(elem).size * len(value), "GpuArena.bind: a list "
-                                      f"of {len(value):,} elements")
+                count = nested.count(residency.list_dims(value))
+                queue.pool.check_size(elem_type(elem).size * count, "GpuArena.bind: a list "
+                                      f"of {count:,} elements")
             self._generation = _device.generation()
             self._queue = queue
             for name, value, elem, data in plans:
                 old = self._slots.get(name)
                 if old is not None and (old.target is not value or old.length != len(value)
-                                        or old.elem != elem):
+                                        or old.elem != elem
+                                        or old.dims != residency.list_dims(value)):
                     self._drop(old)
                     old = None
                 if old is None:

@@ -20,6 +20,7 @@ import sys
 
 from .codegen.types import ELEM_TYPES, INT_RANGE
 from .codegen.types import elem as elem_type
+from . import nested
 from .errors import GpuArgumentTypeError, GpuInvalidArgument
 
 F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
@@ -218,8 +219,10 @@ def _bad_element(values, elem: str, where: str) -> Exception:
                               f"(±{F32_MAX:.4g})")
 
 
-def check_container(value, elem: str, where: str, writable: bool = True) -> None:
-    """Raise unless ``value`` is a non-empty list or a matching 1-D numpy array.
+def check_container(value, elem: str, where: str, writable: bool = True,
+                    ndim: int = 1) -> None:
+    """Raise unless ``value`` is a non-empty list or a matching numpy array of ``ndim``
+    dimensions (a rectangular nested list for ``ndim`` > 1: ``nested.py``).
 
     ``writable``: results will be written back into it (read-only arrays are refused then).
     """
@@ -230,9 +233,12 @@ def check_container(value, elem: str, where: str, writable: bool = True) -> None
                 f"{where} is a numpy array of dtype {value.dtype}, but the kernel declares "
                 f"list[{elem}]: pass an array of dtype {want} (e.g. arr.astype(np.{want})); "
                 "it is not converted silently because results are written back in place")
-        if value.ndim != 1:
-            raise GpuInvalidArgument(f"{where} is a {value.ndim}-D numpy array; pass a 1-D array "
-                                     "(e.g. arr.ravel() of a C-contiguous array, then reshape)")
+        if value.ndim != ndim:
+            what = "a list" if ndim == 1 else f"a {ndim}-D list ({'list[' * ndim}...)"
+            raise GpuInvalidArgument(
+                f"{where} is a {value.ndim}-D numpy array, but the kernel declares {what}; "
+                f"pass a {ndim}-D array" + (" (e.g. arr.ravel() of a C-contiguous array, then "
+                                              "reshape)" if ndim == 1 else ""))
         if not value.flags.c_contiguous:
             raise GpuInvalidArgument(
                 f"{where} is a non-contiguous numpy view; pass a C-contiguous array "
@@ -246,23 +252,39 @@ def check_container(value, elem: str, where: str, writable: bool = True) -> None
                                      "element per list")
         return
     if not isinstance(value, list):
+        decl = "list[" * ndim + elem + "]" * ndim
         raise GpuArgumentTypeError(
-            f"{where} expects a list[{elem}] (or a 1-D numpy array), got {_type_name(value)}; "
+            f"{where} expects a {decl} (or a {ndim}-D numpy array), got {_type_name(value)}; "
             "pass a list (e.g. list(values))")
     if not value:
         raise GpuInvalidArgument(f"{where} is an empty list; the device needs at least one "
                                  "element per list")
+    if ndim > 1:
+        nested.shape(value, ndim, where)
+    elif isinstance(value[0], list):
+        raise GpuArgumentTypeError(f"{where}[0] is a list, but the kernel declares a 1-D list "
+                                   f"(list[{elem}]); annotate it list[list[{elem}]] or pass a "
+                                   "flat list")
 
 
-def pack(value, elem: str, where: str, writable: bool = True):
+def pack(value, elem: str, where: str, writable: bool = True, ndim: int = 1):
     """The device bytes of a list or array argument (any buffer-protocol object).
 
     A bool among the numbers of a list[int] or list[float] packs as its number (1 or 0), as
-    Python and numpy take it; looking at every element's type would cost more than packing."""
-    check_container(value, elem, where, writable)
+    Python and numpy take it; looking at every element's type would cost more than packing.
+    An N-D argument packs row-major (a nested list is flattened first)."""
+    check_container(value, elem, where, writable, ndim)
     if is_ndarray(value):
         row = elem_type(elem)
+        if ndim > 1:
+            value = value.reshape(-1)
         return value if row.array_dtype == row.host_dtype else value.astype(row.host_dtype)
+    if ndim > 1:
+        dims = nested.shape(value, ndim, where)
+        try:
+            return pack(nested.flatten(value, ndim), elem, where, writable)
+        except GpuInvalidArgument as exc:
+            raise type(exc)(nested.element_where(str(exc), where, dims)) from None
     if elem == "bool":
         if len(value) <= SMALL:
             if not all(v.__class__ is bool for v in value):
@@ -319,7 +341,7 @@ def pack_any(value, where: str):
     if is_ndarray(value):
         for row in ELEM_TYPES.values():
             if value.dtype.name == row.array_dtype:
-                return row.name, pack(value, row.name, where)
+                return row.name, pack(value, row.name, where, ndim=max(1, value.ndim))
         raise GpuInvalidArgument(
             f"{where} is a numpy array of dtype {value.dtype}; pass float32, float64, int32, "
             "int64, uint32 or bool (e.g. arr.astype(np.float32)); it is not converted silently "
@@ -328,6 +350,13 @@ def pack_any(value, where: str):
         raise GpuArgumentTypeError(
             f"{where} expects a list of floats, ints or bools (or a 1-D numpy array), got "
             f"{_type_name(value)}; pass a list (e.g. list(values))")
+    if nested.is_nested(value):
+        ndim = nested.depth(value)
+        dims = nested.shape(value, ndim, where)
+        try:
+            return pack_any(nested.flatten(value, ndim), where)
+        except GpuInvalidArgument as exc:
+            raise type(exc)(nested.element_where(str(exc), where, dims)) from None
     check_container(value, "float", where)
     first = value[0]
     if first.__class__ is bool:
@@ -374,14 +403,23 @@ def _pack_numpy(raw, value, elem: str, where: str):
 
 
 def writeback(target, view, elem: str) -> None:
-    """Write device bytes back into the caller's list or array, in place."""
+    """Write device bytes back into the caller's list or array, in place (an N-D array through
+    its flat view, a nested list into its rows)."""
     if is_ndarray(target):
         np = _np()
         src = np.frombuffer(view, dtype=elem_type(elem).host_dtype, count=target.size)
+        out = target if target.ndim == 1 else target.reshape(-1)
         if elem == "bool":
-            np.not_equal(src, 0, out=target)
+            np.not_equal(src, 0, out=out)
         else:
-            np.copyto(target, src)
+            np.copyto(out, src)
+        return
+    if nested.is_nested(target):
+        ndim = nested.depth(target)
+        dims = nested.shape(target, ndim, "list")
+        flat = [None] * nested.count(dims)
+        writeback(flat, view, elem)
+        nested.fill(target, flat, ndim)
         return
     row = elem_type(elem)
     values = array.array(row.code)

@@ -11,7 +11,7 @@ joined. ``compile()`` compiles every variant a plan may pick.
 
 from __future__ import annotations
 
-from . import convert, residency
+from . import convert, nested, residency
 from .backend import device as _device
 from .devices import use_device
 from .codegen.types import DTYPE_ROWS, ELEM_TYPES
@@ -40,26 +40,52 @@ def _check_kernel(fn, caller: str) -> GpuKernel:
     return fn
 
 
-def gpu(fn, *args, force: bool = False, device=None, **kwargs) -> GpuJob:
+def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> GpuJob:
     """Launch kernel ``fn`` with ``args`` on the device (``device=``: an index into
     ``devices()`` or part of a name, for this launch; else the caller's ``use_device``
-    selection or the default device); returns the submitted ``GpuJob``."""
+    selection or the default device); ``threads=``: n, or (nx, ny[, nz]) for an N-D launch
+    (else the 1-D rule: ``n`` or the longest list); returns the submitted ``GpuJob``."""
     if device is not None:
         with use_device(device):
-            return gpu(fn, *args, force=force, **kwargs)
+            return gpu(fn, *args, force=force, threads=threads, **kwargs)
     kernel = _check_call(fn, args, kwargs)
+    shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
     if force:
         prepare(force=True)
     program = _launch_program(kernel, args)
     scalars, lists, n = _check_args(program, args)
+    nd = None
+    if isinstance(shape, tuple):
+        n, nd = shape, kernel.nd_workgroup(len(shape))
+    elif shape is not None:
+        n = shape
     with residency.launch_lock:
-        rt = runtime_for(kernel, program.widths)
+        rt = runtime_for(kernel, program.widths, nd)
     _pack_lists(rt, lists)
     with residency.launch_lock:
         _check_generation(rt)
         plan = rt.plan(scalars, lists, n)
         seq = rt.submit(plan)
     return GpuJob(rt, seq, plan)
+
+
+def check_threads(threads, caller: str):
+    """``threads=`` checked: None, an int n (a 1-D launch of n), or a tuple (nx, ny[, nz])
+    of an N-D launch; a 1-tuple counts as its int."""
+    if threads is None:
+        return None
+    values = threads if isinstance(threads, (tuple, list)) else (threads,)
+    if not 1 <= len(values) <= 3 or any(v.__class__ is bool or not isinstance(v, int)
+                                        for v in values):
+        raise TypeError(f"{caller}: threads={threads!r}; write threads=n or threads=(nx, ny) "
+                        "or (nx, ny, nz) with ints")
+    for v in values:
+        if not 1 <= v <= 2**31 - 1:
+            raise GpuInvalidArgument(f"{caller}: threads={threads!r}: each count must be "
+                                     "between 1 and 2**31-1")
+    if len(values) == 1:
+        return int(values[0])
+    return tuple(int(v) for v in values)
 
 
 def _check_call(fn, args: tuple, kwargs: dict) -> GpuKernel:
@@ -131,9 +157,18 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
         slot = residency.lookup(value)
         if slot is not None:
             slot.check_for(p, value, where)
+            count = slot.count
+            dims = slot.dims
         else:
-            convert.check_container(value, p.elem, where, p.written or p.atomic)
-        lists.append(ListArg(p, value, slot, None, _SIZES[p.elem] * len(value)))
+            convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim)
+            dims = nested.shape(value, p.ndim, where) if p.ndim > 1 else (len(value),)
+            count = nested.count(dims)
+        arg = ListArg(p, value, slot, None, _SIZES[p.elem] * count)
+        arg.dims = dims
+        lists.append(arg)
+    if program.shapes:                 # the N-D lists' shapes ride in the uniform
+        by_name = {a.param.name: a.dims for a in lists}
+        scalars += [by_name[name][d] for name, d, _ in program.shapes]
     n = n_value if n_value is not None else max((len(a.value) for a in lists), default=1)
     if sum(a.slot is not None for a in lists) > 1:
         _check_resident_aliases(program.name, lists)
@@ -173,7 +208,7 @@ def _pack_lists(rt: KernelRuntime, lists: list) -> None:
         if a.slot is None:
             p = a.param
             a.data = convert.pack(a.value, p.elem, f"{name}() parameter {p.name!r}",
-                                  p.written or p.atomic)
+                                  p.written or p.atomic, p.ndim)
 
 
 def _check_generation(rt: KernelRuntime) -> None:

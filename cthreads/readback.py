@@ -13,9 +13,9 @@ the user added or kept is lost).
 
 from __future__ import annotations
 
-from . import convert
+from . import convert, nested
 from .codegen.types import elem as elem_type
-from .errors import GpuInvalidArgument
+from .errors import CThreadsGPUError, GpuInvalidArgument
 
 
 def _align8(n: int) -> int:
@@ -35,6 +35,16 @@ class Download:
         self.nbytes = nbytes
         self.elem = elem
         self.what = what
+
+
+def _elements(target: list) -> int:
+    """Elements of a list, or of a nested list (-1 when its rows are no longer rectangular)."""
+    if not nested.is_nested(target):
+        return len(target)
+    try:
+        return nested.count(nested.shape(target, nested.depth(target), "list"))
+    except CThreadsGPUError:
+        return -1
 
 
 class Readback:
@@ -99,9 +109,12 @@ class Readback:
         """Write every list back from ``raw``, unless one changed length since the launch."""
         for d in self.lists:
             length = d.nbytes // elem_type(d.elem).size
-            if not convert.is_ndarray(d.target) and len(d.target) != length:
+            if convert.is_ndarray(d.target):
+                continue
+            now = _elements(d.target)
+            if now != length:
                 raise GpuInvalidArgument(
-                    f"{d.what}: the list changed length from {length} to {len(d.target)} "
+                    f"{d.what}: the list changed length from {length} to {now} elements "
                     "between gpu() and join(), so its results were not written back (the "
                     "lists are as you left them; the job is finished). Change a list's length "
                     "only after join(), or launch with a copy")

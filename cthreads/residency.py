@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from . import convert
+from . import convert, nested
 from .backend import device as _device
 from .backend import get_queue
 from .codegen.types import elem as elem_type
@@ -35,14 +35,16 @@ _resident: dict[int, "Slot"] = {}
 class Slot:
     """One list bound in an arena: its device buffer and what launches did with it."""
 
-    __slots__ = ("name", "target", "elem", "length", "pooled", "arena_ref", "written",
-                 "used", "writers", "queue", "__weakref__")
+    __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "arena_ref",
+                 "written", "used", "writers", "queue", "__weakref__")
 
     def __init__(self, name, target, elem, pooled, arena, queue):
         self.name = name
         self.target = target
         self.elem = elem
         self.length = len(target)
+        self.dims = list_dims(target)  # the shape of an N-D array or nested list; (length,)
+        self.count = nested.count(self.dims)
         self.pooled = pooled
         self.arena_ref = weakref.ref(arena)
         self.written = False      # a kernel may have changed the device copy since last sync
@@ -61,7 +63,7 @@ class Slot:
 
     @property
     def nbytes(self) -> int:
-        return elem_type(self.elem).size * self.length
+        return elem_type(self.elem).size * self.count
 
     def check_for(self, param, value, where: str) -> None:
         """Raise unless this slot can stand for ``value`` as the kernel's ``param`` (host
@@ -70,6 +72,15 @@ class Slot:
             raise GpuInvalidArgument(
                 f"{where}: the list bound as arena slot {self.name!r} changed length from "
                 f"{self.length} to {len(value)}; re-bind it after resizing")
+        if len(self.dims) != param.ndim:
+            raise GpuInvalidArgument(
+                f"{where}: the list bound as arena slot {self.name!r} has {len(self.dims)} "
+                f"dimension(s) {self.dims}, but the kernel declares {param.ndim}; bind a "
+                f"{param.ndim}-D list or array")
+        if self.dims != list_dims(value):
+            raise GpuInvalidArgument(
+                f"{where}: the list bound as arena slot {self.name!r} changed shape from "
+                f"{self.dims} to {list_dims(value)}; re-bind it after reshaping")
         if self.pooled is None:
             raise GpuInvalidArgument(f"{where}: the arena holding this list was released "
                                      "or the device was shut down; bind it again")
@@ -97,6 +108,15 @@ class Slot:
             self.written = True
             self.writers.add(rt)
         return self.pooled
+
+
+def list_dims(value) -> tuple:
+    """The shape of a bound list: an N-D array's or nested list's, else (length,)."""
+    if convert.is_ndarray(value):
+        return tuple(int(n) for n in value.shape)
+    if nested.is_nested(value):
+        return nested.shape(value, nested.depth(value), "list")
+    return (len(value),)
 
 
 def lookup(value) -> "Slot | None":

@@ -32,18 +32,24 @@ from .readback import Readback
 BIND_GROUP_CACHE = 64
 
 
-def _uniform_struct(program: KernelProgram) -> struct.Struct:
-    """struct.Struct packing (groups, *scalars) at the program's offsets."""
+def _uniform_struct(program: KernelProgram, nd: bool = False) -> struct.Struct:
+    """struct.Struct packing (groups, *scalars, *shapes[, gx, gy, gz]) at the program's
+    offsets: the N-D lists' shapes follow the scalars, the N-D variant's group counts come
+    last (``nd``)."""
     fmt, pos = "<I", 4
-    for p in program.scalars:
-        if p.offset > pos:
-            fmt += f"{p.offset - pos}x"
-            pos = p.offset
-        row = elem_type(p.elem)
+    fields = [(p.offset, elem_type(p.elem)) for p in program.scalars]
+    fields += [(offset, elem_type("uint32")) for _, _, offset in program.shapes]
+    if nd:
+        fields += [(program.nd_offset + 4 * k, elem_type("uint32")) for k in range(3)]
+    for offset, row in fields:
+        if offset > pos:
+            fmt += f"{offset - pos}x"
+            pos = offset
         fmt += row.code
         pos += row.size
-    if program.uniform_size > pos:
-        fmt += f"{program.uniform_size - pos}x"
+    size = program.nd_uniform_size if nd else program.uniform_size
+    if size > pos:
+        fmt += f"{size - pos}x"
     return struct.Struct(fmt)
 
 
@@ -132,9 +138,11 @@ def describe_launches(ctx) -> list[str]:
 class KernelRuntime:
     """What one kernel needs on one device."""
 
-    def __init__(self, kernel, program: KernelProgram):
+    def __init__(self, kernel, program: KernelProgram, nd: tuple | None = None):
         self.kernel = kernel
         self.program = program
+        # the N-D launch variant's workgroup (x, y, z), or None for 1-D launches
+        self.nd = nd
         self.ctx = _device.get_context()
         self.queue = get_queue()
         self.generation = self.ctx.generation
@@ -151,7 +159,11 @@ class KernelRuntime:
                                     scalar=COARSEN_CPU if cpu else COARSEN_GPU,
                                     vec=VEC_COARSEN_CPU if cpu else VEC_COARSEN_GPU,
                                     loops=self.loop_variant)
-        self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant)
+        if nd is not None:
+            self._check_workgroup(nd)
+            self.wgsl = program.wgsl(cpu=self.loop_variant, nd=nd)
+        else:
+            self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant)
         # the status buffer: for bounds checks, and for the loop variant (a kernel with loops and
         # no checks has a status binding that only the loop variant uses)
         has_status = program.status_binding is not None and (bool(program.checks)
@@ -177,15 +189,16 @@ class KernelRuntime:
         # the launch's scalars and lists; CTHREADS_VEC=0 turns it off
         self.vec_check = None
         self.vec_sizes = ()
-        if program.vec_guard is not None and _vec_enabled():
+        if program.vec_guard is not None and _vec_enabled() and nd is None:
             scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
             list_pos = {p.name: k for k, p in enumerate(program.lists)}
             self.vec_check = (scalar_pos[program.vec_guard],
                               tuple(list_pos[name] for name in program.vec_lists))
             self.vec_sizes = tuple(elem_type(program.lists[k].elem).size
                                    for k in self.vec_check[1])
-        self.uniform_struct = _uniform_struct(program)
-        self.uniform = self.queue.pool.acquire(program.uniform_size, "uniform")
+        self.uniform_struct = _uniform_struct(program, nd is not None)
+        self.uniform_size = program.nd_uniform_size if nd is not None else program.uniform_size
+        self.uniform = self.queue.pool.acquire(self.uniform_size, "uniform")
         # when the kernel (and so this runtime) is collected, the queue lets its uniform go
         weakref.finalize(self, self.queue.forget_uniform, self.uniform.buffer)
         self.bind_groups: OrderedDict = OrderedDict()
@@ -202,6 +215,17 @@ class KernelRuntime:
         self.unchecked = False      # launched since its status was last read
         self.last_launch = 0        # submission number of the latest launch
         kernel.announce(self.ctx.name)
+
+    def _check_workgroup(self, wg: tuple) -> None:
+        """Refuse an N-D workgroup the device cannot run (a GpuInvalidArgument naming it)."""
+        prog = self.program
+        limits = [self.ctx.limit(f"max-compute-workgroup-size-{a}") for a in "xyz"]
+        total = self.ctx.limit("max-compute-invocations-per-workgroup")
+        if any(w > m for w, m in zip(wg, limits)) or wg[0] * wg[1] * wg[2] > total:
+            raise GpuInvalidArgument(
+                f"kernel {prog.name}: a workgroup of {wg[0]} x {wg[1]} x {wg[2]} invocations is "
+                f"more than {self.ctx.name!r} allows ({limits[0]} x {limits[1]} x {limits[2]}, "
+                f"{total} in all); write a smaller @Gpu(workgroup=(...))")
 
     def _check_device_support(self) -> None:
         prog = self.program
@@ -235,9 +259,13 @@ class KernelRuntime:
         key = (fast, coarsen, vec)
         pipe = self._pipelines.get(key)
         if pipe is None:
-            wgsl = self.wgsl if key == (False, 1, "") else \
-                self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen, vec=vec,
-                                  cpu=self.loop_variant)
+            if key == (False, 1, ""):
+                wgsl = self.wgsl
+            elif self.nd is not None:
+                wgsl = self.program.wgsl(fast=fast, cpu=self.loop_variant, nd=self.nd)
+            else:
+                wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
+                                         vec=vec, cpu=self.loop_variant)
             try:
                 pipe = make_pipeline(self.ctx, wgsl, self.program.entry_point, self.bindings,
                                      layout=self.layout)
@@ -250,6 +278,8 @@ class KernelRuntime:
         """Every variant key (fast, coarsen, vec) a plan on this device may pick: checked or
         check-free, the indexes-per-invocation factors of small and large launches, and both
         four-lane forms."""
+        if self.nd is not None:
+            return [(False, 1, "")] + ([(True, 1, "")] if self.fast_checks else [])
         keys = []
         for coarsen in self.shape_rule.factors():
             keys.append((False, coarsen, ""))
@@ -307,12 +337,20 @@ class KernelRuntime:
                 if self.vec_check is not None:
                     vec, entries = self._vec_entries(scalars, lists, lengths, entries)
                 fast = not vec and fast_ok(self.fast_checks, scalars, lengths)
-            shape = self.shape_rule.shape(n, bool(vec))
-            plan.key = (fast, shape.coarsen, vec)
-            plan.hidden = shape.hidden
-            plan.groups = shape.groups
-            plan.entries = tuple(entries)
-            plan.uniform = self.uniform_struct.pack(shape.hidden, *scalars)
+            if self.nd is not None:            # n: the threads per axis
+                counts = nd_groups(n, self.nd)
+                total = counts[0] * counts[1] * counts[2]
+                plan.key = (fast, 1, "")
+                plan.hidden = plan.groups = total
+                plan.entries = tuple(entries)
+                plan.uniform = self.uniform_struct.pack(total, *scalars, *counts)
+            else:
+                shape = self.shape_rule.shape(n, bool(vec))
+                plan.key = (fast, shape.coarsen, vec)
+                plan.hidden = shape.hidden
+                plan.groups = shape.groups
+                plan.entries = tuple(entries)
+                plan.uniform = self.uniform_struct.pack(shape.hidden, *scalars)
         except BaseException:
             plan.release(queue.pool)
             raise
@@ -373,9 +411,15 @@ class KernelRuntime:
         check = next((c for c in prog.checks if c.id == check_id), None)
         if check is None:
             return GpuIndexError(f"kernel {prog.name}: index {index} was out of range")
+        if getattr(check, "ndim", 1) > 1:
+            what = (f"index {index} is out of range for dimension {check.dim} (axis "
+                    f"{check.dim} of {check.ndim}) of list {check.list_name!r}, of size {length} "
+                    "along that dimension")
+        else:
+            what = (f"index {index} is out of range for list {check.list_name!r} of length "
+                    f"{length}")
         return GpuIndexError(
-            f"kernel {prog.name}: index {index} is out of range for list {check.list_name!r} "
-            f"of length {length}\n{self._where(check)}"
+            f"kernel {prog.name}: {what}\n{self._where(check)}"
             "No list was written back: they hold what they held before. Guard the access (for "
             "example `if i < len(lst):`) or fix the index computation. A launch joined with "
             "download=False reports this at the next join() with download or GpuArena.sync().")
@@ -392,7 +436,7 @@ class KernelRuntime:
             return bg[0]
         bg = self.queue.bind_group(
             self.layout,
-            [(0, self.uniform.buffer, self.program.uniform_size)]
+            [(0, self.uniform.buffer, self.uniform_size)]
             + [(e.binding, e.pooled.buffer, e.nbytes) for e in entries])
         # keep the PooledBuffers alive with the bind group so that ids stay unique
         self.bind_groups[key] = (bg, [e.pooled for e in entries])
@@ -448,12 +492,20 @@ class KernelRuntime:
         return form, out
 
 
-def runtime_for(kernel, widths: tuple | None = None) -> KernelRuntime:
+def nd_groups(threads: tuple, wg: tuple) -> tuple:
+    """Workgroups per axis of an N-D launch of ``threads`` (x, y[, z]) invocations."""
+    t = tuple(threads) + (1,) * (3 - len(threads))
+    return tuple(max(1, -(-t[k] // wg[k])) for k in range(3))
+
+
+def runtime_for(kernel, widths: tuple | None = None, nd: tuple | None = None) -> KernelRuntime:
     """The kernel's runtime on the caller's device (``use_device``) for ``widths`` (what plain
     float and int mean: ``KernelProgram.widths``; None for 32-bit), created on first need.
     Runtimes on the default device are keyed by widths alone, on the others by (widths,
     device index)."""
     key = widths or NARROW_KEY
+    if nd is not None:                 # the N-D launch variant with workgroup ``nd``
+        key = (key, nd)
     ctx = _device.get_context()
     if ctx is not _device._context:
         key = (key, ctx.index)
@@ -461,6 +513,6 @@ def runtime_for(kernel, widths: tuple | None = None) -> KernelRuntime:
     rt = runtimes.get(key)
     if rt is not None and rt.ctx is ctx:
         return rt
-    rt = KernelRuntime(kernel, kernel.program_for(widths or NARROW_KEY))
+    rt = KernelRuntime(kernel, kernel.program_for(widths or NARROW_KEY), nd)
     runtimes[key] = rt
     return rt

@@ -23,7 +23,8 @@ from .source import SourceLoc
 from .proofs import prove_in_range
 from .types import NARROW, Widths, elem
 from .vectorize import vectorize
-from .entry import END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, PROBE_END, PROBE_FN, WG, grid_entry
+from .entry import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, ND_ENTRY_HEAD, ND_LOCAL, ND_SIZE,
+                    PROBE_END, PROBE_FN, WG, grid_entry)
 from .wgsl import STATIC_LOOP_PASSES, Emitter, static_passes
 
 
@@ -106,6 +107,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
             vec_template, vec_tail_template, vec_plan = found
     features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
         types_features(kernel)
+    nd_render = _NDRender(fn, fe, kernel, layout, always, frozenset(proofs), has_loops)
     return KernelProgram(
         name=fn.__name__,
         qualname=f"{fn.__module__}:{fn.__qualname__}",
@@ -132,7 +134,32 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         _cpu_template=cpu_template,
         _cpu_fast_template=cpu_fast_template,
         widths=widths.key,
+        _nd_render=nd_render,
+        shapes=tuple(layout.shapes),
+        nd_offset=layout.nd_offset,
+        nd_uniform_size=layout.nd_uniform_size,
     )
+
+
+class _NDRender:
+    """The N-D launch variant's templates, rendered on first use (a kernel launched with
+    ``threads=(nx, ny[, nz])``): checked or fast, plain or CPU (loop reports)."""
+
+    def __init__(self, fn, fe, kernel, layout, always, proven, has_loops):
+        self.args = (fn, fe, kernel, layout)
+        self.always, self.proven, self.has_loops = always, proven, has_loops
+        self.templates: dict = {}
+
+    def __call__(self, fast: bool, cpu: bool) -> str:
+        key = (fast, cpu and self.has_loops)
+        template = self.templates.get(key)
+        if template is None:
+            fn, fe, kernel, layout = self.args
+            skip = self.proven if fast else self.always
+            template = _render(fn, fe, kernel, layout, skip, True, Progress(), cpu=key[1],
+                               nd=True)[0]
+            self.templates[key] = template
+        return template
 
 
 def types_features(kernel: ir.Kernel) -> tuple:
@@ -147,9 +174,10 @@ def types_features(kernel: ir.Kernel) -> tuple:
 
 
 def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Progress,
-            cpu: bool = False):
+            cpu: bool = False, nd: bool = False):
     """(WGSL template, WGSL line -> Python line map, workgroup bytes, the emitter), without the
-    bounds checks in ``skip``; ``cpu``: the variant that reports loops the driver ended."""
+    bounds checks in ``skip``; ``cpu``: the variant that reports loops the driver ended;
+    ``nd``: the N-D launch variant (its body is the entry point, as for ``fixed`` kernels)."""
     # a variant whose checks are all proven away does not declare the status buffer (the
     # runtime still binds it; an unused binding is valid, an unused declaration slowed the
     # kernel: see docs/performance.md, "Shader shape")
@@ -158,10 +186,12 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     lists = ListAccess(kernel, layout.written, layout.bindings, status, skip)
     em = Emitter(kernel, fe.src, lists, progress, loopcheck=cpu)
     em.report = checked
+    em.nd = nd
+    fixed = fixed or nd
     _emit_main(em, kernel)
     function_blocks = []
     for spec in kernel.functions:
-        text, used = function_text(spec, lists, em.specs, progress)
+        text, used = function_text(spec, lists, em.specs, progress, nd)
         for name in sorted(used):
             em.helper(name)
         function_blocks.append(text)
@@ -173,7 +203,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     em.lines = [em.lines[k] for k in keep]
     em.pylines = [em.pylines[k] for k in keep]
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
-    head += layout.uniform_decl() + lists.declarations()
+    head += layout.uniform_decl(nd) + lists.declarations()
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
     helper_blocks += function_blocks
     if any("ct_zero()" in helper_row(name)[1] for name in em.helpers):
@@ -196,7 +226,10 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     add(head)
     for block in helper_blocks:
         add([""] + block.split("\n"))
-    if fixed:
+    if nd:
+        add(ND_ENTRY_HEAD + ["    " + text for text in lists.zero_shared(ND_SIZE, ND_LOCAL)])
+        add(em.lines + tail + ["}", ""], em.pylines + [0] * (len(tail) + 2))
+    elif fixed:
         add(ENTRY_HEAD + [
             "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
             "    if (ct_flat >= ct_u.ct_groups) { return; }",

@@ -20,6 +20,30 @@ ENTRY_HEAD = [
 ]
 
 
+#: the N-D launch variant's entry point (``threads=(nx, ny[, nz])``): workgroups of
+#: {WX} x {WY} x {WZ}; the dispatch counts workgroups flat (``ct_groups``, 2-D past 65,535 as
+#: for 1-D kernels) and the uniform's per-axis group counts turn the flat number back into a
+#: block of the N-D grid; every index builtin reports each axis.
+ND_ENTRY_HEAD = [
+    "",
+    "@compute @workgroup_size({WX}, {WY}, {WZ})",
+    f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
+    f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
+    "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
+    "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
+    "    if (ct_flat >= ct_u.ct_groups) { return; }",
+    "    let ct_bx: u32 = ct_flat % ct_u.ct_nd_gx;",
+    "    let ct_by: u32 = (ct_flat / ct_u.ct_nd_gx) % ct_u.ct_nd_gy;",
+    "    let ct_bz: u32 = ct_flat / (ct_u.ct_nd_gx * ct_u.ct_nd_gy);",
+    "    let ct_gidx: i32 = i32(ct_bx * {WX}u + ct_lid.x);",
+    "    let ct_gidy: i32 = i32(ct_by * {WY}u + ct_lid.y);",
+    "    let ct_gidz: i32 = i32(ct_bz * {WZ}u + ct_lid.z);",
+]
+#: an N-D workgroup's invocations, numbered flat (zeroing shared arrays) and counted
+ND_LOCAL = "(ct_lid.x + {WX}u * (ct_lid.y + {WY}u * ct_lid.z))"
+ND_SIZE = "({WX} * {WY} * {WZ})"
+
+
 def grid_entry(body_fn: str, arg: str) -> list[str]:
     """The entry point of a kernel that only sees GlobalIdx.x: ``body_fn`` runs for every index
     step below ``ct_u.ct_threads``, some per invocation, one grid apart (``arg`` turns the

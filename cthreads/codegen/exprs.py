@@ -195,18 +195,72 @@ class ExprMixin:
                                f"use {bname}.x, {bname}.y or {bname}.z")
             self.uses.add(bname)
             loc = self.src.loc(node)
-            if node.attr == "x":
-                return ir.Special(self.plain_int, loc, bname, "x")
-            return ir.Const(self.plain_int, loc, 1 if bname in ("BlockDim", "GridDim") else 0)
+            return ir.Special(self.plain_int, loc, bname, node.attr)
         obj = self.scope.resolve(node)
         return self.object_value(obj, node, ast.unparse(node))
 
     def visit_Subscript(self, node):
-        lst = self.list_of(node.value)
-        index = self.index_expr(node.slice, lst)
-        return ir.Load(lst.elem, self.src.loc(node), lst, index, self.new_check(node, lst))
+        shape = self.shape_of(node)
+        if shape is not None:
+            return shape
+        lst, indexes, checks = self.element(node, "indexed")
+        return ir.Load(lst.elem, self.src.loc(node), lst, indexes[0], checks[0],
+                       tuple(indexes[1:]), tuple(checks[1:]))
 
-    def index_expr(self, node, lst: ir.ListRef) -> ir.Expr:
+    def element(self, node: ast.Subscript, what: str, extra=None, checks: bool = True) -> tuple:
+        """(list, index per dimension, bounds check per dimension) of ``lst[i, j]`` or
+        ``lst[i][j]`` (``extra``: the index expression of an atomic, already split off;
+        ``checks=False``: the caller makes the checks, after translating its arguments)."""
+        slices = []
+        base = node
+        while isinstance(base, ast.Subscript):
+            slices.insert(0, base.slice)
+            base = base.value
+        if extra is not None:
+            base, slices = node, [extra]
+        lst = self.list_of(base, what)
+        parts = []
+        for sl in slices:
+            parts.extend(sl.elts if isinstance(sl, ast.Tuple) else [sl])
+        if len(parts) != lst.ndim:
+            text = ast.unparse(node)
+            name = lst.pyname
+            if len(parts) < lst.ndim:
+                self.src.error(node, f"'{text}' indexes {len(parts)} of the {lst.ndim} "
+                               f"dimensions of '{name}'; a row or plane of a list is not a "
+                               "value in kernels",
+                               f"index every dimension: {name}[" +
+                               ", ".join("ijk"[:lst.ndim]) + "]", cls=GpuKernelTypeError)
+            self.src.error(node, f"'{text}' has {len(parts)} indexes, but '{name}' has "
+                           f"{lst.ndim} dimension{'s' if lst.ndim > 1 else ''}",
+                           f"index it as {name}[" + ", ".join("ijk"[:lst.ndim]) + "]",
+                           cls=GpuKernelTypeError)
+        indexes = [self.index_expr(part, lst, d) for d, part in enumerate(parts)]
+        if not checks:
+            return lst, indexes, None
+        return lst, indexes, [self.new_check(node, lst, d) for d in range(lst.ndim)]
+
+    def shape_of(self, node: ast.Subscript):
+        """``lst.shape[d]`` (a literal ``d``) as a value, or None for other subscripts."""
+        v = node.value
+        if not (isinstance(v, ast.Attribute) and v.attr == "shape" and
+                isinstance(v.value, ast.Name) and v.value.id in self.scope.lists):
+            return None
+        lst = self.scope.lists[v.value.id]
+        d = node.slice
+        dim = d.value if isinstance(d, ast.Constant) and type(d.value) is int else None
+        if dim is not None and dim < 0:
+            dim += lst.ndim
+        if dim is None or not 0 <= dim < lst.ndim:
+            self.src.error(d, f"'{lst.pyname}.shape[...]' takes a literal dimension from 0 to "
+                           f"{lst.ndim - 1}", f"write {lst.pyname}.shape[0]",
+                           cls=GpuKernelTypeError)
+        loc = self.src.loc(node)
+        if lst.shared_size is not None:
+            return ir.Const(self.plain_int, loc, lst.shared_size)
+        return ir.Len(self.plain_int, loc, lst, dim)
+
+    def index_expr(self, node, lst: ir.ListRef, dim: int = 0) -> ir.Expr:
         if isinstance(node, ast.Slice):
             self.src.error(node, "slices are not supported in kernels",
                            "index one element at a time: x[i]")
@@ -219,7 +273,7 @@ class ExprMixin:
         if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
             if lst.shared_size is not None:
                 return ir.Const("int", e.loc, lst.shared_size + e.value)
-            return ir.Binary(e.ty, e.loc, "add", ir.Len(e.ty, e.loc, lst), e)
+            return ir.Binary(e.ty, e.loc, "add", ir.Len(e.ty, e.loc, lst, dim), e)
         return e
 
     # -- operators -------------------------------------------------------------------------
@@ -415,7 +469,7 @@ class ExprMixin:
         args, lists = [], []
         widths = self.scope.widths
         for k, ((pname, ty), arg) in enumerate(zip(sig.params, node.args)):
-            ty = ListType(widths.concrete(ty.elem)) if isinstance(ty, ListType) else \
+            ty = ty.with_elem(widths.concrete(ty.elem)) if isinstance(ty, ListType) else \
                 widths.concrete(ty)
             if isinstance(ty, ListType):
                 if not (isinstance(arg, ast.Name) and arg.id in self.scope.lists):
@@ -584,7 +638,7 @@ class ExprMixin:
         if lst.elem == "float":
             self.uses.add("float_atomic")
         self.uses.add("atomic")
-        index = self.index_expr(node.args[1], lst)
+        _, indexes, _ = self.element(node.args[0], "used atomically", node.args[1], False)
         args = []
         for a in node.args[2:]:
             e = self.expr(a)
@@ -592,8 +646,9 @@ class ExprMixin:
                 self.src.error(a, f"{text}() on list[int] '{lst.pyname}' needs an int value, "
                                f"got a float", "convert with int(...)", cls=GpuKernelTypeError)
             args.append(self.conv(e, lst.elem))
-        return ir.Atomic(lst.elem, self.src.loc(node), op, lst, index, tuple(args),
-                         self.new_check(node, lst))
+        checks = [self.new_check(node, lst, d) for d in range(lst.ndim)]
+        return ir.Atomic(lst.elem, self.src.loc(node), op, lst, indexes[0], tuple(args),
+                         checks[0], tuple(indexes[1:]), tuple(checks[1:]))
 
 def _int_literal_value(node) -> int | None:
     """The Python value of ``2**63``-style int literal arithmetic (+ - * ** <<), or None."""

@@ -210,20 +210,22 @@ class Translator(ExprMixin, Visitor):
         ty = self.types.get(name)
         return ty if ty is not None else self.scope.widths.int
 
-    def new_check(self, node, lst: ir.ListRef):
+    def new_check(self, node, lst: ir.ListRef, dim: int = 0):
         if not self.scope.boundscheck:
             return None
         cid = self.check_base + len(self.checks)
         loc = self.src.loc(node)
         if self.returns is KERNEL:
             self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
-                                           lst.pyname))
+                                           lst.pyname, dim=dim, ndim=lst.ndim))
         else:
-            target = node.value if isinstance(node, ast.Subscript) else \
-                node.args[0] if isinstance(node, ast.Call) and node.args else None
+            target = node
+            while isinstance(target, ast.Subscript):
+                target = target.value
             name = target.id if isinstance(target, ast.Name) else lst.pyname
             self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
-                                           name, self.src.filename, self.src.name))
+                                           name, self.src.filename, self.src.name, dim,
+                                           lst.ndim))
         return cid
 
     def hidden_local(self, ty):
@@ -308,16 +310,22 @@ class Translator(ExprMixin, Visitor):
         return ir.Assign(self.src.loc(node), local.ident, self.conv(value, ty))
 
     def store(self, target: ast.Subscript, value: ir.Expr, node, aug_op=None) -> ir.Stmt:
-        lst = self.list_of(target.value, "written")
-        index = self.index_expr(target.slice, lst)
+        if self.shape_of(target) is not None:
+            self.src.error(target, "a list's shape cannot be assigned",
+                           "lists keep their shape on the device", cls=GpuKernelTypeError)
+        lst, indexes, checks = self.element(target, "written")
+        index, check = indexes[0], checks[0]
+        more, more_checks = tuple(indexes[1:]), tuple(checks[1:])
         loc = self.src.loc(node)
-        check = self.new_check(target, lst)
         if aug_op is not None:
-            result = self.binary(aug_op, ir.Load(lst.elem, loc, lst, index, check), value, node)
+            old = ir.Load(lst.elem, loc, lst, index, check, more, more_checks)
+            result = self.binary(aug_op, old, value, node)
             self._check_elem(lst, result.ty, getattr(node, "value", node))
-            return ir.Store(loc, lst, index, result.right, check, result.op, result.left.ty)
+            return ir.Store(loc, lst, index, result.right, check, result.op, result.left.ty,
+                            more, more_checks)
         self._check_elem(lst, value.ty, getattr(node, "value", node))
-        return ir.Store(loc, lst, index, self.conv(value, lst.elem), check)
+        return ir.Store(loc, lst, index, self.conv(value, lst.elem), check, more=more,
+                        more_checks=more_checks)
 
     def _check_elem(self, lst, ty, node):
         if not assignable(ty, lst.elem):

@@ -19,9 +19,10 @@ class FunctionEmitter(Emitter):
     """The kernel emitter with a device function's returns (no bounds-check report, no loop
     probes: the calling kernel reports and probes)."""
 
-    def __init__(self, spec, lists: ListAccess, specs: dict, progress=None):
+    def __init__(self, spec, lists: ListAccess, specs: dict, progress=None, nd: bool = False):
         super().__init__(spec.body, spec.src, lists, progress, specs=specs)
         self.report = False
+        self.nd = nd
 
     def visit_Return(self, s, mode, loops):
         self.line("return;")
@@ -30,9 +31,10 @@ class FunctionEmitter(Emitter):
         self.line(f"return {self.expr(s.value)};")
 
 
-def function_text(spec, lists: ListAccess, specs: dict, progress=None) -> tuple:
-    """(the WGSL text of ``spec``, the names of the ``HELPERS`` it uses)."""
-    em = FunctionEmitter(spec, lists, specs, progress)
+def function_text(spec, lists: ListAccess, specs: dict, progress=None, nd: bool = False) -> tuple:
+    """(the WGSL text of ``spec``, the names of the ``HELPERS`` it uses); ``nd``: for the N-D
+    launch variant."""
+    em = FunctionEmitter(spec, lists, specs, progress, nd)
     for local in spec.body.locals:
         t = elem(local.ty).wgsl
         if local.param:
@@ -41,7 +43,7 @@ def function_text(spec, lists: ListAccess, specs: dict, progress=None) -> tuple:
             em.line(f"var {local.ident}: {t};")
     em.block(list(spec.body.body), "plain")
     params = [f"ct_p_{ident}: {elem(ty).wgsl}" for ident, ty in spec.params]
-    params += [f"{ident}: {ty}" for ident, ty in spec.hidden]
+    params += [f"{ident}: {ty}" for ident, ty in spec.hidden_params(nd)]
     result = f" -> {elem(spec.returns).wgsl}" if spec.returns is not None else ""
     lines = [f"// device function {spec.func.fn.__module__}.{spec.func.fn.__qualname__} "
              f"({spec.src.filename}, line {spec.src.firstlineno})",

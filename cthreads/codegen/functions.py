@@ -22,9 +22,13 @@ from .checks import check_func_signature
 from .source import KernelSource
 from .types import ListType, builtin_lookup
 
-#: index builtins a device function may read -> the hidden WGSL parameter that carries them
-HIDDEN = {"GlobalIdx": ("ct_gidx", "i32"), "ThreadIdx": ("ct_lid", "vec3<u32>"),
-          "BlockIdx": ("ct_flat", "u32")}
+#: index builtins a device function may read -> the hidden WGSL parameters that carry them
+#: (in 1-D launches, and in the N-D launch variant)
+HIDDEN = {"GlobalIdx": (("ct_gidx", "i32"),), "ThreadIdx": (("ct_lid", "vec3<u32>"),),
+          "BlockIdx": (("ct_flat", "u32"),)}
+HIDDEN_ND = {"GlobalIdx": (("ct_gidx", "i32"), ("ct_gidy", "i32"), ("ct_gidz", "i32")),
+             "ThreadIdx": (("ct_lid", "vec3<u32>"),),
+             "BlockIdx": (("ct_bx", "u32"), ("ct_by", "u32"), ("ct_bz", "u32"))}
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,12 @@ class FuncSpec:
     @property
     def hidden(self) -> tuple:
         """((ident, WGSL type), ...) of the index builtins it needs, in a fixed order."""
-        return tuple(HIDDEN[name] for name in HIDDEN if name in self.uses)
+        return self.hidden_params(False)
+
+    def hidden_params(self, nd: bool) -> tuple:
+        """``hidden`` for the 1-D or the N-D launch variant."""
+        table = HIDDEN_ND if nd else HIDDEN
+        return tuple(p for name in table if name in self.uses for p in table[name])
 
 
 class FunctionSet:

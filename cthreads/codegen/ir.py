@@ -26,6 +26,7 @@ class ListRef:
     elem: str            # 'int' | 'float' | 'bool'
     shared_size: int | None = None   # None for parameters, else the workgroup array length
     atomic: bool = False
+    ndim: int = 1        # dimensions (parameters only; shared arrays are 1-D)
 
 
 # ---------------------------------------------------------------------------- expressions
@@ -79,17 +80,24 @@ class Special(Expr):
 
 @dataclass(frozen=True)
 class Load(Expr):
+    """``lst[index]``; for an N-D list ``lst[index, *more]``, ``check`` for the first
+    dimension and ``more_checks`` for the others (one bounds check per dimension)."""
     EXPRS = ("index",)
+    EXPR_SEQS = ("more",)
     MEMORY = RUNTIME = True
     lst: ListRef = None
     index: Expr = None
     check: int | None = None
+    more: tuple = ()
+    more_checks: tuple = ()
 
 
 @dataclass(frozen=True)
 class Len(Expr):
+    """``len(lst)`` (dimension 0) or ``lst.shape[dim]``."""
     RUNTIME = True
     lst: ListRef = None
+    dim: int = 0
 
 
 @dataclass(frozen=True)
@@ -161,13 +169,15 @@ class FuncCall(Expr):
 @dataclass(frozen=True)
 class Atomic(Expr):
     EXPRS = ("index",)
-    EXPR_SEQS = ("args",)
+    EXPR_SEQS = ("args", "more")
     MEMORY = RUNTIME = True
     op: str = ""             # add sub min max exchange compare_exchange
     lst: ListRef = None
     index: Expr = None
     args: tuple = ()
     check: int | None = None
+    more: tuple = ()         # the other dimensions' indexes of an N-D list (as Load)
+    more_checks: tuple = ()
 
 
 # ----------------------------------------------------------------------------- statements
@@ -186,12 +196,15 @@ class Assign(Stmt):
 @dataclass(frozen=True)
 class Store(Stmt):
     EXPRS = ("index", "value")
+    EXPR_SEQS = ("more",)
     lst: ListRef = None
     index: Expr = None
     value: Expr = None
     check: int | None = None
     aug_op: str | None = None   # for lst[i] op= value: the Binary op; value is the rhs
     aug_ty: str | None = None   # operand type of the augmented operation
+    more: tuple = ()            # the other dimensions' indexes of an N-D list (as Load)
+    more_checks: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ buffer when the kernel has bounds checks.
 from __future__ import annotations
 
 from . import ir
+from .lists import shape_field
 from .program import ProgramParam
 from .types import ListType, elem
 
@@ -43,9 +44,9 @@ class Layout:
         for (name, ty), ident in zip(kernel.params, kernel.param_idents):
             if isinstance(ty, ListType):
                 self.bindings[name] = binding
-                self.params.append(ProgramParam(name, f"list[{ty.elem}]", True, ty.elem,
+                self.params.append(ProgramParam(name, str(ty), True, ty.elem,
                                                 binding, None, name in written, name in atomic,
-                                                plain.get(name)))
+                                                plain.get(name), ty.ndim))
                 binding += 1
             else:
                 size = elem(ty).size
@@ -54,10 +55,28 @@ class Layout:
                 self.params.append(ProgramParam(name, ty, False, ty, None, offset,
                                                 plain=plain.get(name)))
                 offset += size
+        # the shapes of the N-D lists, then (in the N-D launch variant's uniform only, which
+        # is nd_uniform_size bytes) the group counts per axis
+        self.shapes = []                     # (parameter name, dimension, byte offset)
+        offset = -(-offset // 4) * 4
+        for (name, ty), ident in zip(kernel.params, kernel.param_idents):
+            if isinstance(ty, ListType) and ty.ndim > 1:
+                for d in range(ty.ndim):
+                    self.fields.append(f"    {shape_field(ident, d)}: u32,")
+                    self.shapes.append((name, d, offset))
+                    offset += 4
+        self.nd_offset = offset
+        self.nd_fields = ["    ct_nd_gx: u32,", "    ct_nd_gy: u32,", "    ct_nd_gz: u32,"]
         self.uniform_size = max(16, (offset + 15) // 16 * 16)
+        self.nd_uniform_size = max(16, (offset + 12 + 15) // 16 * 16)
         self.status_binding = binding if has_checks else None
         self.written = written
 
-    def uniform_decl(self) -> list[str]:
-        return (["struct CtUniforms {"] + self.fields + ["}",
+    def uniform_decl(self, nd: bool = False) -> list[str]:
+        """The uniform struct; ``nd``: the N-D launch variant's (its first field counts
+        workgroups, and the group counts per axis follow the shapes)."""
+        fields = self.fields
+        if nd:
+            fields = ["    ct_groups: u32,"] + fields[1:] + self.nd_fields
+        return (["struct CtUniforms {"] + fields + ["}",
                 "@group(0) @binding(0) var<uniform> ct_u: CtUniforms;"])

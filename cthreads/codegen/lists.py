@@ -65,9 +65,10 @@ class ListAccess:
                            f"{v.shared_size}>;")
         return out
 
-    def zero_shared(self, wg: str) -> list[str]:
+    def zero_shared(self, wg: str, lid: str = "ct_lid.x") -> list[str]:
         """Prologue lines that zero every shared array (Python's shared(n) is all zeros; the
-        driver may not zero workgroup memory), then a barrier."""
+        driver may not zero workgroup memory), then a barrier. ``wg``: invocations per
+        workgroup; ``lid``: this invocation's number among them."""
         out = []
         for v in self.refs:
             if v.shared_size is None:
@@ -75,7 +76,7 @@ class ListAccess:
             zero = elem(v.ref.elem).storage_zero
             store = (f"atomicStore(&{v.ident}[ct_k], {zero})" if v.ref.atomic
                      else f"{v.ident}[ct_k] = {zero}")
-            out.append(f"for (var ct_k: u32 = ct_lid.x; ct_k < {v.shared_size}u; "
+            out.append(f"for (var ct_k: u32 = {lid}; ct_k < {v.shared_size}u; "
                        f"ct_k = ct_k + {wg}u) {{ {store}; }}")
         if out:
             out.append("workgroupBarrier();")
@@ -86,15 +87,24 @@ class ListAccess:
                    if v.shared_size is not None)
 
     # -- raw access ------------------------------------------------------------------------
-    def length(self, ref: ir.ListRef) -> str:
+    def length(self, ref: ir.ListRef, dim: int = 0) -> str:
         if ref.shared_size is not None:
             return f"{ref.shared_size}i"
-        return f"i32(arrayLength(&{ref.ident}))"
+        return f"i32({self._ulen(ref, dim)})"
 
-    def _ulen(self, ref) -> str:
+    def _ulen(self, ref, dim: int = 0) -> str:
         if ref.shared_size is not None:
             return f"{ref.shared_size}u"
+        if ref.ndim > 1:
+            return f"ct_u.{shape_field(ref.ident, dim)}"
         return f"arrayLength(&{ref.ident})"
+
+    def flat(self, ref, idxs: list) -> str:
+        """The element number of ``ref[i, j, ...]`` (row-major) from i32 index texts."""
+        text = idxs[0]
+        for d, idx in enumerate(idxs[1:], start=1):
+            text = f"(({text}) * i32({self._ulen(ref, d)}) + ({idx}))"
+        return text
 
     def _raw_load(self, ref, idx) -> str:
         if ref.atomic:
@@ -157,7 +167,56 @@ class ListAccess:
         """True when the emitted code notes failures (then every exit calls ct_report)."""
         return "ct_note" in self.helpers
 
-    def load(self, ref, idx: str, check) -> str:
+    def _nd_checked(self, ref, checks) -> bool:
+        return any(c is not None and c not in self.skip for c in checks)
+
+    def _nd_helper(self, kind: str, ref, n: int, params: str, ret: str, body: list) -> str:
+        """The name of an N-D access helper (made once): ``kind`` 'ld', 'st' or 'at_<op>'."""
+        name = f"ct_{kind}{n}_{ref.ident}"
+        if name not in self.helpers:
+            self._note()
+            idx = ", ".join(f"ct_i{d}: i32" for d in range(n))
+            cks = ", ".join(f"ct_c{d}: u32" for d in range(n))
+            lines = [f"fn {name}({idx}{params}, {cks}){ret} {{", "    var ct_bad_here = false;"]
+            for d in range(n):
+                size = self._ulen(ref, d)
+                lines += [f"    let ct_b{d} = bitcast<u32>(ct_i{d}) >= {size};",
+                          f"    ct_note(ct_b{d}, ct_c{d}, ct_i{d}, {size});",
+                          f"    ct_bad_here = ct_bad_here || ct_b{d};"]
+            flat = self.flat(ref, [f"ct_i{d}" for d in range(n)])
+            lines += [f"    let ct_f = {flat};"] + ["    " + b for b in body] + ["}"]
+            self.helpers[name] = "\n".join(lines)
+        return name
+
+    def _nd_load(self, ref, idxs, checks) -> str:
+        if not self._nd_checked(ref, checks):
+            return self._raw_load(ref, self.flat(ref, idxs))
+        name = self._nd_helper("ld", ref, len(idxs), "", f" -> {elem(ref.elem).wgsl}",
+                               [f"return {self._raw_load(ref, 'ct_f')};"])
+        return f"{name}({', '.join(idxs)}, {_ids(checks)})"
+
+    def _nd_store(self, ref, idxs, value, checks) -> str:
+        if not self._nd_checked(ref, checks):
+            return self._raw_store(ref, self.flat(ref, idxs), value)
+        t = elem(ref.elem).wgsl
+        name = self._nd_helper("st", ref, len(idxs), f", ct_v: {t}", "",
+                               [f"if (!ct_bad_here) {{ {self._raw_store(ref, 'ct_f', 'ct_v')}; }}"])
+        return f"{name}({', '.join(idxs)}, {value}, {_ids(checks)})"
+
+    def _nd_atomic(self, ref, op, idxs, args, checks) -> str:
+        if not self._nd_checked(ref, checks):
+            return self._raw_atomic(ref, op, self.flat(ref, idxs), args)
+        t = elem(ref.elem).storage
+        params = "".join(f", ct_a{k}: {t}" for k in range(len(args)))
+        inner = self._raw_atomic(ref, op, "ct_f", [f"ct_a{k}" for k in range(len(args))])
+        name = self._nd_helper(f"at_{op}_", ref, len(idxs), params, f" -> {t}",
+                               [f"if (ct_bad_here) {{ return {elem(ref.elem).zero}; }}",
+                                f"return {inner};"])
+        return f"{name}({', '.join(idxs)}, {', '.join(args)}, {_ids(checks)})"
+
+    def load(self, ref, idx: str, check, more=(), more_checks=()) -> str:
+        if more:
+            return self._nd_load(ref, [idx, *more], [check, *more_checks])
         if check is None or check in self.skip:
             return self._raw_load(ref, idx)
         name = f"ct_ld_{ref.ident}"
@@ -170,7 +229,9 @@ class ListAccess:
                 f"    return {self._raw_load(ref, 'ct_i')};\n}}")
         return f"{name}({idx}, {check + 1}u)"
 
-    def store(self, ref, idx: str, value: str, check) -> str:
+    def store(self, ref, idx: str, value: str, check, more=(), more_checks=()) -> str:
+        if more:
+            return self._nd_store(ref, [idx, *more], value, [check, *more_checks])
         if check is None or check in self.skip:
             return self._raw_store(ref, idx, value)
         name = f"ct_st_{ref.ident}"
@@ -184,7 +245,9 @@ class ListAccess:
                 f"    if (!ct_bad_here) {{ {self._raw_store(ref, 'ct_i', 'ct_v')}; }}\n}}")
         return f"{name}({idx}, {value}, {check + 1}u)"
 
-    def atomic(self, ref, op, idx: str, args: list, check) -> str:
+    def atomic(self, ref, op, idx: str, args: list, check, more=(), more_checks=()) -> str:
+        if more:
+            return self._nd_atomic(ref, op, [idx, *more], args, [check, *more_checks])
         if check is None or check in self.skip:
             return self._raw_atomic(ref, op, idx, args)
         name = f"ct_at_{op}_{ref.ident}"
@@ -202,6 +265,20 @@ class ListAccess:
                 f"    return {inner};\n}}")
         return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
 
+    def shape_fields(self) -> list:
+        """(ident, dimension) of the uniform fields that hold the N-D lists' shapes."""
+        return [(v.ident, d) for v in self.refs if v.ref.ndim > 1 for d in range(v.ref.ndim)]
+
     def helper_text(self) -> list[str]:
         order = sorted(self.helpers, key=lambda k: (k not in ("ct_note", "ct_report"), k))
         return [self.helpers[k] for k in order]
+
+
+def shape_field(ident: str, dim: int) -> str:
+    """The uniform field holding dimension ``dim`` of the N-D list ``ident``."""
+    return f"ct_n_{ident}_{dim}"
+
+
+def _ids(checks) -> str:
+    """Check ids (+1, as the status words hold them) of an N-D access; 0u for none."""
+    return ", ".join(f"{c + 1}u" if c is not None else "0u" for c in checks)

@@ -59,6 +59,7 @@ class ProgramParam:
     atomic: bool = False    # list is used with atomic_* builtins (issue 6)
     plain: str | None = None    # 'float' / 'int': annotated with plain float or int (a list
                                 # of them), whose width follows the launch; None otherwise
+    ndim: int = 1               # dimensions of a list parameter
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ class BoundsCheck:
     list_name: str       # the Python name of the list (or shared array)
     filename: str = ""   # for a check in a device function: its file and name ("": the
     function: str = ""   # kernel's)
+    dim: int = 0         # the dimension of an N-D list this check guards
+    ndim: int = 1        # the list's dimensions
 
 
 @dataclass(frozen=True)
@@ -136,9 +139,16 @@ class KernelProgram:
     _cpu_fast_template: str = ""
     # What plain float and int mean in this compilation: ('float' | 'float64', 'int' | 'int64')
     widths: tuple = ("float", "int")
+    # The N-D launch variant (threads=(nx, ny[, nz])): its templates, rendered on first use
+    # (a callable (fast, cpu) -> template), the uniform offsets of the N-D lists' shapes
+    # ((list name, dimension, byte offset), ...) and of the per-axis group counts.
+    _nd_render: object = None
+    shapes: tuple = ()
+    nd_offset: int = 0
+    nd_uniform_size: int = 16
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
-             vec: str = "", cpu: bool = False) -> str:
+             vec: str = "", cpu: bool = False, nd: tuple | None = None) -> str:
         """The WGSL source for a given workgroup size (64 unless the runtime picks another).
 
         ``fast``: the variant without the bounds checks that ``fast_requires`` makes
@@ -148,6 +158,12 @@ class KernelProgram:
         4, ``"tail"`` for any guard. ``cpu``: for a kernel with loops, the variant that reports
         loops a CPU driver ended early (the four-lane variant has no loops).
         """
+        if nd is not None:
+            fast = bool(fast and self.fast_requires)
+            template = self._nd_render(fast, bool(cpu and self.loops))
+            wx, wy, wz = nd
+            return (template.replace("{WX}", str(int(wx))).replace("{WY}", str(int(wy)))
+                    .replace("{WZ}", str(int(wz))))
         if self.fixed_workgroup_size and (workgroup_size != 64 or coarsen != 1):
             raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
         if vec and not self._vec_template:

@@ -79,7 +79,7 @@ class _Names:
 def concrete_type(ty, widths: Widths):
     """An annotation type (name or ListType of one) as the compiler's type for ``widths``."""
     if isinstance(ty, ListType):
-        return ListType(widths.concrete(ty.elem))
+        return ty.with_elem(widths.concrete(ty.elem))
     return widths.concrete(ty)
 
 
@@ -109,7 +109,8 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = (),
         if isinstance(ty, ListType) and func is not None:
             lists[name] = next(given)
         elif isinstance(ty, ListType):
-            lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic)
+            lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic,
+                                     ty.ndim)
         else:
             fixed[name] = ty
             scalar[name] = ir.Local(name, wgsl_ident(name), ty, param=True)
@@ -227,11 +228,11 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
             ty = resolve_annotation(stmt.annotation, lookup)
         except Exception:
             ty = None
-        if not isinstance(ty, ListType):
+        if not isinstance(ty, ListType) or ty.ndim != 1:
             src.error(stmt.annotation, "a shared array is annotated list[float], "
-                      "list[int] or list[bool]",
-                      f"write '{name}: list[float] = shared(64)'",
-                      cls=GpuKernelTypeError)
+                      "list[int] or list[bool] (one dimension)",
+                      f"write '{name}: list[float] = shared(64)' (index a 2-D tile as "
+                      "t[y * width + x])", cls=GpuKernelTypeError)
         if name in found or name in lists or len(decl.annotations[name]) > 1:
             src.error(stmt, f"'{name}' is declared more than once",
                       "declare each shared array once, with a new name")

@@ -119,9 +119,17 @@ NARROW = Widths()
 @dataclass(frozen=True)
 class ListType:
     elem: str
+    ndim: int = 1        # list[list[float]]: 2; list[list[list[float]]]: 3
 
     def __str__(self) -> str:
-        return f"list[{self.elem}]"
+        return "list[" * self.ndim + self.elem + "]" * self.ndim
+
+    def with_elem(self, elem: str) -> "ListType":
+        return ListType(elem, self.ndim)
+
+
+#: the most dimensions a list parameter may have
+MAX_NDIM = 3
 
 
 #: value bits of the int types
@@ -226,8 +234,12 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         if base in _LIST_OBJECTS:
             inner = resolve_annotation(node.slice, lookup)
             if isinstance(inner, ListType):
-                raise AnnotationError(node, "nested lists are not supported in kernels",
-                                      "pass a flat list and compute the index (i * width + j)")
+                if inner.ndim >= MAX_NDIM:
+                    raise AnnotationError(node, f"lists of more than {MAX_NDIM} dimensions are "
+                                          "not supported in kernels",
+                                          "pass a 3-D array and fold the other dimensions into "
+                                          "one")
+                return ListType(inner.elem, inner.ndim + 1)
             return ListType(inner)
     text = ast.unparse(node) if not isinstance(node, ast.Constant) else repr(node.value)
     raise AnnotationError(node, f"unsupported annotation '{text}'", hint)

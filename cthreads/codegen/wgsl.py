@@ -37,6 +37,14 @@ IDENTITY = {"float": "ct_fid", "int": "ct_iid", "int64": "ct_id_l", "uint32": "c
             "float64": "ct_id_d"}
 #: an index of these types reaches the (i32) array access through a helper
 INDEX_HELPER = {"int64": "ct_index_l", "uint32": "ct_index_u"}
+#: index builtins in the N-D launch variant (entry.nd_entry defines the names)
+ND_SPECIALS = {
+    "GlobalIdx": {"x": "ct_gidx", "y": "ct_gidy", "z": "ct_gidz"},
+    "ThreadIdx": {a: f"i32(ct_lid.{a})" for a in "xyz"},
+    "BlockIdx": {"x": "i32(ct_bx)", "y": "i32(ct_by)", "z": "i32(ct_bz)"},
+    "BlockDim": {"x": "i32({WX})", "y": "i32({WY})", "z": "i32({WZ})"},
+    "GridDim": {"x": "i32(ct_u.ct_nd_gx)", "y": "i32(ct_u.ct_nd_gy)", "z": "i32(ct_u.ct_nd_gz)"},
+}
 #: conversions to int64 through a helper (wide_ints.py says why)
 WIDEN = {"int": "ct_wide_i", "uint32": "ct_wide_u"}
 #: shift counts as the u32 WGSL takes, per operand type
@@ -75,6 +83,7 @@ class Emitter(Visitor):
         self.k = kernel
         # the device functions calls may name: WGSL name -> functions.FuncSpec
         self.specs = specs if specs is not None else {s.ident: s for s in kernel.functions}
+        self.nd = False                 # emitting the N-D launch variant (entry.ND_ENTRY)
         # the CPU variant: a probe after each outermost loop (PROBE_FN, program.LoopRecord)
         self.loopcheck = loopcheck
         self.loops: list[LoopRecord] = []
@@ -133,12 +142,18 @@ class Emitter(Visitor):
         return e.ident
 
     def visit_Special(self, e):
-        text = {"GlobalIdx": "ct_gidx", "ThreadIdx": "i32(ct_lid.x)", "BlockIdx": "i32(ct_flat)",
-                "BlockDim": f"i32({WG})", "GridDim": "i32(ct_u.ct_groups)"}[e.name]
+        if self.nd:
+            text = ND_SPECIALS[e.name][e.axis]
+        elif e.axis == "x":
+            text = {"GlobalIdx": "ct_gidx", "ThreadIdx": "i32(ct_lid.x)",
+                    "BlockIdx": "i32(ct_flat)", "BlockDim": f"i32({WG})",
+                    "GridDim": "i32(ct_u.ct_groups)"}[e.name]
+        else:                           # a 1-D launch: .y and .z are those of a 1 x 1 grid
+            return literal(1 if e.name in ("BlockDim", "GridDim") else 0, e.ty)
         return self.cast(text, "int", e.ty)
 
     def visit_Len(self, e):
-        return self.cast(self.lists.length(e.lst), "int", e.ty)
+        return self.cast(self.lists.length(e.lst, e.dim), "int", e.ty)
 
     def index(self, e: ir.Expr) -> str:
         """An index expression as the i32 that list access takes."""
@@ -150,12 +165,15 @@ class Emitter(Visitor):
         return f"{name}({text})"
 
     def visit_Load(self, e):
-        return self.lists.load(e.lst, self.index(e.index), e.check)
+        idx = self.index(e.index)
+        more = [self.index(m) for m in e.more]
+        return self.lists.load(e.lst, idx, e.check, more, e.more_checks)
 
     def visit_Atomic(self, e):
         idx = self.index(e.index)
+        more = [self.index(m) for m in e.more]
         args = [self.expr(a) for a in e.args]
-        return self.lists.atomic(e.lst, e.op, idx, args, e.check)
+        return self.lists.atomic(e.lst, e.op, idx, args, e.check, more, e.more_checks)
 
     def visit_Unary(self, e):
         (a,) = self.operands(e, [e.operand])
@@ -219,7 +237,7 @@ class Emitter(Visitor):
 
     def visit_FuncCall(self, e):
         args = [self.expr(a) for a in e.args]
-        args += [ident for ident, _ in self.specs[e.fn].hidden]
+        args += [ident for ident, _ in self.specs[e.fn].hidden_params(self.nd)]
         return f"{e.fn}({', '.join(args)})"
 
     def compare(self, op, ty, a, b) -> str:
@@ -381,18 +399,24 @@ class Emitter(Visitor):
         lst = s.lst
         if s.aug_op is None:
             idx = self.index(s.index)
+            more = [self.index(m) for m in s.more]
             value = self.expr(s.value)
-            self.line(self.lists.store(lst, idx, value, s.check) + ";")
+            self.line(self.lists.store(lst, idx, value, s.check, more, s.more_checks) + ";")
             return
-        idx = self.bind(s.index)
-        name = INDEX_HELPER.get(s.index.ty)
-        if name is not None:
-            self.helper(name)
-            idx = f"{name}({idx})"
-        old = self.cast(self.lists.load(lst, idx, s.check), lst.elem, s.aug_ty)
+        idxs = []
+        for e in (s.index, *s.more):
+            idx = self.bind(e)
+            name = INDEX_HELPER.get(e.ty)
+            if name is not None:
+                self.helper(name)
+                idx = f"{name}({idx})"
+            idxs.append(idx)
+        idx, more = idxs[0], idxs[1:]
+        old = self.cast(self.lists.load(lst, idx, s.check, more, s.more_checks), lst.elem,
+                        s.aug_ty)
         rhs = self.expr(s.value)
         new = self.cast(self.binop(s.aug_op, s.aug_ty, old, rhs), s.aug_ty, lst.elem)
-        self.line(self.lists.store(lst, idx, new, s.check) + ";")
+        self.line(self.lists.store(lst, idx, new, s.check, more, s.more_checks) + ";")
 
     def visit_If(self, s, mode, loops):
         self.line(f"if {_paren(self.expr(s.test))} {{")

@@ -159,9 +159,9 @@ def test_signature_errors():
         @Gpu
         def k6(a) -> None:
             pass
-    with pytest.raises(GpuKernelTypeError, match="nested lists"):
+    with pytest.raises(GpuKernelTypeError, match="more than 3 dimensions"):
         @Gpu
-        def k7(a: list[list[int]]) -> None:
+        def k7(a: list[list[list[list[int]]]]) -> None:
             pass
     with pytest.raises(GpuKernelTypeError, match="bare 'list'"):
         @Gpu

@@ -121,8 +121,8 @@ def test_lists_and_matching_arrays_are_accepted():
      "dtype int32 (e.g. arr.astype(np.int32)); it is not converted silently because results are "
      "written back in place"),
     (lambda: np.zeros((2, 2), np.float32), "float",
-     "xs is a 2-D numpy array; pass a 1-D array (e.g. arr.ravel() of a C-contiguous array, then "
-     "reshape)"),
+     "xs is a 2-D numpy array, but the kernel declares a list; pass a 1-D array (e.g. "
+     "arr.ravel() of a C-contiguous array, then reshape)"),
     (lambda: np.zeros(6, np.float32)[::2], "float",
      "xs is a non-contiguous numpy view; pass a C-contiguous array (np.ascontiguousarray(arr)) "
      "and read the results from that array"),
