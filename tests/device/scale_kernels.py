@@ -59,3 +59,12 @@ def run_in_worker(kernel, n: int) -> list:
 @Gpu.func
 def add(a: float, b: float) -> float:
     return a + b
+
+
+def worker_report(dask_worker) -> tuple:
+    """Run on every Dask worker by ``Client.run`` (which passes the worker): its name, the
+    device index its tasks use, the devices its process opened."""
+    from cthreads.backend import device  # noqa: PLC0415
+    from cthreads.dask import worker_device  # noqa: PLC0415
+
+    return dask_worker.name, worker_device(), [c.index for c in device.open_contexts()]
