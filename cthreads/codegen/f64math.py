@@ -858,16 +858,14 @@ $PRODUCT_STEPS
     if (ct_isnan_d(x) || abs(x) > 1.0lf) { return $NAN; }
     let a = abs(x);
     if (a < 0x1p-28lf) { return x; }
-    var r = 0.0lf;
-    if (a == 1.0lf) {
-        r = $INF;
-    } else if (a < 0.5lf) {
-        let t = a + a;
-        r = 0.5lf * ct_log1p_d(t + t * a / (1.0lf - a));
-    } else {
-        r = 0.5lf * ct_log1p_d((a + a) / (1.0lf - a));
-    }
-    return ct_copysign_d(r, x);
+    if (a == 1.0lf) { return ct_copysign_d($INF, x); }
+    // atanh a = log1p(2a / (1 - a)) / 2, with 1 - a and the quotient as pairs
+    let d = ct_hide_d(1.0lf - a);
+    let dl = (1.0lf - d) - a;
+    let n = a + a;
+    let v = ct_hide_d(n / d);
+    let vl = (ct_residual_d(n, v, d) - v * dl) / d;
+    return ct_copysign_d(0.5lf * (ct_log1p_d(v) + vl / (1.0lf + v)), x);
 }""",
     # -- the rest ---------------------------------------------------------------------------
     # sqrt(x^2 + y^2) on values scaled by a power of two, the sum of squares as a
