@@ -568,6 +568,18 @@ def test_element_wise_float64_launches_are_exact(device_name, n):
     np.testing.assert_allclose(y32, x32 * np.float32(3.0), rtol=1e-6)
 
 
+@pytest.mark.parametrize("n", [1, 5, 4099])
+def test_element_wise_int64_and_uint32_launches_are_exact(device_name, n):
+    x = np.arange(n, dtype=np.int64) * 2**33 - 2**40
+    y = np.zeros(n, np.int64)
+    gpu(wk.elementwise_int, x, y).join()
+    np.testing.assert_array_equal(y, x * 3 + 1)
+    u = (np.arange(n, dtype=np.uint64) * 2654435761 % 2**32).astype(np.uint32)
+    v = np.zeros(n, np.uint32)
+    gpu(wk.elementwise_uint32, u, v).join()
+    np.testing.assert_array_equal(v, ((u.astype(np.uint64) * 3 + 1) % 2**32).astype(np.uint32))
+
+
 @pytest.mark.parametrize("kernel, feature, args", [
     (wk.feature_f64, "shader-f64", lambda: (np.ones(3), np.zeros(3))),
     (wk.feature_i64, "shader-int64", lambda: (np.arange(3, dtype=np.int64), 1,

@@ -395,3 +395,17 @@ def chains(a: list[int64], b: list[uint32], c: list[float64], out: list[int32],
         out[i * 3 + 1] = 1 if a[i] == b[i] != c[i] else 0
         out[i * 3 + 2] = 1 if c[i] <= a[i] < 2**40 else 0
         of[i] = (a[i] > 0 and b[i]) or c[i]
+
+
+@Gpu
+def elementwise_int(x: list[int], y: list[int]) -> None:
+    i = GlobalIdx.x
+    if i < len(x):
+        y[i] = x[i] * 3 + 1
+
+
+@Gpu
+def elementwise_uint32(x: list[uint32], y: list[uint32]) -> None:
+    i = GlobalIdx.x
+    if i < len(x):
+        y[i] = x[i] * 3 + 1
