@@ -218,9 +218,11 @@ def _check_generation(rt: KernelRuntime) -> None:
             "being prepared; nothing was submitted. Launch again to use a new device")
 
 
-def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name
+def compile(force: bool = False, threads=None) -> dict:  # noqa: A001 - the public API's name
     """Compile every kernel defined so far for the caller's device (``use_device``); returns a
-    summary."""
+    summary. ``threads=(nx, ny[, nz])`` also compiles the N-D launch variants of that many
+    axes (``threads=n``: the 1-D ones, as without it)."""
+    shape = check_threads(threads, "compile()")
     if force:
         for k in all_kernels():
             k._runtime = None
@@ -229,14 +231,18 @@ def compile(force: bool = False) -> dict:  # noqa: A001 - the public API's name
         for k in all_kernels():
             for program in k.variants():
                 runtime_for(k, program.widths).compile_all()
+                if isinstance(shape, tuple):
+                    runtime_for(k, program.widths, k.nd_workgroup(len(shape))).compile_all()
             compiled.append(k.program.name)
     ctx = _device.get_context()
     return {"device": ctx.name, "backend": ctx.info.backend, "kernels": compiled}
 
 
-def prepare(force: bool = False) -> dict:
-    """Make sure a Vulkan device is usable and compile the kernels defined so far."""
+def prepare(force: bool = False, threads=None) -> dict:
+    """Make sure a Vulkan device is usable and compile the kernels defined so far (with
+    ``threads=``: as ``compile``)."""
+    check_threads(threads, "prepare()")
     if force:
         shutdown()
     _device.get_context()
-    return compile(force=False)
+    return compile(force=False, threads=threads)

@@ -41,7 +41,7 @@ ND_ENTRY_HEAD = [
 ]
 #: an N-D workgroup's invocations, numbered flat (zeroing shared arrays) and counted
 ND_LOCAL = "(ct_lid.x + {WX}u * (ct_lid.y + {WY}u * ct_lid.z))"
-ND_SIZE = "({WX} * {WY} * {WZ})"
+ND_SIZE = "({WX}u * {WY}u * {WZ}u)"
 
 
 def grid_entry(body_fn: str, arg: str) -> list[str]:

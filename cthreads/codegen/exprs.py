@@ -478,10 +478,11 @@ class ExprMixin:
                                    "caller, passed by name", f"pass a list, e.g. "
                                    f"{func.name}(..., xs, ...)", cls=GpuKernelTypeError)
                 ref = self.scope.lists[arg.id]
-                if ref.elem != ty.elem:
+                if ref.elem != ty.elem or ref.ndim != ty.ndim:
                     self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                                   f"cannot take '{arg.id}', a list[{ref.elem}]",
-                                   f"pass a list[{ty.elem}], or change the annotation of "
+                                   f"cannot take '{arg.id}', a "
+                                   f"{ListType(ref.elem, ref.ndim)}",
+                                   f"pass a {ty}, or change the annotation of "
                                    f"'{pname}'", cls=GpuKernelTypeError)
                 lists.append(ref)
                 continue

@@ -201,7 +201,7 @@ def placeholder_lists(func: DeviceFunction) -> tuple:
     """ListRefs standing for a function's own list parameters (checking it on its own)."""
     from .builtins import wgsl_ident  # noqa: PLC0415
     atomic = func.atomic_params()
-    return tuple(ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic)
+    return tuple(ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic, ty.ndim)
                  for name, ty in func.signature.params if isinstance(ty, ListType))
 
 

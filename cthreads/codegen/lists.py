@@ -76,8 +76,9 @@ class ListAccess:
             zero = elem(v.ref.elem).storage_zero
             store = (f"atomicStore(&{v.ident}[ct_k], {zero})" if v.ref.atomic
                      else f"{v.ident}[ct_k] = {zero}")
+            step = wg if wg.endswith(")") else f"{wg}u"
             out.append(f"for (var ct_k: u32 = {lid}; ct_k < {v.shared_size}u; "
-                       f"ct_k = ct_k + {wg}u) {{ {store}; }}")
+                       f"ct_k = ct_k + {step}) {{ {store}; }}")
         if out:
             out.append("workgroupBarrier();")
         return out
