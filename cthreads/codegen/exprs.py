@@ -111,6 +111,11 @@ class ExprMixin:
             return self.plain_int
         return ty
 
+    def int_float(self, ty: str) -> str:
+        """The float of ``/`` and math on ints of type ``ty``: float64 for int64 and uint32
+        (as numpy gives; float32 cannot hold them), else the launch's float."""
+        return "float64" if ty in ("int64", "uint32") else self.plain_float
+
     def arith_type(self, values) -> str:
         """``unify`` with bools counted as ints (the type of ``+ - * // % **``)."""
         ty = self.unify(values)
@@ -301,7 +306,7 @@ class ExprMixin:
             return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
         if op == "truediv":
             ty = self.arith_type((left, right))
-            ty = ty if is_float(ty) else self.plain_float
+            ty = ty if is_float(ty) else self.int_float(ty)
             return ir.Binary(ty, loc, op, self.conv(left, ty), self.conv(right, ty))
         if op == "pow":
             ty = self.arith_type((left, right))
@@ -614,7 +619,7 @@ class ExprMixin:
         if spec.int_identity and not is_float(args[0].ty):
             return self.conv(args[0], self.plain_int if args[0].ty == "bool" else args[0].ty)
         ty = self.unify(args)
-        ty = ty if is_float(ty) else self.plain_float
+        ty = ty if is_float(ty) else self.int_float(ty)
         args = tuple(self.conv(a, ty) for a in args)
         key = "log_base" if name == "log" and len(args) == 2 else name
         result = {"float": ty, "int": self.plain_int}.get(spec.result, spec.result)

@@ -250,8 +250,9 @@ def run_mixed(i32, i64, u32, f32, f64):
                    w64(a[k] * 3000000000), c[k] // 3 + a[k] % 5] for k in range(n)]
         want_f = np.stack([i32 + f64, i64 * f64, f64 + 0.1, f32 + f64,
                            f32.astype(np.float64) * 0.1,
-                           # int / int: the launch's float (float32 here), as for int32
-                           (u32.astype(np.float32) / np.float32(2)).astype(np.float64)],
+                           # uint32 / int: float64, as numpy gives (float32 cannot hold
+                           # every uint32)
+                           u32.astype(np.float64) / 2.0],
                           1).ravel()
         want_f32 = np.stack([f32 + np.float32(0.1), f32 * i32.astype(np.float32),
                              f64.astype(np.float32)], 1).ravel()
