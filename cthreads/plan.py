@@ -116,13 +116,15 @@ class ShapeRule:
                        self.shape(1 << 30, vec).coarsen})
 
 
-def fast_ok(fast_checks: tuple, scalars: list, lengths: list) -> bool:
-    """True when the check-free variant is safe: every (scalar position, list position) of
-    ``fast_checks`` has the scalar within the list's length (KernelProgram.fast_requires)."""
+def fast_ok(fast_checks: tuple, scalars: list, lengths: list, dims: list | None = None) -> bool:
+    """True when the check-free variant is safe: every (scalar position, list position,
+    dimension) of ``fast_checks`` has the scalar within the list's size along that dimension
+    (its length for dimension 0; KernelProgram.fast_requires). ``dims``: the lists' shapes."""
     if not fast_checks:
         return False
-    for si, li in fast_checks:
-        if scalars[si] > lengths[li]:
+    for si, li, dim in fast_checks:
+        size = lengths[li] if dim == 0 or dims is None else dims[li][dim]
+        if scalars[si] > size:
             return False
     return True
 

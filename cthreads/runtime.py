@@ -183,8 +183,8 @@ class KernelRuntime:
         if program.fast_requires:
             scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
             list_pos = {p.name: k for k, p in enumerate(program.lists)}
-            self.fast_checks = tuple((scalar_pos[sp], list_pos[lp])
-                                     for sp, lp in program.fast_requires)
+            self.fast_checks = tuple((scalar_pos[sp], list_pos[lp], dim)
+                                     for sp, lp, dim in program.fast_requires)
         # the four-lane variant (codegen/vectorize.py): where its guard and lists sit among
         # the launch's scalars and lists; CTHREADS_VEC=0 turns it off
         self.vec_check = None
@@ -336,7 +336,8 @@ class KernelRuntime:
                 lengths = [len(a.value) for a in lists]
                 if self.vec_check is not None:
                     vec, entries = self._vec_entries(scalars, lists, lengths, entries)
-                fast = not vec and fast_ok(self.fast_checks, scalars, lengths)
+                fast = not vec and fast_ok(self.fast_checks, scalars, lengths,
+                                           [a.dims for a in lists])
             if self.nd is not None:            # n: the threads per axis
                 counts = nd_groups(n, self.nd)
                 total = counts[0] * counts[1] * counts[2]

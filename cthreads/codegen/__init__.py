@@ -94,8 +94,8 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         if has_loops:
             cpu_fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
                                         progress, cpu=True)[0]
-        lists_by_check = {c.id: c.list_name for c in checks}
-        fast_requires = tuple(sorted({(p, lists_by_check[c]) for c, p in proofs.items()
+        lists_by_check = {c.id: (c.list_name, c.dim) for c in checks}
+        fast_requires = tuple(sorted({(p, *lists_by_check[c]) for c, p in proofs.items()
                                       if p is not None}))
     src = fe.src
     vec_template, vec_tail_template, vec_plan = "", "", None

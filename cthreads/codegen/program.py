@@ -113,9 +113,10 @@ class KernelProgram:
     firstlineno: int = 1
     _template: str = ""               # WGSL text with '{WORKGROUP_SIZE}' placeholders
     # Bounds checks proven unnecessary at compile time (codegen/proofs.py): ``proven_checks``
-    # are left out of every variant; ``fast_requires`` lists (int parameter, list) pairs such
-    # that, when every ``value(parameter) <= len(list)`` at launch, the ``_fast_template``
-    # variant (which leaves out the checks those pairs prove) may run instead.
+    # are left out of every variant; ``fast_requires`` lists (int parameter, list, dimension)
+    # triples such that, when every ``value(parameter) <= the list's size along dimension``
+    # at launch (its length for dimension 0), the ``_fast_template`` variant (which leaves
+    # out the checks those triples prove) may run instead.
     proven_checks: int = 0
     fast_requires: tuple = ()
     _fast_template: str = ""

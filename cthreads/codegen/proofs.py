@@ -46,14 +46,15 @@ class _Prover(Visitor):
         _assign_counts(kernel.body, counts)
         self.counts = counts
         self.params = {loc.ident: loc.pyname for loc in kernel.locals
-                       if loc.param and loc.ty == "int" and counts.get(loc.ident, 0) == 0}
+                       if loc.param and loc.ty in ("int", "int64")
+                       and counts.get(loc.ident, 0) == 0}
         self.gid: set[str] = set()
         self.result: dict[int, str | None] = {}
 
     # -- guards --------------------------------------------------------------------------
     def _bound(self, e):
         if isinstance(e, ir.Len):
-            return ("len", e.lst.pyname)
+            return ("len", e.lst.pyname, e.dim)
         if isinstance(e, ir.Var) and e.ident in self.params:
             return ("param", self.params[e.ident])
         return None
@@ -94,8 +95,7 @@ class _Prover(Visitor):
         for s in stmts:
             self.stmt(s, facts)
             if top and isinstance(s, ir.Assign) and self.counts.get(s.ident) == 1 and \
-                    isinstance(s.value, ir.Special) and s.value.name == "GlobalIdx" and \
-                    s.value.axis == "x":
+                    isinstance(s.value, ir.Special) and s.value.name == "GlobalIdx":
                 self.gid.add(s.ident)
             if isinstance(s, ir.If) and not s.orelse and len(s.body) == 1 and \
                     isinstance(s.body[0], (ir.Return, ir.Break, ir.Continue)):
@@ -120,6 +120,9 @@ class _Prover(Visitor):
 
     def visit_Store(self, s, facts) -> None:
         self.access(s.lst, s.index, s.check, facts)
+        for d, (index, check) in enumerate(zip(s.more, s.more_checks), start=1):
+            self.access(s.lst, index, check, facts, d)
+            self.expr(index, facts)
         self.expr(s.index, facts)
         self.expr(s.value, facts)
         if s.check is not None:
@@ -130,16 +133,18 @@ class _Prover(Visitor):
 
     visit_ExprStmt = visit_Assign
 
-    def access(self, lst, index, check, facts) -> None:
+    def access(self, lst, index, check, facts, dim: int = 0) -> None:
+        """Prove the check of dimension ``dim`` of an access (a param bound: the runtime then
+        compares that param with the list's size along ``dim``: ``BoundsCheck.dim``)."""
         if check is None or lst.shared_size is not None:
             return
         if not (isinstance(index, ir.Var) and index.ident in self.gid):
             return
         bounds = {b for v, b in facts if v == index.ident}
-        if ("len", lst.pyname) in bounds:
+        if ("len", lst.pyname, dim) in bounds:
             self.result[check] = None
             return
-        params = sorted(p for kind, p in bounds if kind == "param")
+        params = sorted(b[1] for b in bounds if b[0] == "param")
         if params:
             self.result[check] = params[0]
 
@@ -147,8 +152,11 @@ class _Prover(Visitor):
         """Loads of ``store``'s own element inside its value need no check of their own: the
         store, which always runs after them, checks the same index of the same list."""
         if isinstance(e, ir.Load) and e.check is not None and e.lst == store.lst and \
-                _same_index(e.index, store.index):
+                _same_index(e.index, store.index) and len(e.more) == len(store.more) and \
+                all(_same_index(a, b) for a, b in zip(e.more, store.more)):
             self.result.setdefault(e.check, None)
+            for c in e.more_checks:
+                self.result.setdefault(c, None)
         for sub in e.children():
             self.cover(store, sub)
 
@@ -163,6 +171,8 @@ class _Prover(Visitor):
 
     def visit_Load(self, e, facts) -> None:
         self.access(e.lst, e.index, e.check, facts)
+        for d, (index, check) in enumerate(zip(e.more, e.more_checks), start=1):
+            self.access(e.lst, index, check, facts, d)
         self.default(e, facts)
 
     visit_Atomic = visit_Load

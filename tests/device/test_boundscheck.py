@@ -94,7 +94,7 @@ def test_guarded_accesses_need_no_device_checks():
     from tests.device.kernels import copy_floats, saxpy
 
     # i = GlobalIdx.x; if i >= n: return -> x[i], y[i] are safe whenever n <= len(x), len(y)
-    assert saxpy.program.fast_requires == (("n", "x"), ("n", "y"))
+    assert saxpy.program.fast_requires == (("n", "x", 0), ("n", "y", 0))
     assert "ct_ld_" not in saxpy.program.wgsl(64, fast=True)
     # if i < len(src): dst[i] = src[i] -> src[i] is always safe, dst[i] still checked
     assert copy_floats.program.proven_checks == 1

@@ -119,11 +119,15 @@ def test_remembered_shapes_stay_right_across_forms_and_signs():
 
 
 def test_fast_variant_needs_every_guard_within_its_list():
-    checks = ((0, 0), (1, 1))                      # scalar 0 guards list 0, scalar 1 list 1
+    checks = ((0, 0, 0), (1, 1, 0))          # scalar 0 guards list 0, scalar 1 list 1
     assert fast_ok(checks, [10, 5], [10, 6])
     assert not fast_ok(checks, [11, 5], [10, 6])
     assert not fast_ok(checks, [10, 7], [10, 6])
     assert not fast_ok((), [1], [10])             # no proof: the checked kernel
+    # an N-D list: scalar 1 guards its dimension 1 (the row width), not its length
+    nd = ((0, 0, 0), (1, 0, 1))
+    assert fast_ok(nd, [4, 9], [4], [(4, 9)])
+    assert not fast_ok(nd, [4, 10], [4], [(4, 9)])
 
 
 @pytest.mark.parametrize("guard,form", [(8, "whole"), (9, "tail"), (1, "tail"), (4, "whole")])
