@@ -199,10 +199,15 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
                     self._submit_writes(nbytes)
 
     def _submit_writes(self, nbytes: int) -> None:
-        """Submit the queued writes now (lock held), so their staging memory goes back."""
-        self._settle()
-        self._queue.submit([])
-        self.submitted += 1
+        """Submit the queued writes now (lock held), so their staging memory goes back. A
+        pending batch goes with them: it was promised the next submission number, which a
+        submission of its own would take (the batch's joins then returned before it ran)."""
+        if self._pending:
+            self._flush()              # the writes land before the batch, which does not bind
+        else:                          # the buffers they write (``upload`` checked)
+            self._settle()
+            self._queue.submit([])
+            self.submitted += 1
         self._writes_in_flight = [(s, n) for s, n in self._writes_in_flight
                                   if s > self.completed] + [(self.submitted, nbytes)]
         if sum(n for _, n in self._writes_in_flight) > WRITE_STAGING_LIMIT:
