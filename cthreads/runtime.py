@@ -159,7 +159,14 @@ class KernelRuntime:
                                     scalar=COARSEN_CPU if cpu else COARSEN_GPU,
                                     vec=VEC_COARSEN_CPU if cpu else VEC_COARSEN_GPU,
                                     loops=self.loop_variant)
-        if nd is not None:
+        # N-D launches of kernels that do not observe workgroups run rows along x in 1-D
+        # workgroups (several rows per invocation on CPU drivers: entry.ND_GRID_ENTRY); the
+        # others run N-D tiles of ``nd``
+        self.nd_grid = nd is not None and not program.fixed_workgroup_size
+        self.nd_rows = 1 if (self.loop_variant or not cpu) else ND_ROWS_CPU
+        if self.nd_grid:
+            self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant, nd=nd)
+        elif nd is not None:
             self._check_workgroup(nd)
             self.wgsl = program.wgsl(cpu=self.loop_variant, nd=nd)
         else:
@@ -262,7 +269,8 @@ class KernelRuntime:
             if key == (False, 1, ""):
                 wgsl = self.wgsl
             elif self.nd is not None:
-                wgsl = self.program.wgsl(fast=fast, cpu=self.loop_variant, nd=self.nd)
+                wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
+                                         cpu=self.loop_variant, nd=self.nd)
             else:
                 wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
                                          vec=vec, cpu=self.loop_variant)
@@ -279,7 +287,9 @@ class KernelRuntime:
         check-free, the indexes-per-invocation factors of small and large launches, and both
         four-lane forms."""
         if self.nd is not None:
-            return [(False, 1, "")] + ([(True, 1, "")] if self.fast_checks else [])
+            rows = sorted({1, self.nd_rows}) if self.nd_grid else [1]
+            return [(fast, k, "") for k in rows
+                    for fast in ((False, True) if self.fast_checks else (False,))]
         keys = []
         for coarsen in self.shape_rule.factors():
             keys.append((False, coarsen, ""))
@@ -339,9 +349,18 @@ class KernelRuntime:
                 fast = not vec and fast_ok(self.fast_checks, scalars, lengths,
                                            [a.dims for a in lists])
             if self.nd is not None:            # n: the threads per axis
-                counts = nd_groups(n, self.nd)
-                total = counts[0] * counts[1] * counts[2]
-                plan.key = (fast, 1, "")
+                if self.nd_grid:
+                    t = tuple(n) + (1,) * (3 - len(n))
+                    rows = t[1] * t[2]
+                    k = self.nd_rows if rows >= 4 * self.nd_rows else 1
+                    gx = -(-t[0] // self.workgroup_size)
+                    counts = (gx, t[1], rows)
+                    total = gx * -(-rows // k)
+                else:
+                    counts = nd_groups(n, self.nd)
+                    total = counts[0] * counts[1] * counts[2]
+                    k = 1
+                plan.key = (fast, k, "")
                 plan.hidden = plan.groups = total
                 plan.entries = tuple(entries)
                 plan.uniform = self.uniform_struct.pack(total, *scalars, *counts)
@@ -491,6 +510,11 @@ class KernelRuntime:
                 out = list(entries)
             out[k] = Binding(e.binding, e.pooled, size)
         return form, out
+
+
+#: rows per invocation of N-D launches on CPU drivers (fewer, longer workgroups: llvmpipe's
+#: cost per workgroup dominated a 2-D copy with one row each; docs/performance.md)
+ND_ROWS_CPU = 8
 
 
 def nd_groups(threads: tuple, wg: tuple) -> tuple:

@@ -23,8 +23,8 @@ from .source import SourceLoc
 from .proofs import prove_in_range
 from .types import NARROW, Widths, elem
 from .vectorize import vectorize
-from .entry import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, ND_ENTRY_HEAD, ND_LOCAL, ND_SIZE,
-                    PROBE_END, PROBE_FN, WG, grid_entry)
+from .entry import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, ND_ENTRY_HEAD, ND_GRID_ENTRY,
+                    ND_LOCAL, ND_SIZE, PROBE_END, PROBE_FN, WG, grid_entry)
 from .wgsl import STATIC_LOOP_PASSES, Emitter, static_passes
 
 
@@ -107,6 +107,9 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
             vec_template, vec_tail_template, vec_plan = found
     features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
         types_features(kernel)
+    if any(word in helper_row(name)[1] for name in em.helpers for word in ("u64", "i64")):
+        features += ("shader-int64",)          # float64 helpers work on the bits as u64
+    features = tuple(sorted(set(features)))
     nd_render = _NDRender(fn, fe, kernel, layout, always, frozenset(proofs), has_loops)
     return KernelProgram(
         name=fn.__name__,
@@ -150,14 +153,16 @@ class _NDRender:
         self.always, self.proven, self.has_loops = always, proven, has_loops
         self.templates: dict = {}
 
-    def __call__(self, fast: bool, cpu: bool) -> str:
-        key = (fast, cpu and self.has_loops)
+    def __call__(self, fast: bool, cpu: bool, grid: bool = False) -> str:
+        """``grid``: the form for kernels that do not observe workgroups (1-D workgroups along
+        x, several rows per invocation: entry.nd_grid_steps); else the N-D tile form."""
+        key = (fast, cpu and self.has_loops, grid)
         template = self.templates.get(key)
         if template is None:
             fn, fe, kernel, layout = self.args
             skip = self.proven if fast else self.always
-            template = _render(fn, fe, kernel, layout, skip, True, Progress(), cpu=key[1],
-                               nd=True)[0]
+            template = _render(fn, fe, kernel, layout, skip, not grid, Progress(), cpu=key[1],
+                               nd="grid" if grid else "tile")[0]
             self.templates[key] = template
         return template
 
@@ -226,7 +231,13 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     add(head)
     for block in helper_blocks:
         add([""] + block.split("\n"))
-    if nd:
+    if nd == "grid":
+        # an N-D kernel that does not observe workgroups: its body is a function of the three
+        # indexes, run along x by 1-D workgroups, several rows per invocation
+        add(["", "fn ct_body(ct_gidx: i32, ct_gidy: i32, ct_gidz: i32) {"])
+        add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
+        add(ND_GRID_ENTRY)
+    elif nd:
         add(ND_ENTRY_HEAD + ["    " + text for text in lists.zero_shared(ND_SIZE, ND_LOCAL)])
         add(em.lines + tail + ["}", ""], em.pylines + [0] * (len(tail) + 2))
     elif fixed:

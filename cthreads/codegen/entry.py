@@ -39,6 +39,38 @@ ND_ENTRY_HEAD = [
     "    let ct_gidy: i32 = i32(ct_by * {WY}u + ct_lid.y);",
     "    let ct_gidz: i32 = i32(ct_bz * {WZ}u + ct_lid.z);",
 ]
+#: the N-D launch variant of kernels that do not observe workgroups: 1-D workgroups of
+#: {WORKGROUP_SIZE} along x; workgroup number g (flat, as in 1-D) covers x block g % gx of the
+#: rows (g / gx) * K .. + K-1 of the ny * nz rows (row r: y = r % ny, z = r / ny), one row per
+#: step of {ND_STEPS} (K steps). The uniform's last fields hold gx, ny and the rows.
+ND_GRID_ENTRY = ENTRY_HEAD + [
+    "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
+    "    if (ct_flat >= ct_u.ct_groups) { return; }",
+    "    let ct_x: i32 = i32((ct_flat % ct_u.ct_nd_gx) * {WORKGROUP_SIZE}u + ct_lid.x);",
+    "    let ct_row0: u32 = (ct_flat / ct_u.ct_nd_gx) * {ND_K}u;",
+    "    {ND_STEPS}",
+    "}",
+    "",
+]
+
+
+def nd_grid_steps(wgsl: str, rows: int, cpu: bool = False) -> str:
+    """``ND_GRID_ENTRY``'s step line for ``rows`` rows per invocation: a plain call for one, a
+    loop for more (``cpu``: the loop-reporting variant ends with a probe, as 1-D's)."""
+    step = ("let ct_r: u32 = ct_row0{k}; if (ct_r < ct_u.ct_nd_gz) {{ "
+            "ct_body(ct_x, i32(ct_r % ct_u.ct_nd_gy), i32(ct_r / ct_u.ct_nd_gy)); }}")
+    if rows == 1:
+        text = step.format(k="")
+    else:
+        text = (f"for (var ct_k: u32 = 0u; ct_k < {rows}u; ct_k++) {{ "
+                + step.format(k=" + ct_k").replace("if (ct_r < ct_u.ct_nd_gz) {",
+                                                   "if (ct_r >= ct_u.ct_nd_gz) { break; } {")
+                + " }")
+        if cpu:
+            text += "\n    " + PROBE_END
+    return wgsl.replace("{ND_STEPS}", text).replace("{ND_K}", str(int(rows)))
+
+
 #: an N-D workgroup's invocations, numbered flat (zeroing shared arrays) and counted
 ND_LOCAL = "(ct_lid.x + {WX}u * (ct_lid.y + {WY}u * ct_lid.z))"
 ND_SIZE = "({WX}u * {WY}u * {WZ}u)"

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .entry import expand_steps
+from .entry import expand_steps, nd_grid_steps
 
 STATUS_WORDS = 4
 
@@ -161,6 +161,10 @@ class KernelProgram:
         """
         if nd is not None:
             fast = bool(fast and self.fast_requires)
+            if not self.fixed_workgroup_size:      # rows along x, ``coarsen`` rows each
+                template = self._nd_render(fast, bool(cpu and self.loops), grid=True)
+                return nd_grid_steps(template, coarsen, bool(cpu and self.loops)).replace(
+                    "{WORKGROUP_SIZE}", str(int(workgroup_size)))
             template = self._nd_render(fast, bool(cpu and self.loops))
             wx, wy, wz = nd
             return (template.replace("{WX}", str(int(wx))).replace("{WY}", str(int(wy)))

@@ -7,15 +7,20 @@ device (on CPU drivers the per-access checks slowed memory-bound kernels badly: 
 docs/performance.md, "Shader shape"). This pass
 finds the accesses that are safe:
 
-* the index is a local ``v`` assigned exactly once, at the top level of the kernel, from
-  ``GlobalIdx.x`` (never negative);
-* the access is dominated by a guard ``v < B``: inside ``if v < B:`` (possibly one conjunct of
-  an ``and``), or after ``if v >= B: return`` (or ``break`` / ``continue``) earlier in the same
-  statement list, where ``B`` is ``len(lst)`` or an ``int`` parameter the kernel never assigns.
+* the index is ``v``, ``v + c`` or ``v - c`` (``c`` a literal) for a local ``v`` assigned
+  exactly once, at the top level of the kernel, from ``GlobalIdx.x``, ``.y`` or ``.z`` (never
+  negative);
+* the access is dominated by guards that bound ``v``: inside ``if v < B:`` (possibly one
+  conjunct of an ``and``), or after ``if v >= B: return`` (or ``break`` / ``continue``, or one
+  disjunct of an ``or``) earlier in the same statement list, where ``B`` is ``len(lst)``,
+  ``lst.shape[d]`` or an ``int`` parameter the kernel never assigns, possibly minus a literal
+  (``v >= w - 1``); and, for ``v - c``, a lower guard such as ``if v < 1: return``.
 
-``len(lst)`` of the accessed list proves the access outright; a parameter ``p`` proves it when
-``p <= len(lst)`` at launch. The result maps check ids to ``None`` (always safe) or the Python
-name of ``p``.
+So the 2-D stencil ``if x < 1 or y < 1 or x >= w - 1 or y >= h - 1: return`` followed by
+``u[y - 1, x]`` ... ``u[y, x + 1]`` proves every access. ``len(lst)`` (or the shape) of the
+accessed list along the access's dimension proves it outright; a parameter ``p`` proves it
+when ``p`` is at most the list's size along that dimension at launch. The result maps check
+ids to ``None`` (always safe) or the Python name of ``p``.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from __future__ import annotations
 from . import ir
 from .visit import Visitor
 
-_LESS = {"<": False, ">": True}          # v < B, or B > v (value: operands swapped)
-_NOT_LESS = {">=": False, "<=": True}    # v >= B, or B <= v
+#: a comparison with its operands swapped, and negated
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
 def _assign_counts(stmts, counts: dict) -> None:
@@ -52,43 +58,56 @@ class _Prover(Visitor):
         self.result: dict[int, str | None] = {}
 
     # -- guards --------------------------------------------------------------------------
+    # A fact is ("upper", v, bound, k): v < bound - k, or ("lower", v, c): v >= c.
     def _bound(self, e):
+        """(bound, k) when ``e`` is ``B`` or ``B - k`` (``k`` a literal int), else None."""
+        k = 0
+        if isinstance(e, ir.Binary) and e.op in ("sub", "add") and \
+                isinstance(e.right, ir.Const) and type(e.right.value) is int:
+            k = e.right.value if e.op == "sub" else -e.right.value
+            e = e.left
         if isinstance(e, ir.Len):
-            return ("len", e.lst.pyname, e.dim)
+            return ("len", e.lst.pyname, e.dim), k
         if isinstance(e, ir.Var) and e.ident in self.params:
-            return ("param", self.params[e.ident])
+            return ("param", self.params[e.ident]), k
         return None
 
-    def _fact(self, e, table):
-        """(v, bound) when ``e`` is ``v op B`` with op in ``table`` (either orientation)."""
-        if not isinstance(e, ir.Compare) or len(e.ops) != 1 or e.ops[0] not in table:
-            return None
+    def _facts(self, e, truth: bool) -> set:
+        """What ``e`` (one comparison) being ``truth`` says about a GlobalIdx local."""
+        if not isinstance(e, ir.Compare) or len(e.ops) != 1 or e.ops[0] not in _FLIP:
+            return set()
+        op = e.ops[0]
         left, right = e.operands
-        if table[e.ops[0]]:
-            left, right = right, left
-        if isinstance(left, ir.Var) and left.ident in self.gid:
+        if not (isinstance(left, ir.Var) and left.ident in self.gid):
+            left, right, op = right, left, _FLIP[op]
+            if not (isinstance(left, ir.Var) and left.ident in self.gid):
+                return set()
+        if not truth:
+            op = _NEGATE[op]
+        v = left.ident
+        if op in ("<", "<="):
             bound = self._bound(right)
-            if bound is not None:
-                return (left.ident, bound)
-        return None
+            if bound is None:
+                return set()
+            b, k = bound
+            return {("upper", v, b, k - 1 if op == "<=" else k)}
+        if isinstance(right, ir.Const) and type(right.value) is int:
+            return {("lower", v, right.value + 1 if op == ">" else right.value)}
+        return set()
 
     def _true_facts(self, test) -> set:
         if isinstance(test, ir.BoolOp) and test.op == "and":
             return self._true_facts(test.left) | self._true_facts(test.right)
         if isinstance(test, ir.Unary) and test.op == "not":
-            f = self._fact(test.operand, _NOT_LESS)
-            return {f} if f else set()
-        f = self._fact(test, _LESS)
-        return {f} if f else set()
+            return self._false_facts(test.operand)
+        return self._facts(test, True)
 
     def _false_facts(self, test) -> set:
         if isinstance(test, ir.BoolOp) and test.op == "or":
             return self._false_facts(test.left) | self._false_facts(test.right)
         if isinstance(test, ir.Unary) and test.op == "not":
-            f = self._fact(test.operand, _LESS)
-            return {f} if f else set()
-        f = self._fact(test, _NOT_LESS)
-        return {f} if f else set()
+            return self._true_facts(test.operand)
+        return self._facts(test, False)
 
     # -- walk ----------------------------------------------------------------------------
     def block(self, stmts, facts: frozenset, top: bool = False) -> None:
@@ -138,9 +157,13 @@ class _Prover(Visitor):
         compares that param with the list's size along ``dim``: ``BoundsCheck.dim``)."""
         if check is None or lst.shared_size is not None:
             return
-        if not (isinstance(index, ir.Var) and index.ident in self.gid):
+        v, c = _offset(index)
+        if v not in self.gid:
             return
-        bounds = {b for v, b in facts if v == index.ident}
+        lower = max([0] + [f[2] for f in facts if f[0] == "lower" and f[1] == v])
+        if lower + c < 0:
+            return
+        bounds = {f[2] for f in facts if f[0] == "upper" and f[1] == v and c <= f[3]}
         if ("len", lst.pyname, dim) in bounds:
             self.result[check] = None
             return
@@ -188,6 +211,20 @@ class _Prover(Visitor):
             return
         self.expr(e.left, facts)
         self.expr(e.right, facts | self._true_facts(e.left))
+
+
+def _offset(e) -> tuple:
+    """(local ident, c) when ``e`` is ``v``, ``v + c``, ``c + v`` or ``v - c``; else (None, 0)."""
+    if isinstance(e, ir.Var):
+        return e.ident, 0
+    if isinstance(e, ir.Binary) and e.op in ("add", "sub"):
+        a, b = e.left, e.right
+        if isinstance(a, ir.Var) and isinstance(b, ir.Const) and type(b.value) is int:
+            return a.ident, b.value if e.op == "add" else -b.value
+        if e.op == "add" and isinstance(b, ir.Var) and isinstance(a, ir.Const) and \
+                type(a.value) is int:
+            return b.ident, a.value
+    return None, 0
 
 
 def _same_index(a, b) -> bool:

@@ -55,11 +55,14 @@ def test_augmented_stores_len_and_shape(device_name):
     np.testing.assert_array_equal(a, want)
 
 
-def test_a_3d_volume(device_name):
-    v = np.zeros((5, 6, 7), np.int32)
-    gpu(nk.fill_volume, v, threads=(7, 6, 5)).join()
+@pytest.mark.parametrize("shape", [(5, 6, 7), (21, 13, 3), (1, 1, 300)])
+def test_a_3d_volume(device_name, shape):
+    v = np.zeros(shape, np.int32)           # few rows, many rows (several per invocation), one
+    gpu(nk.fill_volume, v, threads=shape[::-1]).join()
     z, y, x = np.indices(v.shape)
     np.testing.assert_array_equal(v, 10000 * z + 100 * y + x)
+    if shape != (5, 6, 7):
+        return
     nested3 = v.tolist()
     gpu(nk.fill_volume, nested3, threads=(7, 6, 5)).join()
     assert nested3 == v.tolist()
