@@ -44,14 +44,14 @@ IMPLS = ("ours", "raw", "original", "numpy", "torch")
 LABEL = {"ours": "ours", "raw": "raw wgpu", "original": "original", "numpy": "numpy",
          "torch": "torch"}
 SERVED = ("W1", "W2", "W3", "W6", "W8", "CPU")   # run in long-lived workers
-FRESH = ("W4", "W5", "W7", "W5big", "RED", "V2")   # a fresh process per measurement
-ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "RED", "V2", "W5big")
+FRESH = ("W4", "W5", "W7", "W5big", "RED", "V2", "ND")   # a fresh process per measurement
+ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "RED", "V2", "ND", "W5big")
 WHO = {"W1": ("ours", "raw", "original", "numpy"), "W2": ("ours", "raw", "original", "numpy"),
        "W3": ("ours", "raw", "original", "numpy"), "W4": ("ours", "raw", "original"),
        "W5": ("ours", "raw", "original", "numpy"), "W6": ("ours", "raw", "original", "numpy"),
        "W7": ("ours", "raw", "original"), "W5big": ("ours", "raw", "original", "torch"),
        "W8": ("ours",), "CPU": ("ours", "numpy"), "RED": ("ours", "numpy", "torch"),
-       "V2": ("ours",)}
+       "V2": ("ours",), "ND": ("ours",)}
 
 FULL = {
     "W1": {"n": 64, "launches": 2000, "warmup": 200},
@@ -70,6 +70,7 @@ FULL = {
                    "mandel": [512, 512, 256], "reps": 11},
            "gpu": {"n_mem": 1 << 26, "bodies": 32768, "n_saxpy": 1 << 26,
                    "mandel": [4096, 4096, 256], "reps": 21}},
+    "ND": {"cpu": {"n": 1024, "reps": 11}, "gpu": {"n": 4096, "reps": 31}},
 }
 QUICK = {
     "W1": {"n": 64, "launches": 500, "warmup": 50},
@@ -88,6 +89,7 @@ QUICK = {
                    "mandel": [256, 256, 256], "reps": 5},
            "gpu": {"n_mem": 1 << 26, "bodies": 16384, "n_saxpy": 1 << 26,
                    "mandel": [4096, 4096, 256], "reps": 9}},
+    "ND": {"cpu": {"n": 1024, "reps": 5}, "gpu": {"n": 4096, "reps": 11}},
 }
 
 # (workload, metric, label, unit, higher is better)
@@ -143,6 +145,11 @@ ROWS = [
     ("V2", "saxpy64_GBps", "V2 resident saxpy, float64 arrays", "GB/s", True),
     ("V2", "mandel32_ms", "V2 Mandelbrot in float32", "ms/launch", False),
     ("V2", "mandel64_ms", "V2 Mandelbrot in float64", "ms/launch", False),
+    ("ND", "st2d_GBps", "ND 2-D 5-point stencil, threads=(n, n)", "GB/s", True),
+    ("ND", "st1d_GBps", "ND the same stencil flattened by hand (1-D)", "GB/s", True),
+    ("ND", "saxpy_GBps", "ND resident saxpy over n*n, same process", "GB/s", True),
+    ("ND", "numpy_GBps", "ND numpy slices", "GB/s", True),
+    ("ND", "torch_GBps", "ND torch slices (CUDA)", "GB/s", True),
 ]
 
 # (label, workload, metric, against, op, lavapipe bound, GPU bound); against "self:<metric>"
@@ -177,6 +184,10 @@ TARGETS = [
      "self:fn_nbody_inline_ms", "<=", 1.02, 1.02),
     ("V2 float64 saxpy GB/s >= {b}x float32's", "V2", "saxpy64_GBps", "self:saxpy32_GBps",
      ">=", 0.9, 0.9),
+    ("ND 2-D stencil GB/s >= {b}x the flattened 1-D", "ND", "st2d_GBps", "self:st1d_GBps",
+     ">=", 0.95, 0.95),
+    ("ND 2-D stencil GB/s >= {b}x resident saxpy GB/s", "ND", "st2d_GBps", "self:saxpy_GBps",
+     ">=", 0.7, 0.7),
 ]
 
 #: Figures the issue states for an implementation that cannot run in that column's machine
@@ -691,6 +702,7 @@ def main(argv: list[str]) -> int:
     on_gpu = device.get("adapter_type") not in ("CPU", "?")
     params["RED"]["sizes"] = params["RED"]["sizes_gpu" if on_gpu else "sizes_cpu"]
     params["V2"] = params["V2"]["gpu" if on_gpu else "cpu"]
+    params["ND"] = params["ND"]["gpu" if on_gpu else "cpu"]
     workloads = only or [w for w in ALL if w != "W5big" or on_gpu]
     if "W5big" in workloads and not on_gpu and only is None:
         workloads.remove("W5big")

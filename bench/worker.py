@@ -53,6 +53,9 @@ def _module(impl: str, workload: str = ""):
     if impl == "ours" and workload == "V2":
         import v2                      # cthreads only (device functions, float64, examples/)
         return v2
+    if impl == "ours" and workload == "ND":
+        import nd                      # cthreads only (N-D lists and launches)
+        return nd
     if impl in ("ours", "original"):
         import workloads
         return workloads
