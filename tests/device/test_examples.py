@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import CThreadsGPUError, GpuIndexError, gpu
-from examples import bounds_error, histogram, nbody, numpy_saxpy, reduce_sum
+from examples import (blur_image, bounds_error, heat2d, histogram, nbody, numpy_saxpy,
+                      reduce_sum, volume)
 from tests.conftest import run_python
 from tests.device.kernels import assert_saxpy
 
@@ -185,3 +186,41 @@ def test_nbody_matches_a_numpy_integration(device_name):
     np.testing.assert_allclose(r["pos"], pos, atol=1e-5)
     np.testing.assert_allclose(r["vel"], vel, atol=1e-5)
     assert r["ok"]
+
+
+# -- N-D examples ----------------------------------------------------------------------------
+
+def test_heat2d_matches_numpy_and_conserves_heat_away_from_the_edges(device_name):
+    r = heat2d.main(64, steps=20)
+    u = heat2d.initial(64).astype(np.float64)
+    for _ in range(20):                    # the explicit scheme, written out once more
+        v = u.copy()
+        for y in range(1, 63):
+            v[y, 1:-1] = u[y, 1:-1] + heat2d.ALPHA * (u[y - 1, 1:-1] + u[y + 1, 1:-1]
+                                                      + u[y, :-2] + u[y, 2:] - 4 * u[y, 1:-1])
+        u = v
+    np.testing.assert_allclose(r["u"], u, atol=1e-3)
+    assert r["ok"]
+
+
+def test_blur_image_matches_a_loop_over_offsets(device_name):
+    r = blur_image.main(1)
+    img = r["image"].astype(np.float64)
+    h, w = img.shape
+    want = np.zeros_like(img)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            ys = np.clip(np.arange(h) + dy, 0, h - 1)
+            xs = np.clip(np.arange(w) + dx, 0, w - 1)
+            want += img[np.ix_(ys, xs)]
+    np.testing.assert_allclose(r["blurred"], want / 9.0, rtol=1e-6, atol=1e-4)
+
+
+def test_volume_matches_a_direct_distance(device_name):
+    r = volume.main(24)
+    vol = r["volume"]
+    z, y, x = 5, 11, 17
+    p = ((x + 0.5) / 24, (y + 0.5) / 24, (z + 0.5) / 24)
+    want = min(math.dist(p, (cx, cy, cz)) - rad for cx, cy, cz, rad in volume.SPHERES)
+    assert abs(vol[z, y, x] - want) < 1e-6
+    assert r["inside"] == int((vol < 0).sum())
