@@ -18,7 +18,9 @@ with its compiled pipelines.
 
 from __future__ import annotations
 
+import ast
 import builtins
+import dis
 import hashlib
 import importlib
 import linecache
@@ -83,12 +85,28 @@ def _state_of(obj) -> dict:
     return state
 
 
+_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF")
+
+
 def _code_names(code) -> set:
-    names = set(code.co_names) | set(code.co_freevars)
+    """The global and captured names the bytecode of ``code`` (and of the code nested in it)
+    loads; attribute names (``GlobalIdx.x``) are not among them."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in _LOADS}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _code_names(const)
     return names
+
+
+def _annotation_names(tree) -> set:
+    """The names the annotations of a function's parameters, return and annotated
+    assignments use (``list[float32]``): the compiler resolves them, the bytecode may not
+    load them."""
+    exprs = [a.annotation for a in ast.walk(tree) if isinstance(a, ast.arg) and a.annotation]
+    exprs += [n.annotation for n in ast.walk(tree) if isinstance(n, ast.AnnAssign)]
+    exprs += [n.returns for n in ast.walk(tree)
+              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns]
+    return {n.id for e in exprs for n in ast.walk(e) if isinstance(n, ast.Name)}
 
 
 def _library_ref(value):
@@ -103,12 +121,13 @@ def _library_ref(value):
     return None
 
 
-def _captured(fn) -> dict:
-    """name -> (how, what) for every global or captured name the body of ``fn`` uses."""
+def _captured(fn, tree) -> dict:
+    """name -> (how, what) for every global or captured name the body and annotations of
+    ``fn`` (parsed: ``tree``) use."""
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     glb = fn.__globals__
     out = {}
-    for name in sorted(_code_names(fn.__code__)):
+    for name in sorted(_code_names(fn.__code__) | _annotation_names(tree)):
         if name in cells:
             try:
                 value = cells[name].cell_contents
@@ -166,7 +185,7 @@ def _make_state(obj) -> dict:
     body = textwrap.dedent("".join(lines[k:]))
     first = src.firstlineno + k          # the line of the 'def'
     text = "\n" * (first - 1) + body
-    names = _captured(fn)
+    names = _captured(fn, src.tree)
     kind = type(obj).__name__
     parts = [kind, fn.__qualname__, src.filename, text, repr(sorted(options.items()))]
     parts += [f"{n}={_digest_part(*names[n])}" for n in sorted(names)]

@@ -19,9 +19,12 @@ from tests.device import scale_kernels
 from tests.device.scale_kernels import axpy, run_in_worker
 
 SOURCE = textwrap.dedent('''
-    from cthreads.gpu import Gpu, GlobalIdx
+    import numpy as np
+
+    from cthreads.gpu import Gpu, GlobalIdx, float32
 
     OFFSET = 0.5
+    x = np.arange(100_000.0)    # a large global named like a parameter: never sent along
 
 
     @Gpu.func
@@ -30,7 +33,7 @@ SOURCE = textwrap.dedent('''
 
 
     @Gpu(boundscheck=True)
-    def main_kernel(x: list[float], y: list[float]) -> None:
+    def main_kernel(x: list[float32], y: list[float32]) -> None:
         i = GlobalIdx.x
         if i < len(x):
             y[i] = triple(x[i]) + OFFSET
@@ -75,6 +78,7 @@ def test_main_kernel_travels_by_value_and_runs_in_another_process(tmp_path, dump
     gpu(kernel, x, y).join()                     # compiled and run here first: nothing of it
     data = dumps(kernel)                         # (pipelines) travels
     assert b"triple" in data and b"OFFSET" in data and b"wgpu" not in data
+    assert len(data) < 8000          # the source and constants only
     path.unlink()
     blob = tmp_path / "kernel.pickle"
     blob.write_bytes(data)
