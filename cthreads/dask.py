@@ -14,7 +14,8 @@ workers 0, 1, ...) runs on device ``k % len(devices())`` unless ``CTHREADS_ADAPT
 task run in the process that called ``map_blocks`` (the threaded and synchronous schedulers)
 uses the device selected there (``use_device``); elsewhere the default device.
 
-Blocks are 1-D for now (N-D arrays come with N-D launches).
+Blocks of up to three dimensions: with ``threads=None`` a 1-D block launches its length and an
+N-D block its shape with x along the last axis (``threads=(shape[-1], shape[-2], ...)``).
 """
 
 from __future__ import annotations
@@ -69,16 +70,21 @@ def _run_block(spec: dict, *blocks):
     if index is None and spec["pid"] == os.getpid():
         index = spec["selection"]
     values = list(spec["values"])
+    written = spec["written_pos"]
     for pos, block in zip(spec["array_pos"], blocks):
-        values[pos] = block
+        # a block may be a strided view (chunks across columns): launches take C order
+        values[pos] = block if pos in written else np.ascontiguousarray(block)
     length = len(blocks[0]) if blocks else 1
-    for pos in spec["written_pos"]:
+    for pos in written:
         if values[pos] is not None:
             values[pos] = np.array(values[pos], copy=True, order="C")   # inputs never change
     result = values[spec["out_pos"]]
     if spec["n_pos"] is not None:
         values.insert(spec["n_pos"], length)
-    kwargs = {} if spec["threads"] is None else {"threads": spec["threads"]}
+    threads = spec["threads"]
+    if threads is None and blocks and blocks[0].ndim > 1:
+        threads = tuple(reversed(blocks[0].shape))       # x along the last axis
+    kwargs = {} if threads is None else {"threads": threads}
     if index is None:
         gpu(spec["kernel"], *values, **kwargs).join()
     else:
@@ -94,8 +100,8 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
     The dask arrays must have the same chunks (``x.rechunk(y.chunks)``); other arguments are
     passed whole to every block. ``out`` names a list parameter: its argument is a dask array
     (the values the kernel starts from) or None (zeros of the parameter's element type). The
-    input arrays are never changed. ``threads`` is passed to every launch (None: the block's
-    length)."""
+    input arrays are never changed. ``threads`` is passed to every launch (None: a 1-D block's
+    length, an N-D block's shape with x along the last axis)."""
     if not isinstance(kernel, GpuKernel):
         raise TypeError(f"map_blocks: {getattr(kernel, '__name__', kernel)!r} is not a @Gpu "
                         "kernel; decorate the function with @Gpu")
@@ -125,12 +131,14 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                                  "or launch with gpu()")
     first = args[arrays[0]]
     for k in arrays:
-        a = args[k]
-        if a.ndim != 1:
+        a, p = args[k], taken[k]
+        if not p.is_list or a.ndim != p.ndim or a.ndim > 3:
+            what = f"a {p.ndim}-D list" if p.is_list else f"a scalar ({p.elem})"
             raise GpuInvalidArgument(
-                f"map_blocks({program.name}, ...) parameter {taken[k].name!r}: a {a.ndim}-D "
-                "dask array; map_blocks runs on 1-D blocks for now (flatten it: "
-                "x.reshape(-1), or x.ravel())")
+                f"map_blocks({program.name}, ...) parameter {p.name!r}: a {a.ndim}-D dask "
+                f"array, but the kernel declares {what}; pass "
+                + (f"a {p.ndim}-D dask array (blocks of up to 3 dimensions)" if p.is_list
+                   else "a number"))
         if a.chunks != first.chunks:
             raise GpuInvalidArgument(
                 f"map_blocks({program.name}, ...) parameters {taken[arrays[0]].name!r} and "
@@ -138,6 +146,11 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 f"{a.chunks[0][:4]}...); rechunk one: "
                 f"{taken[k].name}.rechunk({taken[arrays[0]].name}.chunks)")
     if args[out_pos] is None:
+        if out_param.ndim != first.ndim:
+            raise GpuInvalidArgument(
+                f"map_blocks({program.name}, ..., out={out!r}): {out!r} is a "
+                f"{out_param.ndim}-D list and the dask arrays are {first.ndim}-D; pass a "
+                f"{out_param.ndim}-D dask array for it")
         dtype = np.dtype(elem_type(out_param.elem).array_dtype)
         args[out_pos] = _da.zeros(first.shape, chunks=first.chunks, dtype=dtype)
         arrays = sorted(arrays + [out_pos])

@@ -7,7 +7,8 @@ tiles run on all GPUs at once. The kernel travels to the workers pickled by valu
 file runs as a script (it is defined in ``__main__``). The image is checked against numpy.
 
 Run: ``python examples/mandelbrot_dask.py [width] [height] [max_iter] [workers]``.
-(Dask tiles are 1-D for now: N-D tiles come with N-D launches.)
+(The tiles are runs of pixel numbers, so each task knows where its pixels are; 2-D blocks
+work too: ``map_blocks`` launches an N-D block over its shape.)
 """
 
 from __future__ import annotations

@@ -68,3 +68,12 @@ def worker_report(dask_worker) -> tuple:
     from cthreads.dask import worker_device  # noqa: PLC0415
 
     return dask_worker.name, worker_device(), [c.index for c in device.open_contexts()]
+
+
+@Gpu
+def rows_plus_cols(u: list[list[float]], v: list[list[float]]) -> None:
+    """v[y, x] = 2 * u[y, x] + x - y, over a 2-D block (x along the last axis)."""
+    x = GlobalIdx.x
+    y = GlobalIdx.y
+    if y < u.shape[0] and x < u.shape[1]:
+        v[y, x] = 2.0 * u[y, x] + x - y

@@ -13,7 +13,8 @@ import pytest
 
 from cthreads.dask import map_blocks
 from cthreads.gpu import GpuInvalidArgument
-from tests.device.scale_kernels import axpy, scaled_twice, spin, spin_reference, worker_report
+from tests.device.scale_kernels import (axpy, rows_plus_cols, scaled_twice, spin, spin_reference,
+                                        worker_report)
 
 N = 10_000
 CHUNK = 2_500
@@ -49,6 +50,17 @@ def test_threaded_scheduler_fills_n_passes_scalars_and_keeps_inputs(device_name)
     np.testing.assert_array_equal(x, np.arange(N))
     zeros = map_blocks(axpy, 3.0, dx, None, out="y").compute(scheduler="sync")
     np.testing.assert_array_equal(zeros, 3 * x)
+
+
+def test_two_dimensional_blocks_launch_their_shape(device_name):
+    u = np.arange(60 * 50, dtype=np.float32).reshape(60, 50)
+    du = da.from_array(u, chunks=(25, 20))             # column chunks: strided views
+    got = map_blocks(rows_plus_cols, du, None, out="v").compute(scheduler="threads")
+    # x and y count within each block: the block's own column and row
+    cols = np.concatenate([np.arange(c) for c in du.chunks[1]])
+    rows = np.concatenate([np.arange(r) for r in du.chunks[0]])
+    np.testing.assert_array_equal(got, 2 * u + cols[None, :] - rows[:, None])
+    np.testing.assert_array_equal(u, np.arange(60 * 50).reshape(60, 50))
 
 
 def test_process_scheduler(device_name):
@@ -105,7 +117,8 @@ def test_misuse_is_reported_before_any_work(device_name):
     with pytest.raises(TypeError, match=r"takes 3 kernel argument\(s\) \(a, x, y\) \(n is "
                                         r"filled with each block's length\), got 4"):
         map_blocks(axpy, 2.0, dx, dy, N, out="y")
-    with pytest.raises(GpuInvalidArgument, match="1-D blocks for now"):
+    with pytest.raises(GpuInvalidArgument, match=r"parameter 'x': a 2-D dask array, but the "
+                                                 r"kernel declares a 1-D list"):
         map_blocks(scaled_twice, dx.reshape(100, 100), dy.reshape(100, 100), out="y")
     np.testing.assert_array_equal(y, np.ones(N))
     assert dask.config.get("scheduler", None) in (None, "threads", "sync", "dask.distributed")
