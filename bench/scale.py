@@ -225,14 +225,16 @@ def part_b(quick: bool, repeats: int) -> dict:
 
 # -- (c) map_blocks overhead per block -------------------------------------------------------
 
-def part_c(quick: bool, repeats: int) -> dict:
+def part_c(quick: bool, repeats: int, sizes=None) -> dict:
     import dask  # noqa: PLC0415
     import dask.array as da  # noqa: PLC0415
 
     from cthreads.dask import map_blocks  # noqa: PLC0415
 
     rows = []
-    for block in ((1 << 16, 1 << 20) if quick else (1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22)):
+    default = (1 << 16, 1 << 20) if quick else (1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22)
+    for block in sizes or default:
+        shutdown()                       # each size starts from an empty buffer pool
         blocks = 16
         n = block * blocks
         x = (np.arange(n) % 1000).astype(np.float32)     # 2x + 1 exact in float32 (a GPU
@@ -269,12 +271,35 @@ def part_c(quick: bool, repeats: int) -> dict:
     return {"rows": rows, "target": 1.2, "dask": dask.__version__}
 
 
+def part_c_apart(out: Path, quick: bool, repeats: int) -> dict:
+    """(c) with each block size in a process of its own: in one process the figures depended
+    on the sizes measured before (1.45x at 1M elements after the smaller sizes, 0.99x alone,
+    on lavapipe), through the allocator's state."""
+    import subprocess  # noqa: PLC0415
+
+    rows = []
+    sizes = (1 << 16, 1 << 20) if quick else (1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22)
+    for block in sizes:
+        sub = out / f"c-{block}"
+        done = subprocess.run([sys.executable, __file__, str(sub), "--only", "c", "--blocks",
+                               str(block), "--repeats", str(repeats)], capture_output=True,
+                              text=True)
+        for line in done.stdout.splitlines():
+            if line.startswith("(c)"):
+                say(line)
+        if done.returncode != 0:
+            raise RuntimeError(f"(c) block {block}: {done.stderr[-2000:]}")
+        rows += json.loads((sub / "scale.json").read_text())["c"]["rows"]
+    return {"rows": rows, "target": 1.2, "one_process_per_size": True}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir")
     parser.add_argument("--quick", action="store_true", help="small sizes, 3 repeats")
     parser.add_argument("--only", default="a,b,c", help="parts to run, e.g. a,c")
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--blocks", default="", help="(c): block sizes, e.g. 1048576,4194304")
     args = parser.parse_args(argv)
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -289,7 +314,13 @@ def main(argv=None) -> int:
     parts = {"a": part_a, "b": part_b, "c": part_c}
     for key in args.only.split(","):
         try:
-            results[key] = parts[key](args.quick, repeats)
+            if key == "c" and args.blocks:
+                results[key] = part_c(args.quick, repeats,
+                                      [int(b) for b in args.blocks.split(",")])
+            elif key == "c":
+                results[key] = part_c_apart(out, args.quick, repeats)
+            else:
+                results[key] = parts[key](args.quick, repeats)
         except Exception as exc:  # noqa: BLE001 - report and go on with the other parts
             results[key] = {"error": f"{type(exc).__name__}: {exc}"}
             say(f"({key}) ERROR {type(exc).__name__}: {exc}")

@@ -78,6 +78,8 @@ def _run_block(spec: dict, *blocks):
     for pos in written:
         if values[pos] is not None:
             values[pos] = np.array(values[pos], copy=True, order="C")   # inputs never change
+    if spec["zeros"] is not None:                      # out=None: a fresh block of zeros
+        values[spec["out_pos"]] = np.zeros(blocks[0].shape, spec["zeros"])
     result = values[spec["out_pos"]]
     if spec["n_pos"] is not None:
         values.insert(spec["n_pos"], length)
@@ -151,22 +153,23 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 f"map_blocks({program.name}, ..., out={out!r}): {out!r} is a "
                 f"{out_param.ndim}-D list and the dask arrays are {first.ndim}-D; pass a "
                 f"{out_param.ndim}-D dask array for it")
-        dtype = np.dtype(elem_type(out_param.elem).array_dtype)
-        args[out_pos] = _da.zeros(first.shape, chunks=first.chunks, dtype=dtype)
-        arrays = sorted(arrays + [out_pos])
+        zeros = np.dtype(elem_type(out_param.elem).array_dtype)
+        result = _da.zeros(first.shape, chunks=first.chunks, dtype=zeros)   # its chunks only
     elif not isinstance(args[out_pos], _da.Array):
         raise GpuInvalidArgument(f"map_blocks({program.name}, ..., out={out!r}): the argument "
                                  f"for {out!r} must be a dask array (or None for zeros), got "
                                  f"{type(args[out_pos]).__name__}")
+    else:
+        zeros, result = None, args[out_pos]
     written = [k for k, p in enumerate(taken) if p.is_list and (p.written or p.atomic)]
     values = [None if k in arrays else a for k, a in enumerate(args)]
     spec = {"kernel": kernel, "values": tuple(values), "array_pos": tuple(arrays),
             "written_pos": tuple(written), "n_pos": n_pos, "out_pos": out_pos,
-            "threads": threads, "pid": os.getpid(), "selection": _device.selection.get()}
-    result = args[out_pos]
+            "zeros": zeros, "threads": threads, "pid": os.getpid(),
+            "selection": _device.selection.get()}
     return _da.map_blocks(functools.partial(_run_block, spec), *[args[k] for k in arrays],
                           dtype=result.dtype, chunks=result.chunks,
-                          meta=np.empty((0,), dtype=result.dtype),
+                          meta=np.empty((0,) * result.ndim, dtype=result.dtype),
                           token=f"cthreads-{program.name}")
 
 
