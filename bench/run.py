@@ -697,8 +697,10 @@ def main(argv: list[str]) -> int:
         else:
             notes.append(f"{LABEL[name]} worker could not start: {srv.error}")
     if "adapter_type" not in device:
-        device.setdefault("adapter_type", "CPU" if "llvmpipe" in device.get("device", "")
-                          else "?")
+        # without the raw worker (which reports it): CPU drivers name themselves
+        name = device.get("device", "")
+        cpu = any(w in name.lower() for w in ("llvmpipe", "lavapipe", "swiftshader"))
+        device.setdefault("adapter_type", "CPU" if cpu else ("GPU" if name else "?"))
     on_gpu = device.get("adapter_type") not in ("CPU", "?")
     params["RED"]["sizes"] = params["RED"]["sizes_gpu" if on_gpu else "sizes_cpu"]
     params["V2"] = params["V2"]["gpu" if on_gpu else "cpu"]

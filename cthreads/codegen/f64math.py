@@ -224,8 +224,12 @@ _RAW: dict[str, str] = {
     let q = ct_hide_d(x / y);
     if (!(abs(x) >= 0x1p-916lf) || !(min(abs(q), abs(y)) >= 0x1p-960lf)) { return q; }
     let r = ct_residual_d(x, q, y);
-    let c = q + r / y;
-    return select(q, c, ct_isfinite_d(r) && ct_isfinite_d(c));
+    let c = ct_hide_d(q + ct_hide_d(r / y));
+    if (c == q || !(ct_isfinite_d(r) && ct_isfinite_d(c))) { return q; }
+    // keep the candidate only when its own exact residual is smaller: a driver that fuses
+    // or reassociates the correction (NVIDIA's) can then never make a right quotient wrong
+    let rc = ct_residual_d(x, c, y);
+    return select(q, c, abs(rc) < abs(r));
 }""",
     # Exact remainder with the sign of a: long division by 50-bit steps of the exponent gap
     # (each step exact: the partial remainder fits 53 bits), then one last step.
@@ -292,7 +296,7 @@ _RAW: dict[str, str] = {
     if (hi < -745.2lf) { return 0.0lf; }
     let k = round(hi * $LOG2E);
     let r1 = fma(-k, $LN2_HI, hi);
-    let t = k * $LN2_LO;
+    let t = ct_hide_d(k * $LN2_LO);
     let rh = ct_hide_d(r1 - t);
     let bb = ct_hide_d(rh - r1);
     let rl = ((r1 - (rh - bb)) + (-t - bb)) + lo;
@@ -321,7 +325,7 @@ _RAW: dict[str, str] = {
     if (abs(x) <= 0.34657359027997264lf) { return ct_expm1_poly_d(x); }
     let k = round(x * $LOG2E);
     let r1 = fma(-k, $LN2_HI, x);
-    let t = k * $LN2_LO;
+    let t = ct_hide_d(k * $LN2_LO);
     let rh = ct_hide_d(r1 - t);
     let rl = (r1 - rh) - t;
     let p0 = ct_expm1_poly_d(rh);
@@ -370,7 +374,7 @@ _RAW: dict[str, str] = {
     "ct_log_dd_d": """fn ct_log_dd_d(x: f64) -> vec2<f64> {
     let c = ct_log_core_d(x);
     let ef = c.x;
-    let eh = ef * $LN2_HI;
+    let eh = ct_hide_d(ef * $LN2_HI);
     let hi = ct_hide_d(eh + c.y);
     let bv = ct_hide_d(hi - eh);
     let err = (eh - (hi - bv)) + (c.y - bv);
@@ -407,7 +411,7 @@ _RAW: dict[str, str] = {
     let ph = ct_hide_d(c.y * $LOG10E);
     let pl = ct_mul_err_d(c.y, $LOG10E, ph) + (c.y * $LOG10E_L + c.z * $LOG10E);
     let ef = c.x;
-    let eh = ef * $L10_2_HI;
+    let eh = ct_hide_d(ef * $L10_2_HI);
     let s = ct_hide_d(eh + ph);
     let bv = ct_hide_d(s - eh);
     let err = (eh - (s - bv)) + (ph - bv);
@@ -750,7 +754,7 @@ $PRODUCT_STEPS
     "ct_exp_pair_d": """fn ct_exp_pair_d(a: f64) -> vec2<f64> {
     let k = round(a * $LOG2E);
     let r1 = fma(-k, $LN2_HI, a);
-    let t = k * $LN2_LO;
+    let t = ct_hide_d(k * $LN2_LO);
     let rh = ct_hide_d(r1 - t);
     let bb = ct_hide_d(rh - r1);
     let rl = (r1 - (rh - bb)) + (-t - bb);

@@ -13,7 +13,7 @@ import cloudpickle
 import numpy as np
 import pytest
 
-from cthreads.gpu import GpuArena, gpu
+from cthreads.gpu import VulkanInitFailed, GpuArena, gpu
 from tests.conftest import run_python
 from tests.device import scale_kernels
 from tests.device.scale_kernels import axpy, run_in_worker
@@ -129,7 +129,14 @@ def test_multiprocessing_runs_pickled_kernels(tmp_path, method, device_name):
     namespace, _ = _main_kernels(tmp_path)
     ctx = multiprocessing.get_context(method)
     with ctx.Pool(1) as pool:
-        by_value = pool.apply(run_in_worker, (namespace["main_kernel"], 300))
+        try:
+            by_value = pool.apply(run_in_worker, (namespace["main_kernel"], 300))
+        except VulkanInitFailed as exc:
+            # some drivers (NVIDIA's) refuse any device in a process forked from one whose
+            # device was up: ours says so and how to start workers instead (lavapipe works)
+            assert method == "fork" and "llvmpipe" not in device_name, exc
+            assert "'spawn' or 'forkserver'" in str(exc)
+            return
         by_reference = pool.apply(run_in_worker, (scale_kernels.scaled_twice, 300))
     assert by_value == _expected(300)
     assert by_reference == (np.arange(300, dtype=np.float32) * 6).tolist()

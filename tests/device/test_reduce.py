@@ -460,7 +460,8 @@ def test_device_loss_raises_ours_then_a_new_device_serves(tmp_path, device_name)
                           "unchanged": bool(np.array_equal(x, keep)) and lst == keep.tolist()}))
     '''))
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=180, env=dict(os.environ, PYTHONPATH=ROOT))
+                         timeout=180, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                             p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)))
     assert out.returncode == 0, out.stdout + out.stderr
     info = json.loads(out.stdout.strip().splitlines()[-1])
     (first, message), (second, message2) = info["errs"]
