@@ -184,6 +184,7 @@ _RAW: dict[str, str] = {
         p1 = p1 * 0x1p-28lf;
         sc = sc * 0x1p28lf;
     }
+    if (ct_fused_d()) { return fma(a1, b1, -p1) * sc; }
     let x = ct_split_d(a1);
     let y = ct_split_d(b1);
     return (((ct_hide_d(x.x * y.x - p1) + x.x * y.y) + x.y * y.x) + x.y * y.y) * sc;
@@ -192,6 +193,13 @@ _RAW: dict[str, str] = {
     "ct_residual_d": """fn ct_residual_d(n: f64, a: f64, b: f64) -> f64 {
     let p = ct_hide_d(a * b);
     return (n - p) - ct_mul_err_d(a, b, p);
+}""",
+    # True where fma rounds once (NVIDIA's driver; not lavapipe's): there the error of a
+    # product is fma(a, b, -p) exactly, and Dekker's split, whose steps that driver fuses in
+    # its own way, is not needed (the operands are hidden so the compiler cannot decide it)
+    "ct_fused_d": """fn ct_fused_d() -> bool {
+    let a = ct_hide_d(1.0lf + 0x1p-30lf);
+    return fma(a, a, -ct_hide_d(1.0lf + 0x1p-29lf)) != 0.0lf;
 }""",
     # x, unknown to the driver's compiler: keeps it from re-associating the error-free
     # transformations (a + b - a ...) and from folding fma(a, b, -(a * b)) to 0, as lavapipe
