@@ -239,36 +239,35 @@ _RAW: dict[str, str] = {
     let rc = ct_residual_d(x, c, y);
     return select(q, c, abs(rc) < abs(r));
 }""",
-    # Exact remainder with the sign of a: long division by 50-bit steps of the exponent gap
-    # (each step exact: the partial remainder fits 53 bits), then one last step.
+    # Exact remainder with the sign of a, in integers: with x = mx 2^ex and y = my 2^ey (53-bit
+    # integer significands), fmod(x, y) = (mx 2^(ex-ey) mod my) 2^ey, computed 11 bits of the
+    # exponent gap at a time (r < my < 2^53, so r << 11 fits u64). No float step is involved,
+    # so no driver's rounding, fusing or flushing can change it; at most 191 passes.
     "ct_fmod_d": """fn ct_fmod_d(a: f64, b: f64) -> f64 {
     if (!ct_isfinite_d(a) || ct_isnan_d(b) || b == 0.0lf) { return $NAN; }
     if (ct_isinf_d(b)) { return a; }
-    var x = abs(a);
+    let x = abs(a);
     let y = abs(b);
     if (x < y) { return a; }
-    let ey = ct_exponent_d(y);
-    if (ct_exponent_d(x) - ey > 50i) {
-        loop {
-            let gap = ct_exponent_d(x) - ey;
-            if (gap <= 50i) { break; }
-            var ys = ct_scale_d(y, gap - 50i);
-            if (gap > 2000i) { ys = ct_scale_d(y * 0x1p100lf, gap - 150i); }
-            var q = trunc(x / ys);
-            if (ct_isinf_d(q * ys)) { q = q - 1.0lf; }
-            var r = ct_residual_d(x, q, ys);
-            if (r < 0.0lf) { r = r + ys; } else if (r >= ys) { r = r - ys; }
-            x = r;
-        }
+    let bx = bitcast<u64>(x);
+    let by = bitcast<u64>(y);
+    let fx = i32((bx >> 52u) & 0x7fflu);
+    let fy = i32((by >> 52u) & 0x7fflu);
+    var mx = bx & 0xffffffffffffflu;
+    var my = by & 0xffffffffffffflu;
+    var ex = -1074i;
+    var ey = -1074i;
+    if (fx != 0i) { mx = mx | 0x10000000000000lu; ex = fx - 1075i; }
+    if (fy != 0i) { my = my | 0x10000000000000lu; ey = fy - 1075i; }
+    var r = mx % my;
+    var k = ex - ey;
+    loop {
+        if (k <= 0i || r == 0lu) { break; }
+        let s = min(k, 11i);
+        r = (r << u32(s)) % my;
+        k = k - s;
     }
-    if (x >= y) {
-        var q = trunc(x / y);
-        if (ct_isinf_d(q * y)) { q = q - 1.0lf; }
-        var r = ct_residual_d(x, q, y);
-        if (r < 0.0lf) { r = r + y; } else if (r >= y) { r = r - y; }
-        x = r;
-    }
-    return ct_copysign_d(x, a);
+    return ct_copysign_d(ct_scale_d(f64(r), ey), a);
 }""",
     "ct_mod_d": """fn ct_mod_d(a: f64, b: f64) -> f64 {
     var r = ct_fmod_d(a, b);
