@@ -204,7 +204,6 @@ class GpuKernel:
 
     # -- the plain-Python oracle -----------------------------------------------------------
     def problem_size(self, args) -> int:
-        names = [p.name for p in self.program.params]
         for p, value in zip(self.program.params, args):
             if p.name == "n" and p.elem in ("int", "int64"):
                 return int(value)

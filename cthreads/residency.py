@@ -19,7 +19,6 @@ import weakref
 
 from . import convert, nested
 from .backend import device as _device
-from .backend import get_queue
 from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .readback import Readback

@@ -15,8 +15,9 @@ from ..errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
 from .. import indexes, sync
 from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
+from .access import AccessMixin
 from .functions import DeviceFunction
-from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, ListType, elem, is_float, promote,
+from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, elem, is_float, promote,
                     wrap as _wrap)
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
@@ -29,22 +30,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-def assignable(ty: str, declared: str) -> bool:
-    """True when a ``ty`` value may be stored in a ``declared`` local, parameter, element or
-    result: bools and ints into any number, floats into floats (a narrower width rounds or
-    wraps, as numpy's element assignment does); never a float into an int."""
-    if ty == declared:
-        return True
-    have, want = elem(ty).kind, elem(declared).kind
-    if want == "f":
-        return True
-    if want in "iu":
-        return have in "biu"
-    return False
-
-
-
-class ExprMixin:
+class ExprMixin(AccessMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:
@@ -161,13 +147,6 @@ class ExprMixin:
                        "kernels read module-level int, float and bool constants; pass other "
                        "data as parameters")
 
-    def list_of(self, node, what="indexed") -> ir.ListRef:
-        if isinstance(node, ast.Name) and node.id in self.scope.lists:
-            return self.scope.lists[node.id]
-        text = ast.unparse(node)
-        self.src.error(node, f"'{text}' is not a list parameter or shared array, so it cannot be "
-                       f"{what}", "index list parameters (x[i]) or arrays declared with "
-                       "shared(size)", cls=GpuKernelTypeError)
 
     # -- leaves ----------------------------------------------------------------------------
     def visit_Constant(self, node):
@@ -204,82 +183,6 @@ class ExprMixin:
         obj = self.scope.resolve(node)
         return self.object_value(obj, node, ast.unparse(node))
 
-    def visit_Subscript(self, node):
-        shape = self.shape_of(node)
-        if shape is not None:
-            return shape
-        lst, indexes, checks = self.element(node, "indexed")
-        return ir.Load(lst.elem, self.src.loc(node), lst, indexes[0], checks[0],
-                       tuple(indexes[1:]), tuple(checks[1:]))
-
-    def element(self, node: ast.Subscript, what: str, extra=None, checks: bool = True) -> tuple:
-        """(list, index per dimension, bounds check per dimension) of ``lst[i, j]`` or
-        ``lst[i][j]`` (``extra``: the index expression of an atomic, already split off;
-        ``checks=False``: the caller makes the checks, after translating its arguments)."""
-        slices = []
-        base = node
-        while isinstance(base, ast.Subscript):
-            slices.insert(0, base.slice)
-            base = base.value
-        if extra is not None:
-            base, slices = node, [extra]
-        lst = self.list_of(base, what)
-        parts = []
-        for sl in slices:
-            parts.extend(sl.elts if isinstance(sl, ast.Tuple) else [sl])
-        if len(parts) != lst.ndim:
-            text = ast.unparse(node)
-            name = lst.pyname
-            if len(parts) < lst.ndim:
-                self.src.error(node, f"'{text}' indexes {len(parts)} of the {lst.ndim} "
-                               f"dimensions of '{name}'; a row or plane of a list is not a "
-                               "value in kernels",
-                               f"index every dimension: {name}[" +
-                               ", ".join("ijk"[:lst.ndim]) + "]", cls=GpuKernelTypeError)
-            self.src.error(node, f"'{text}' has {len(parts)} indexes, but '{name}' has "
-                           f"{lst.ndim} dimension{'s' if lst.ndim > 1 else ''}",
-                           f"index it as {name}[" + ", ".join("ijk"[:lst.ndim]) + "]",
-                           cls=GpuKernelTypeError)
-        indexes = [self.index_expr(part, lst, d) for d, part in enumerate(parts)]
-        if not checks:
-            return lst, indexes, None
-        return lst, indexes, [self.new_check(node, lst, d) for d in range(lst.ndim)]
-
-    def shape_of(self, node: ast.Subscript):
-        """``lst.shape[d]`` (a literal ``d``) as a value, or None for other subscripts."""
-        v = node.value
-        if not (isinstance(v, ast.Attribute) and v.attr == "shape" and
-                isinstance(v.value, ast.Name) and v.value.id in self.scope.lists):
-            return None
-        lst = self.scope.lists[v.value.id]
-        d = node.slice
-        dim = d.value if isinstance(d, ast.Constant) and type(d.value) is int else None
-        if dim is not None and dim < 0:
-            dim += lst.ndim
-        if dim is None or not 0 <= dim < lst.ndim:
-            self.src.error(d, f"'{lst.pyname}.shape[...]' takes a literal dimension from 0 to "
-                           f"{lst.ndim - 1}", f"write {lst.pyname}.shape[0]",
-                           cls=GpuKernelTypeError)
-        loc = self.src.loc(node)
-        if lst.shared_size is not None:
-            return ir.Const(self.plain_int, loc, lst.shared_size)
-        return ir.Len(self.plain_int, loc, lst, dim)
-
-    def index_expr(self, node, lst: ir.ListRef, dim: int = 0) -> ir.Expr:
-        if isinstance(node, ast.Slice):
-            self.src.error(node, "slices are not supported in kernels",
-                           "index one element at a time: x[i]")
-        e = self.expr(node)
-        if is_float(e.ty):
-            self.src.error(node, f"list index must be an int, got a float expression",
-                           "convert with int(...)", cls=GpuKernelTypeError)
-        if e.ty == "bool":
-            e = self.conv(e, "int")
-        if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
-            if lst.shared_size is not None:
-                return ir.Const("int", e.loc, lst.shared_size + e.value)
-            return ir.Binary(e.ty, e.loc, "add", ir.Len(e.ty, e.loc, lst, dim), e)
-        return e
 
     # -- operators -------------------------------------------------------------------------
     def visit_BinOp(self, node):
@@ -456,57 +359,6 @@ class ExprMixin:
             self.unknown_call(node, obj, text)
         return CALLEE_KINDS[callee.kind](self, callee.name, node, text)
 
-    def device_call(self, func, node, statement: bool = False) -> ir.FuncCall:
-        """A call of a device function: arguments checked against its signature (scalars
-        converted as assignments convert, lists passed by name with their element type)."""
-        sig = func.signature
-        loc = self.src.loc(node)
-        if sig.returns is None and not statement:
-            self.src.error(node, f"device function {func.name} returns None, so its call "
-                           "cannot be used as a value",
-                           f"call it on its own line, or annotate {func.name}'s result type "
-                           "and return a value", cls=GpuKernelTypeError)
-        if len(node.args) != len(sig.params):
-            names = ", ".join(n for n, _ in sig.params)
-            self.src.error(node, f"{func.name}() takes {len(sig.params)} argument(s) "
-                           f"({names}), got {len(node.args)}",
-                           f"call it as {func.describe()}", cls=GpuKernelTypeError)
-        args, lists = [], []
-        widths = self.scope.widths
-        for k, ((pname, ty), arg) in enumerate(zip(sig.params, node.args)):
-            ty = ty.with_elem(widths.concrete(ty.elem)) if isinstance(ty, ListType) else \
-                widths.concrete(ty)
-            if isinstance(ty, ListType):
-                if not (isinstance(arg, ast.Name) and arg.id in self.scope.lists):
-                    self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                                   "must be a list: a list parameter or shared array of the "
-                                   "caller, passed by name", f"pass a list, e.g. "
-                                   f"{func.name}(..., xs, ...)", cls=GpuKernelTypeError)
-                ref = self.scope.lists[arg.id]
-                if ref.elem != ty.elem or ref.ndim != ty.ndim:
-                    self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                                   f"cannot take '{arg.id}', a "
-                                   f"{ListType(ref.elem, ref.ndim)}",
-                                   f"pass a {ty}, or change the annotation of "
-                                   f"'{pname}'", cls=GpuKernelTypeError)
-                lists.append(ref)
-                continue
-            if isinstance(arg, ast.Name) and arg.id in self.scope.lists:
-                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                               f"takes a {ty}, not the list '{arg.id}'",
-                               f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
-                               "list", cls=GpuKernelTypeError)
-            value = self.expr(arg)
-            if not assignable(value.ty, ty):
-                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                               f"cannot take a {value.ty} value",
-                               f"convert explicitly, e.g. {ty}(...)", cls=GpuKernelTypeError)
-            args.append(self.conv(value, ty))
-        req = self.functions.request(func, tuple(lists))
-        if not any(r is req for r, _, _ in self.calls):
-            self.calls.append((req, node, self.src))
-        returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
-        return ir.FuncCall(returns, loc, req.ident, tuple(args))
 
     def barrier_value(self, name, node, text):
         self.src.error(node, f"{text}() is a statement, not a value",
@@ -624,37 +476,6 @@ class ExprMixin:
         key = "log_base" if name == "log" and len(args) == 2 else name
         result = {"float": ty, "int": self.plain_int}.get(spec.result, spec.result)
         return ir.Call(result, loc, key, args)
-
-    # -- atomics ---------------------------------------------------------------------------
-    def atomic_call(self, op, node, text):
-        want = 4 if op == "compare_exchange" else 3
-        self.nargs(node, text, (want,))
-        lst = self.list_of(node.args[0], "used atomically")
-        if lst.elem not in ("int", "uint32", "float") or (lst.elem == "float" and op != "add"):
-            self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",
-                           "atomics work on 32-bit lists: list[int] and list[uint32] (all "
-                           "operations) and list[float] as float32 (atomic_add only)",
-                           cls=GpuKernelTypeError)
-        if lst.elem == "float" and lst.shared_size is not None:
-            self.src.error(node, f"{text}() on a shared list[float] is not supported (devices "
-                           "offer float atomics on storage lists only)",
-                           "accumulate into a shared list[int] of scaled values, or tree-reduce "
-                           "the shared array with barriers and atomic_add the result into a "
-                           "list[float] parameter", cls=GpuKernelTypeError)
-        if lst.elem == "float":
-            self.uses.add("float_atomic")
-        self.uses.add("atomic")
-        _, indexes, _ = self.element(node.args[0], "used atomically", node.args[1], False)
-        args = []
-        for a in node.args[2:]:
-            e = self.expr(a)
-            if lst.elem != "float" and is_float(e.ty):
-                self.src.error(a, f"{text}() on list[int] '{lst.pyname}' needs an int value, "
-                               f"got a float", "convert with int(...)", cls=GpuKernelTypeError)
-            args.append(self.conv(e, lst.elem))
-        checks = [self.new_check(node, lst, d) for d in range(lst.ndim)]
-        return ir.Atomic(lst.elem, self.src.loc(node), op, lst, indexes[0], tuple(args),
-                         checks[0], tuple(indexes[1:]), tuple(checks[1:]))
 
 def _int_literal_value(node) -> int | None:
     """The Python value of ``2**63``-style int literal arithmetic (+ - * ** <<), or None."""

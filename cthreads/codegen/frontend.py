@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from ..errors import GpuKernelError, GpuKernelTypeError
 from . import ir, unsupported
-from .exprs import BINOPS, ExprMixin, assignable
+from .exprs import BINOPS, ExprMixin
 from .functions import DeviceFunction, FuncSpec, FunctionSet, placeholder_lists
 from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
-from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, is_float, join
+from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_float, join
 from .visit import Visitor
 
 
@@ -355,7 +355,7 @@ class Translator(ExprMixin, Visitor):
         if isinstance(t, ast.Attribute):
             self.src.error(t, "attributes cannot be assigned in kernels",
                            "assign to locals or list elements")
-        self.src.error(t, f"this assignment target is not supported in kernels",
+        self.src.error(t, "this assignment target is not supported in kernels",
                        "assign to a local name or a list element")
 
     def tuple_assign(self, target, node):

@@ -148,6 +148,20 @@ def wrap(value: int, ty: str) -> int:
     return value
 
 
+def assignable(ty: str, declared: str) -> bool:
+    """True when a ``ty`` value may be stored in a ``declared`` local, parameter, element or
+    result: bools and ints into any number, floats into floats (a narrower width rounds or
+    wraps, as numpy's element assignment does); never a float into an int."""
+    if ty == declared:
+        return True
+    have, want = elem(ty).kind, elem(declared).kind
+    if want == "f":
+        return True
+    if want in "iu":
+        return have in "biu"
+    return False
+
+
 def promote(a: str, b: str) -> str:
     """The type of a binary operation between values of types ``a`` and ``b`` (numpy's rules
     for typed values; bool counts as the other operand's type, or stays bool)."""

@@ -12,7 +12,7 @@ import math
 import struct
 
 from . import ir
-from .builtins import CALL_HELPERS, CALLS, HELPERS, TO_INT, f64_call, helper_row
+from .builtins import CALL_HELPERS, CALLS, TO_INT, f64_call, helper_row
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
