@@ -163,7 +163,12 @@ class KernelRuntime:
         # workgroups (several rows per invocation on CPU drivers: entry.ND_GRID_ENTRY); the
         # others run N-D tiles of ``nd``
         self.nd_grid = nd is not None and not program.fixed_workgroup_size
-        self.nd_rows = 1 if (self.loop_variant or not cpu) else ND_ROWS_CPU
+        # rows per invocation of the N-D grid form: the 1-D rule's indexes per invocation (the
+        # same lever: fewer, longer invocations), from as many threads on; 1 for the loop
+        # variant (the driver's loop budget is per invocation) or a CTHREADS_COARSEN of 1
+        rows_rule = COARSEN_CPU if cpu else COARSEN_GPU
+        self.nd_rows = 1 if self.loop_variant else (self.coarsen or rows_rule[0])
+        self.nd_rows_from = rows_rule[1] if self.coarsen is None else 0
         if self.nd_grid:
             self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant, nd=nd)
         elif nd is not None:
@@ -352,7 +357,8 @@ class KernelRuntime:
                 if self.nd_grid:
                     t = tuple(n) + (1,) * (3 - len(n))
                     rows = t[1] * t[2]
-                    k = self.nd_rows if rows >= 4 * self.nd_rows else 1
+                    k = self.nd_rows if (rows >= 4 * self.nd_rows and
+                                         t[0] * rows >= self.nd_rows_from) else 1
                     gx = -(-t[0] // self.workgroup_size)
                     counts = (gx, t[1], rows)
                     total = gx * -(-rows // k)
@@ -510,11 +516,6 @@ class KernelRuntime:
                 out = list(entries)
             out[k] = Binding(e.binding, e.pooled, size)
         return form, out
-
-
-#: rows per invocation of N-D launches on CPU drivers (fewer, longer workgroups: llvmpipe's
-#: cost per workgroup dominated a 2-D copy with one row each; docs/performance.md)
-ND_ROWS_CPU = 8
 
 
 def nd_groups(threads: tuple, wg: tuple) -> tuple:

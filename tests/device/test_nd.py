@@ -55,9 +55,9 @@ def test_augmented_stores_len_and_shape(device_name):
     np.testing.assert_array_equal(a, want)
 
 
-@pytest.mark.parametrize("shape", [(5, 6, 7), (21, 13, 3), (1, 1, 300)])
+@pytest.mark.parametrize("shape", [(5, 6, 7), (21, 13, 3), (1, 1, 300), (2, 150, 64)])
 def test_a_3d_volume(device_name, shape):
-    v = np.zeros(shape, np.int32)           # few rows, many rows (several per invocation), one
+    v = np.zeros(shape, np.int32)    # few rows; many; one; enough for several rows per invocation
     gpu(nk.fill_volume, v, threads=shape[::-1]).join()
     z, y, x = np.indices(v.shape)
     np.testing.assert_array_equal(v, 10000 * z + 100 * y + x)
