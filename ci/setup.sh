@@ -58,8 +58,16 @@ if [ "$(uname -s)" = Linux ]; then
 fi
 
 # --- virtual environment ----------------------------------------------------------------------
+# the parse of wgpu.h that a first process would otherwise make (cthreads/backend/shipped_cache.py),
+# built after every install and whenever it is missing; a failure only costs start-up time
+shipped() {
+  compgen -G 'cthreads/backend/shipped/cffi-decls-*.json' >/dev/null \
+    || .venv/bin/python -m cthreads.backend.shipped_cache >/dev/null \
+    || say "could not build the start-up cache (cthreads works without it, starting slower)"
+}
 stamp_want="$("$PYTHON" -c 'import hashlib,sys; print(hashlib.sha256(open("pyproject.toml","rb").read()).hexdigest()[:16])')-$extra"
 if [ -x .venv/bin/python ] && [ "$(cat .setup-stamp 2>/dev/null)" = "$stamp_want" ]; then
+  shipped
   exit 0
 fi
 if [ ! -x .venv/bin/python ]; then
@@ -73,4 +81,6 @@ fi
 say "installing cthreads[$extra] into .venv"
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extra]"
+rm -f cthreads/backend/shipped/cffi-decls-*
+shipped
 echo "$stamp_want" > .setup-stamp

@@ -24,8 +24,16 @@ _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
 def speed_up_type_parsing(ffi) -> bool:
     """Install the filtered ``_parse`` on ``ffi``'s parser; True when installed."""
     try:
-        from cffi import cparser  # noqa: PLC0415
         parser = ffi._parser
+    except Exception:
+        return False
+    return _install_fast_parse(parser)
+
+
+def _install_fast_parse(parser) -> bool:
+    """``speed_up_type_parsing`` on a cffi ``Parser`` instance."""
+    try:
+        from cffi import cparser  # noqa: PLC0415
         needed = (cparser._preprocess, cparser._common_type_names, cparser._get_parser,
                   cparser.CDEF_SOURCE_STRING, parser._declarations, parser.convert_pycparser_error)
     except Exception:
@@ -204,9 +212,13 @@ def _write_entry(folder: str, path: str, doc: dict) -> None:
     behind, even when the write fails (a full disk). Nothing is written into a folder that others
     can write."""
     import json  # noqa: PLC0415
+    _write_bytes(folder, path, json.dumps(doc, separators=(",", ":")).encode())
+
+
+def _write_bytes(folder: str, path: str, data: bytes) -> None:
+    """``_write_entry`` of an encoded document."""
     import os  # noqa: PLC0415
     import tempfile  # noqa: PLC0415
-    data = json.dumps(doc, separators=(",", ":")).encode()
     os.makedirs(folder, mode=0o700, exist_ok=True)
     if not _is_private(os.stat(folder)):
         return
@@ -239,46 +251,68 @@ def import_native_ffi():
     ``ffi.cdef`` of the 100 KB header is a large part of every start (pycparser; see
     docs/performance.md, "Start-up and argument packing"). The parser's
     resulting declarations are cffi type objects holding plain values, so they are written once
-    to the cache folder as JSON, keyed by the header text and the cffi/pycparser/Python
-    versions, and read back on later starts. Reading an entry creates only cffi type objects
+    to the cache folder as JSON, keyed by the header text and the wgpu/cffi/pycparser/Python
+    versions, and read back on later starts. Where the user's folder has no entry, the one
+    built at install time (``shipped_cache``, verified by its digest) is used and copied there,
+    so a fresh cache folder starts as fast as a warm one. Reading an entry creates only cffi type objects
     and plain data (nothing in the file can run code), and an entry is used only when the user
     owns it and its folder and neither can be written by others (a planted entry could still
     describe wrong C layouts). Writes are atomic, so concurrent processes are safe; an
     unreadable, untrusted or mismatched entry is parsed afresh and rewritten.
     """
     import hashlib  # noqa: PLC0415
+    import json  # noqa: PLC0415
     import os  # noqa: PLC0415
     import sys  # noqa: PLC0415
     import weakref  # noqa: PLC0415
+
+    from . import shipped_cache  # noqa: PLC0415
 
     if "wgpu.backends.wgpu_native._ffi" in sys.modules:
         return sys.modules["wgpu.backends.wgpu_native._ffi"]
     try:
         import cffi  # noqa: PLC0415
         from cffi import cparser  # noqa: PLC0415
+        import wgpu  # noqa: PLC0415
         original = cparser.Parser.parse
         classes = _model_classes()
     except Exception:
         from wgpu.backends.wgpu_native import _ffi  # noqa: PLC0415
         return _ffi
-    versions = f"{cffi.__version__}|{cparser.pycparser.__version__}|{sys.version_info[:2]}"
+    versions = (f"{wgpu.__version__}|{cffi.__version__}|{cparser.pycparser.__version__}|"
+                f"{sys.version_info[:2]}")
+
+    def load(self, doc, key) -> None:
+        if doc.get("key") != key:
+            raise ValueError("stale entry")
+        vars(self).update(_decode(doc, classes, cparser.Parser))
+        self._structnode2type = weakref.WeakKeyDictionary()
 
     def cached_parse(self, csource, *args, **kwargs):
         if len(csource) < 10_000 or self._declarations:
             return original(self, csource, *args, **kwargs)
         options = repr((args, sorted(kwargs.items())))
         key = hashlib.sha256((versions + options + csource).encode()).hexdigest()[:32]
+        name = f"cffi-decls-{key}.json"
         folder = cache_dir()
-        path = os.path.join(folder, f"cffi-decls-{key}.json")
+        path = os.path.join(folder, name)
         try:
-            doc = _read_entry(folder, path)
-            if doc.get("key") != key:
-                raise ValueError("stale entry")
-            vars(self).update(_decode(doc, classes, cparser.Parser))
-            self._structnode2type = weakref.WeakKeyDictionary()
-            return None
+            load(self, _read_entry(folder, path), key)
         except Exception:
-            pass
+            try:                              # the entry built at install time, if any
+                data = shipped_cache.read_bytes(name)
+                load(self, json.loads(data), key)
+            except Exception:
+                data = None
+            if data is not None:
+                try:                          # the user's cache gets its copy, as if parsed
+                    _write_bytes(folder, path, data)
+                except Exception:
+                    pass
+        if self._declarations:
+            # the type strings of wgpu's own module-level callbacks are parsed fast too
+            _install_fast_parse(self)
+            return None
         result = original(self, csource, *args, **kwargs)
         try:
             state = {k: v for k, v in vars(self).items() if k != "_structnode2type"}
@@ -287,6 +321,7 @@ def import_native_ffi():
             _write_entry(folder, path, doc)
         except Exception:
             pass
+        _install_fast_parse(self)             # after the encoding: it adds instance attributes
         return result
 
     cparser.Parser.parse = cached_parse

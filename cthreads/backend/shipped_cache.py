@@ -1,0 +1,104 @@
+"""Start-up caches built at install time and kept inside the package.
+
+The first process on a machine parses wgpu.h (``cffi_types.import_native_ffi``), which a later
+process reads back from the user's cache folder. With a new cache folder (a fresh machine, a
+container, CI) every start paid that parse again. This module builds the same entry once, at
+install time, into the package's own ``shipped/`` folder:
+
+    python -m cthreads.backend.shipped_cache      # ci/setup.sh runs it after installing
+
+An entry is named by the same key as a user cache entry (a hash of the wgpu version, the header
+text, the cffi, pycparser and Python versions), so after an upgrade of any of them it is simply
+not found and the user cache takes over. It is used only when its SHA-256 matches the digest
+written beside it, and when the file and its folder belong to the user or to whoever installed
+the package and nobody else can write them: the same trust as the code next to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shipped")
+PREFIX = "cffi-decls-"
+
+
+def _trusted(st) -> bool:
+    """Owned by the user or by the package's installer, and writable by nobody else."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return True
+    owners = {getuid(), os.stat(__file__).st_uid}
+    return st.st_uid in owners and not st.st_mode & 0o022
+
+
+def read_bytes(name: str) -> bytes:
+    """The bytes of the shipped entry ``name``, verified against its digest; raises when it is
+    missing, untrusted or does not match."""
+    folder = FOLDER
+    if not _trusted(os.stat(folder)):
+        raise PermissionError(f"{folder} can be written by others")
+    path = os.path.join(folder, name)
+    with open(path, "rb") as f:
+        if not _trusted(os.fstat(f.fileno())):
+            raise PermissionError(f"{path} can be written by others")
+        data = f.read()
+    with open(_digest_path(path), "rb") as f:
+        digest = f.read().strip().decode("ascii")
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise ValueError(f"{path} does not match its digest")
+    return data
+
+
+def _digest_path(path: str) -> str:
+    return os.path.splitext(path)[0] + ".sha256"
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
+                               dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _remove_entries(folder: str) -> None:
+    for name in os.listdir(folder):
+        if name.startswith(PREFIX):
+            os.unlink(os.path.join(folder, name))
+
+
+def build(folder: str | None = None) -> str:
+    """Parse wgpu.h afresh (in a child process with an empty cache folder) and keep its entry
+    in ``folder`` (default: the package's), replacing any former one; returns its path."""
+    folder = folder or FOLDER
+    os.makedirs(folder, exist_ok=True)
+    _remove_entries(folder)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, CTHREADS_CACHE_DIR=tmp)
+        code = "from cthreads.backend.cffi_types import import_native_ffi; import_native_ffi()"
+        subprocess.run([sys.executable, "-c", code], env=env, check=True)
+        [name] = [n for n in os.listdir(tmp) if n.startswith(PREFIX) and n.endswith(".json")]
+        with open(os.path.join(tmp, name), "rb") as f:
+            data = f.read()
+    json.loads(data)                          # a whole document, not a cut one
+    path = os.path.join(folder, name)
+    _write_atomically(path, data)
+    _write_atomically(_digest_path(path), hashlib.sha256(data).hexdigest().encode() + b"\n")
+    return path
+
+
+if __name__ == "__main__":
+    print(build())
