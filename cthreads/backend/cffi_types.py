@@ -78,6 +78,27 @@ def _install_fast_parse(parser) -> bool:
     return True
 
 
+#: instance attributes of a parser that are not its parse's state (caches, installed methods)
+_NOT_STATE = ("_structnode2type", "_parse", "_cthreads_fast", "parse_type_and_quals")
+
+
+def parser_state(parser) -> dict:
+    """What a cache entry keeps of a cffi parser after its ``parse`` of the header."""
+    return {k: v for k, v in vars(parser).items() if k not in _NOT_STATE}
+
+
+def _answer_known_types(parser, types: dict) -> None:
+    """Make ``parser.parse_type_and_quals`` answer the type strings of ``types`` from there
+    (the same objects a parse would build: they were built by one, on these declarations)."""
+    parse = parser.parse_type_and_quals
+
+    def parse_type_and_quals(cdecl):
+        hit = types.get(cdecl)
+        return hit if hit is not None else parse(cdecl)
+
+    parser.parse_type_and_quals = parse_type_and_quals
+
+
 def cache_dir() -> str:
     """The user's cache folder for cthreads (``CTHREADS_CACHE_DIR`` overrides)."""
     from .. import config  # noqa: PLC0415  (lazy: this module is kept light to import)
@@ -104,10 +125,12 @@ def _model_classes() -> dict:
 _PLAIN = (bool, int, float, str)
 
 
-def _encode(state: dict, classes: dict) -> dict:
+def _encode(state: dict, classes: dict, types: dict | None = None) -> dict:
     """A JSON-able description of the parser's state: plain values, tuples as arrays, other
     containers tagged by kind, and cffi type objects as numbered records (shared and cyclic
-    references kept)."""
+    references kept). ``types``: parsed type strings (``parse_type_and_quals`` results by
+    string) to keep too, sharing the state's objects; those that hold a type object of their
+    own that compares by identity are left out."""
     allowed = {c: name for name, c in classes.items()}
     objects: list = []
     index: dict[int, int] = {}
@@ -134,13 +157,49 @@ def _encode(state: dict, classes: dict) -> dict:
             return {"O": i}
         raise TypeError(f"a {kind.__name__} cannot be cached")
 
-    top = enc(state)
-    done = 0
-    while done < len(pending):               # breadth first: no deep recursion on type chains
-        obj = pending[done]
-        objects[done][1] = {k: enc(x) for k, x in vars(obj).items()}
-        done += 1
-    return {"objects": objects, "state": top}
+    def drain(done):
+        while done < len(pending):           # breadth first: no deep recursion on type chains
+            obj = pending[done]
+            objects[done][1] = {k: enc(x) for k, x in vars(obj).items()}
+            done += 1
+        return done
+
+    doc = {"objects": objects, "state": enc(state)}
+    done = drain(0)
+    if types:
+        known = set(index)                   # the objects the declarations hold
+        kept = {k: v for k, v in types.items()
+                if k.__class__ is str and _built_on(v, known, classes)}
+        doc["types"] = enc(kept)
+        drain(done)
+    return doc
+
+
+def _built_on(value, known: set, classes: dict) -> bool:
+    """True when the parsed type ``value`` holds no type object of its own that compares by
+    identity (a struct, union or enum not among the declarations): decoded as a copy, such an
+    object would be a different C type from the declared one. Types compared by value
+    (pointers, arrays, functions, primitives) are fine as copies."""
+    by_value = classes.get("BaseType")
+    stack, seen = [value], set()
+    while stack:
+        v = stack.pop()
+        kind = v.__class__
+        if v is None or kind in _PLAIN:
+            continue
+        if kind in (tuple, list, set, frozenset):
+            stack.extend(v)
+        elif kind is dict:
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif id(v) in known or id(v) in seen:
+            continue
+        elif by_value is not None and isinstance(v, by_value):
+            seen.add(id(v))
+            stack.extend(vars(v).values())
+        else:
+            return False
+    return True
 
 
 def _settable(cls, name) -> bool:
@@ -149,8 +208,8 @@ def _settable(cls, name) -> bool:
             and not callable(getattr(cls, name, None)))
 
 
-def _decode(doc: dict, classes: dict, parser_cls) -> dict:
-    """The parser state ``_encode`` described; ValueError (or another Exception) when the entry
+def _decode(doc: dict, classes: dict, parser_cls) -> tuple[dict, dict]:
+    """The parser state and the parsed types ``_encode`` described; ValueError (or another Exception) when the entry
     is not exactly such a description. Only cffi type objects and plain data are created."""
     records = doc["objects"]
     objects = []
@@ -191,7 +250,13 @@ def _decode(doc: dict, classes: dict, parser_cls) -> dict:
     state = dec(doc["state"])
     if state.__class__ is not dict or not all(_settable(parser_cls, k) for k in state):
         raise ValueError("bad parser state")
-    return state
+    types = dec(doc.get("types", {"D": []}))
+    model_types = tuple(classes.values())
+    for k, v in types.items() if types.__class__ is dict else [(None, None)]:
+        if not (k.__class__ is str and v.__class__ is tuple and len(v) == 2
+                and isinstance(v[0], model_types) and v[1].__class__ is int):
+            raise ValueError("bad parsed type")
+    return state, types
 
 
 def _read_entry(folder: str, path: str):
@@ -285,8 +350,11 @@ def import_native_ffi():
     def load(self, doc, key) -> None:
         if doc.get("key") != key:
             raise ValueError("stale entry")
-        vars(self).update(_decode(doc, classes, cparser.Parser))
+        state, types = _decode(doc, classes, cparser.Parser)
+        vars(self).update(state)
         self._structnode2type = weakref.WeakKeyDictionary()
+        if types:
+            _answer_known_types(self, types)
 
     def cached_parse(self, csource, *args, **kwargs):
         if len(csource) < 10_000 or self._declarations:
@@ -315,8 +383,7 @@ def import_native_ffi():
             return None
         result = original(self, csource, *args, **kwargs)
         try:
-            state = {k: v for k, v in vars(self).items() if k != "_structnode2type"}
-            doc = _encode(state, classes)
+            doc = _encode(parser_state(self), classes)
             doc["key"] = key
             _write_entry(folder, path, doc)
         except Exception:

@@ -145,29 +145,37 @@ DECLS = """
 import json
 import cthreads.backend.shipped_cache as shipped
 shipped.FOLDER = {folder!r}
-from cthreads.backend.cffi_types import import_native_ffi, speed_up_type_parsing
-ffi = import_native_ffi().ffi
-speed_up_type_parsing(ffi)
-decls = ffi._parser._declarations
-sizes = {{n: ffi.sizeof(n[8:]) for n in decls if n.startswith("typedef WGPU")
+from cthreads.backend import cffi_types
+ffi = cffi_types.import_native_ffi().ffi
+parser = ffi._parser
+state = cffi_types._encode(cffi_types.parser_state(parser), cffi_types._model_classes())
+def c_type(s):
+    return ffi._typeof(s, consider_function_as_funcptr=True)
+types = {{s: [repr(parser.parse_type_and_quals(s)), repr(c_type(s)), ffi.sizeof(c_type(s))
+              if not s.endswith("[]") and "(" not in s else 0] for s in {strings!r}}}
+sizes = {{n: ffi.sizeof(n[8:]) for n in parser._declarations if n.startswith("typedef WGPU")
           and "Callback" not in n and "Proc" not in n and not n.endswith("Flags")}}
-print(json.dumps([sorted((k, repr(v)) for k, v in decls.items()), sizes], sort_keys=True))
+print(json.dumps([state, types, sizes], sort_keys=True))
 """
 
 
 def test_the_shipped_parse_equals_a_fresh_one(built, tmp_path, device_name):
+    """Every attribute of every declaration, and each type string the entry holds."""
+    with open(built) as f:
+        strings = [k for k, _ in json.load(f)["types"]["D"]]
+    assert "WGPUBufferDescriptor *" in strings and len(strings) > 30
     folder, _ = _entry_copy(built, tmp_path)
     blocker = tmp_path / "file"
     blocker.write_text("x")
     empty = tmp_path / "none"
     empty.mkdir()
-    fresh = run_python(DECLS.format(folder=str(empty)),
-                       {"CTHREADS_CACHE_DIR": str(blocker / "sub")})
-    assert fresh.returncode == 0, fresh.stderr
-    shipped = run_python(DECLS.format(folder=str(folder)),
+    outs = []
+    for where in (empty, folder):
+        out = run_python(DECLS.format(folder=str(where), strings=strings),
                          {"CTHREADS_CACHE_DIR": str(blocker / "sub")})
-    assert shipped.returncode == 0, shipped.stderr
-    assert shipped.stdout == fresh.stdout and len(fresh.stdout) > 10_000
+        assert out.returncode == 0, out.stderr
+        outs.append(out.stdout)
+    assert outs[1] == outs[0] and len(outs[0]) > 100_000
 
 
 def test_the_package_folder_holds_an_entry_for_the_installed_wgpu(tmp_path, device_name):
