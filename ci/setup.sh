@@ -58,13 +58,13 @@ if [ "$(uname -s)" = Linux ]; then
 fi
 
 # --- virtual environment ----------------------------------------------------------------------
-# What a first process would otherwise compute (docs/performance.md, "Cold start"): the parse of
-# wgpu.h (cthreads/backend/shipped_cache.py), built after every install and whenever it is
-# missing, and cthreads' bytecode, which an editable install does not compile (and which is never
-# written where PYTHONDONTWRITEBYTECODE is set); a failure only costs start-up time.
+# What a first process would otherwise compute (docs/performance.md, "Cold start"): the parse
+# of wgpu.h (cthreads/prebuild.py), built after every install and whenever it is missing, and
+# cthreads' bytecode, which an editable install does not compile (and which is never written
+# where PYTHONDONTWRITEBYTECODE is set); a failure only costs start-up time.
 shipped() {
   compgen -G 'cthreads/backend/shipped/cffi-decls-*.json' >/dev/null \
-    || .venv/bin/python -m cthreads.backend.shipped_cache >/dev/null \
+    || .venv/bin/python -m cthreads.prebuild >/dev/null \
     || say "could not build the start-up cache (cthreads works without it, starting slower)"
   .venv/bin/python -m compileall -q cthreads >/dev/null 2>&1 || true
 }

@@ -209,8 +209,9 @@ def _settable(cls, name) -> bool:
 
 
 def _decode(doc: dict, classes: dict, parser_cls) -> tuple[dict, dict]:
-    """The parser state and the parsed types ``_encode`` described; ValueError (or another Exception) when the entry
-    is not exactly such a description. Only cffi type objects and plain data are created."""
+    """The parser state and the parsed types ``_encode`` described; ValueError (or another
+    Exception) when the entry is not exactly such a description. Only cffi type objects and
+    plain data are created."""
     records = doc["objects"]
     objects = []
     for name, _ in records:
@@ -319,10 +320,10 @@ def import_native_ffi():
     to the cache folder as JSON, keyed by the header text and the wgpu/cffi/pycparser/Python
     versions, and read back on later starts. Where the user's folder has no entry, the one
     built at install time (``shipped_cache``, verified by its digest) is used and copied there,
-    so a fresh cache folder starts as fast as a warm one. Reading an entry creates only cffi type objects
-    and plain data (nothing in the file can run code), and an entry is used only when the user
-    owns it and its folder and neither can be written by others (a planted entry could still
-    describe wrong C layouts). Writes are atomic, so concurrent processes are safe; an
+    so a fresh cache folder starts as fast as a warm one. Reading an entry creates only cffi
+    type objects and plain data (nothing in the file can run code), and an entry is used only
+    when the user owns it and its folder and neither can be written by others (a planted entry
+    could still describe wrong C layouts). Writes are atomic, so concurrent processes are safe; an
     unreadable, untrusted or mismatched entry is parsed afresh and rewritten.
     """
     import hashlib  # noqa: PLC0415
@@ -397,3 +398,66 @@ def import_native_ffi():
     finally:
         cparser.Parser.parse = original
     return _ffi
+
+
+def write_build_entry(out: str, work) -> None:
+    """(In ``build``'s child, with an empty cache folder.) Parse wgpu.h afresh, run ``work``
+    (a few tiny launches) while noting the C type strings wgpu-py parses on the way (its
+    module-level callbacks, its descriptors), and write the declarations with those parsed
+    types to ``out``. When ``work`` fails (no device), the types noted up to then are kept."""
+    import json  # noqa: PLC0415
+    import os  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    import weakref  # noqa: PLC0415
+
+    from cffi import cparser  # noqa: PLC0415
+
+    from .shipped_cache import PREFIX  # noqa: PLC0415
+
+    noted: dict = {}
+    parse = cparser.Parser.parse_type_and_quals
+
+    def noting(self, cdecl):
+        result = parse(self, cdecl)
+        noted.setdefault(id(self), {})[cdecl] = result
+        return result
+
+    cparser.Parser.parse_type_and_quals = noting
+    try:
+        parser = import_native_ffi().ffi._parser
+        try:
+            work()
+        except Exception as exc:
+            print(f"no launch at install time ({type(exc).__name__}): fewer types kept",
+                  file=sys.stderr)
+    finally:
+        cparser.Parser.parse_type_and_quals = parse
+    strings = list(noted.get(id(parser), {}))
+    # the parser's objects have changed since (cffi marks structs it has laid out): the types
+    # are parsed again on a parser holding the declarations as the header's parse left them
+    [name] = [n for n in os.listdir(cache_dir()) if n.startswith(PREFIX)]
+    with open(os.path.join(cache_dir(), name), "rb") as f:
+        parsed = json.loads(f.read())
+    classes = _model_classes()
+    state, _ = _decode(parsed, classes, cparser.Parser)
+    pristine = cparser.Parser()
+    vars(pristine).update(state)
+    pristine._structnode2type = weakref.WeakKeyDictionary()
+    _install_fast_parse(pristine)
+    declared = dict(pristine._declarations)
+    types = {}
+    for cdecl in strings:
+        try:
+            types[cdecl] = pristine.parse_type_and_quals(cdecl)
+        except Exception:
+            pass
+    now = pristine._declarations
+    doc = _encode(parser_state(pristine), classes, types)
+    same = (len(now) == len(declared) and all(now.get(k) is v for k, v in declared.items())
+            and doc["state"] == parsed["state"]
+            and doc["objects"][:len(parsed["objects"])] == parsed["objects"])
+    if not same:                              # a type string changed the declarations
+        doc = parsed
+    doc["key"] = parsed["key"]
+    with open(out, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))

@@ -2,10 +2,11 @@
 
 The first process on a machine parses wgpu.h (``cffi_types.import_native_ffi``), which a later
 process reads back from the user's cache folder. With a new cache folder (a fresh machine, a
-container, CI) every start paid that parse again. This module builds the same entry once, at
-install time, into the package's own ``shipped/`` folder:
+container, CI) every start paid that parse again. This module keeps the same entry, built once
+at install time (with the C type strings of a first launch: ``cffi_types.write_build_entry``),
+in the package's own ``shipped/`` folder, and reads it back:
 
-    python -m cthreads.backend.shipped_cache      # ci/setup.sh runs it after installing
+    python -m cthreads.prebuild      # ci/setup.sh runs it after installing
 
 An entry is named by the same key as a user cache entry (a hash of the wgpu version, the header
 text, the cffi, pycparser and Python versions), so after an upgrade of any of them it is simply
@@ -20,9 +21,7 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 import tempfile
-import weakref
 
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shipped")
 PREFIX = "cffi-decls-"
@@ -81,8 +80,9 @@ def _remove_entries(folder: str) -> None:
             os.unlink(os.path.join(folder, name))
 
 
-def build(folder: str | None = None) -> str:
-    """Build the entry in a child process with empty cache folders and keep it in ``folder``
+def build(child: list, folder: str | None = None) -> str:
+    """Run ``child`` (a command that ends by calling ``cffi_types.write_build_entry`` with the
+    path appended to it) with empty cache folders, and keep the entry it wrote in ``folder``
     (default: the package's), replacing any former one; returns its path."""
     folder = folder or FOLDER
     os.makedirs(folder, exist_ok=True)
@@ -91,8 +91,7 @@ def build(folder: str | None = None) -> str:
         out = os.path.join(tmp, "entry.json")
         env = dict(os.environ, CTHREADS_CACHE_DIR=tmp, XDG_CACHE_HOME=tmp,
                    MESA_SHADER_CACHE_DIR=os.path.join(tmp, "mesa"))
-        code = f"from cthreads.backend.shipped_cache import _child; _child({out!r})"
-        subprocess.run([sys.executable, "-c", code], env=env, check=True)
+        subprocess.run([*child, out], env=env, check=True)
         with open(out, "rb") as f:
             data = f.read()
     name = PREFIX + json.loads(data)["key"] + ".json"
@@ -100,80 +99,3 @@ def build(folder: str | None = None) -> str:
     _write_atomically(path, data)
     _write_atomically(_digest_path(path), hashlib.sha256(data).hexdigest().encode() + b"\n")
     return path
-
-
-def _child(out: str) -> None:
-    """``build``'s child: parse wgpu.h afresh, make a few tiny launches while noting the C type
-    strings wgpu-py parses on the way (its module-level callbacks, its descriptors), and write
-    the declarations with those parsed types to ``out``. Without a device, the types noted up
-    to then are kept."""
-    from cffi import cparser
-
-    from . import cffi_types
-
-    noted: dict = {}
-    parse = cparser.Parser.parse_type_and_quals
-
-    def noting(self, cdecl):
-        result = parse(self, cdecl)
-        noted.setdefault(id(self), {})[cdecl] = result
-        return result
-
-    cparser.Parser.parse_type_and_quals = noting
-    try:
-        parser = cffi_types.import_native_ffi().ffi._parser
-        try:
-            _first_launches()
-        except Exception as exc:
-            print(f"no launch at install time ({type(exc).__name__}): fewer types kept",
-                  file=sys.stderr)
-    finally:
-        cparser.Parser.parse_type_and_quals = parse
-    strings = list(noted.get(id(parser), {}))
-    # the parser's objects have changed since (cffi marks structs it has laid out): the types
-    # are parsed again on a parser holding the declarations as the header's parse left them
-    [name] = [n for n in os.listdir(cffi_types.cache_dir()) if n.startswith(PREFIX)]
-    with open(os.path.join(cffi_types.cache_dir(), name), "rb") as f:
-        parsed = json.loads(f.read())
-    classes = cffi_types._model_classes()
-    state, _ = cffi_types._decode(parsed, classes, cparser.Parser)
-    pristine = cparser.Parser()
-    vars(pristine).update(state)
-    pristine._structnode2type = weakref.WeakKeyDictionary()
-    cffi_types._install_fast_parse(pristine)
-    declared = dict(pristine._declarations)
-    types = {}
-    for cdecl in strings:
-        try:
-            types[cdecl] = pristine.parse_type_and_quals(cdecl)
-        except Exception:
-            pass
-    now = pristine._declarations
-    doc = cffi_types._encode(cffi_types.parser_state(pristine), classes, types)
-    same = (len(now) == len(declared) and all(now.get(k) is v for k, v in declared.items())
-            and doc["state"] == parsed["state"]
-            and doc["objects"][:len(parsed["objects"])] == parsed["objects"])
-    if not same:                              # a type string changed the declarations
-        doc = parsed
-    doc["key"] = parsed["key"]
-    with open(out, "w") as f:
-        json.dump(doc, f, separators=(",", ":"))
-
-
-def _first_launches() -> None:
-    """A tiny launch on lists and one on numpy arrays, their results checked."""
-    import numpy as np
-
-    from .. import samples
-    from ..gpu import gpu
-
-    y = [1.0, 2.0, 3.0]
-    gpu(samples.saxpy, 3, 2.0, [1.0, 1.0, 1.0], y).join()
-    ya = np.ones(8, np.float32)
-    gpu(samples.saxpy, 8, 2.0, np.ones(8, np.float32), ya).join()
-    if y != [3.0, 4.0, 5.0] or not (ya == 3.0).all():
-        raise RuntimeError(f"wrong results {y}, {ya}")
-
-
-if __name__ == "__main__":
-    print(build())

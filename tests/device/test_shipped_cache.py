@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from cthreads import prebuild
 from cthreads.backend import shipped_cache
 from tests.conftest import run_python
 
@@ -53,7 +54,7 @@ def _child(tmp_path, folder, setup="", cache="cache"):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shipped")
-    path = shipped_cache.build(str(folder))
+    path = prebuild.build(str(folder))
     assert os.path.dirname(path) == str(folder)
     return path
 
