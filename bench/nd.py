@@ -14,13 +14,12 @@ the neighbours). Every result is checked against numpy; a wrong one is an error,
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
 from cthreads.samples import saxpy
+
+from timing import alternating_ms
 
 
 @Gpu
@@ -48,15 +47,6 @@ def _numpy_step(u: np.ndarray, v: np.ndarray) -> None:
     v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
 
 
-def _alternating(fns: dict, reps: int) -> dict:
-    times = {k: [] for k in fns}
-    names = list(fns)
-    for r in range(reps):
-        for k in names[r % len(names):] + names[:r % len(names)]:
-            t0 = time.perf_counter()
-            fns[k]()
-            times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def _torch(u: np.ndarray, reps: int) -> float | None:
@@ -74,7 +64,7 @@ def _torch(u: np.ndarray, reps: int) -> float | None:
         torch.cuda.synchronize()
 
     step()
-    s = _alternating({"t": step}, reps)["t"]
+    s = alternating_ms({"t": step}, reps)["t"] / 1e3
     want = u.copy()
     _numpy_step(u, want)
     if not np.allclose(tv.cpu().numpy(), want, rtol=1e-6, atol=1e-6):
@@ -102,7 +92,7 @@ def nd(p: dict) -> dict:
                "numpy": lambda: _numpy_step(u, vn)}
         for f in run.values():
             f()
-        s = _alternating(run, reps)
+        s = {k: ms / 1e3 for k, ms in alternating_ms(run, reps).items()}
         arena.sync("v2", "v1")
     for name, got in (("2-D", v2), ("flattened 1-D", v1.reshape(n, n)), ("numpy", vn)):
         if not np.allclose(got, want, rtol=1e-6, atol=1e-6):

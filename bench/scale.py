@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 
 from cthreads.gpu import (GlobalIdx, Gpu, GpuArena, devices, gpu, shutdown,  # noqa: E402
                           use_device)
+from cthreads.samples import spin  # noqa: E402
 
 LOG: list[str] = []
 
@@ -45,17 +46,6 @@ LOG: list[str] = []
 def say(line: str = "") -> None:
     print(line, flush=True)
     LOG.append(line)
-
-
-@Gpu
-def spin(x: list[float], y: list[float], steps: int) -> None:
-    """Compute-bound: ``steps`` rounds of a logistic map per element."""
-    i = GlobalIdx.x
-    if i < len(x):
-        v = x[i]
-        for _ in range(steps):
-            v = 3.5 * v * (1.0 - v)
-        y[i] = v
 
 
 @Gpu

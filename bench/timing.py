@@ -27,3 +27,17 @@ def median_ms(fn, reps: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3
+
+
+def alternating_ms(fns: dict, reps: int) -> dict:
+    """Median ms of each of ``fns`` (name -> callable) over ``reps`` rounds, the functions
+    timed one after another in an order that rotates every round (so that a change of the
+    machine's load falls on all of them alike)."""
+    times = {k: [] for k in fns}
+    names = list(fns)
+    for r in range(reps):
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.perf_counter()
+            fns[k]()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) * 1e3 for k, v in times.items()}

@@ -18,42 +18,15 @@ Every result is checked against numpy; a wrong one is an error, never a time.
 from __future__ import annotations
 
 import math
-import statistics
-import time
 
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
-from cthreads.samples import mandelbrot, mandelbrot_numpy, saxpy
+from cthreads.samples import lengths, lengths_inline, mandelbrot, mandelbrot_numpy, saxpy
 from cthreads.widths import float64
 
 from examples.nbody import SOFTENING2, accelerations
-
-
-@Gpu.func
-def sq(v: float) -> float:
-    return v * v
-
-
-@Gpu.func
-def norm2(x: float, y: float) -> float:
-    return sq(x) + sq(y)
-
-
-@Gpu
-def lengths(n: int, xs: list[float], ys: list[float], out: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    out[i] = math.sqrt(norm2(xs[i], ys[i]))
-
-
-@Gpu
-def lengths_inline(n: int, xs: list[float], ys: list[float], out: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    out[i] = math.sqrt(xs[i] * xs[i] + ys[i] * ys[i])
+from timing import alternating_ms
 
 
 @Gpu
@@ -100,16 +73,6 @@ def mandelbrot64(n: int, width: int, height: int, max_iter: int, counts: list[in
     counts[i] = k
 
 
-def _alternating(fns: dict, reps: int) -> dict:
-    """Median ms of each function, timed one after another in a rotating order."""
-    times = {k: [] for k in fns}
-    names = list(fns)
-    for r in range(reps):
-        for k in names[r % len(names):] + names[:r % len(names)]:
-            t0 = time.perf_counter()
-            fns[k]()
-            times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
 
 
 def _functions(p: dict, m: dict) -> str | None:
@@ -124,7 +87,7 @@ def _functions(p: dict, m: dict) -> str | None:
                "inline": lambda: gpu(lengths_inline, n, xs, ys, out_i).join(download=False)}
         for f in run.values():
             f()
-        ms = _alternating(run, p["reps"])
+        ms = alternating_ms(run, p["reps"])
         arena.sync()
     m["fn_mem_helper_ms"], m["fn_mem_inline_ms"] = ms["helper"], ms["inline"]
     want = np.hypot(xs.astype(np.float64), ys.astype(np.float64))
@@ -144,7 +107,7 @@ def _functions(p: dict, m: dict) -> str | None:
                                      *acc["inline"]).join()}
         for f in run.values():
             f()
-        ms = _alternating(run, p["reps"])
+        ms = alternating_ms(run, p["reps"])
     m["fn_nbody_helper_ms"], m["fn_nbody_inline_ms"] = ms["helper"], ms["inline"]
     d = pos[None, :, :].astype(np.float64) - pos[:, None, :].astype(np.float64)
     r2 = (d * d).sum(axis=2) + SOFTENING2
@@ -168,7 +131,7 @@ def _float64(p: dict, m: dict) -> str | None:
             runs[bits] = (lambda x=x, y=y: gpu(saxpy, n, 0.5, x, y).join(download=False))
         for f in runs.values():
             f()
-        ms = _alternating(runs, p["reps"])
+        ms = alternating_ms(runs, p["reps"])
         arena.sync()
     for bits, (x, y) in arrays.items():
         calls = p["reps"] + 1
@@ -184,7 +147,7 @@ def _float64(p: dict, m: dict) -> str | None:
                 64: lambda: gpu(mandelbrot64, w * h, w, h, it, counts[64]).join(download=False)}
         for f in runs.values():
             f()
-        ms = _alternating(runs, p["reps"])
+        ms = alternating_ms(runs, p["reps"])
         arena.sync()
     m["mandel32_ms"], m["mandel64_ms"] = ms[32], ms[64]
     want = mandelbrot_numpy(w, h, it)

@@ -70,5 +70,17 @@ def set_thread(global_x: int, block_dim: int, grid_dim: int) -> None:
     }
 
 
+def set_thread_nd(index: tuple, block: tuple, grid: tuple) -> None:
+    """Make the index builtins read as the simulated thread at ``index`` (x, y, z) of an N-D
+    launch with workgroups ``block`` and ``grid`` workgroups per axis."""
+    _state.values = {
+        "GlobalIdx": tuple(index),
+        "ThreadIdx": tuple(i % b for i, b in zip(index, block)),
+        "BlockIdx": tuple(i // b for i, b in zip(index, block)),
+        "BlockDim": tuple(block),
+        "GridDim": tuple(grid),
+    }
+
+
 def clear_thread() -> None:
     _state.values = None

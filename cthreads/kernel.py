@@ -210,8 +210,10 @@ class GpuKernel:
         lengths = [len(a) for p, a in zip(self.program.params, args) if p.is_list]
         return max(lengths, default=0)
 
-    def simulate(self, *args, n: int | None = None) -> None:
-        """Run the body once per thread (GlobalIdx.x = 0 .. groups*64-1), lists in place.
+    def simulate(self, *args, n: int | None = None, threads=None) -> None:
+        """Run the body once per thread (GlobalIdx.x = 0 .. groups*64-1), lists in place;
+        ``threads=(nx, ny[, nz])``: once per thread of that N-D launch (whole workgroups of
+        ``nd_workgroup``, x fastest), the index builtins reading every axis.
 
         Threads run one after another, so kernels that use barriers or shared memory (whose
         threads must run together) cannot be simulated.
@@ -224,6 +226,11 @@ class GpuKernel:
             raise RuntimeError(
                 f"kernel {self.__name__} uses barriers or shared memory; simulate() runs "
                 f"threads one after another and cannot reproduce workgroup cooperation")
+        if isinstance(threads, (tuple, list)) and len(threads) > 1:
+            self._simulate_nd(args, tuple(int(t) for t in threads))
+            return
+        if threads is not None:
+            n = threads[0] if isinstance(threads, (tuple, list)) else threads
         size = self.problem_size(args) if n is None else int(n)
         groups = max(1, -(-size // WORKGROUP_SIZE))
         total = groups * WORKGROUP_SIZE
@@ -236,6 +243,24 @@ class GpuKernel:
                     exc.add_note(f"(in simulated thread GlobalIdx.x = {g} of kernel "
                                  f"{self.__name__})")
                     raise
+        finally:
+            indexes.clear_thread()
+
+    def _simulate_nd(self, args, threads: tuple) -> None:
+        block = self.nd_workgroup(len(threads))
+        t = threads + (1,) * (3 - len(threads))
+        grid = tuple(-(-t[k] // block[k]) for k in range(3))
+        try:
+            for z in range(grid[2] * block[2]):
+                for y in range(grid[1] * block[1]):
+                    for x in range(grid[0] * block[0]):
+                        indexes.set_thread_nd((x, y, z), block, grid)
+                        try:
+                            self.fn(*args)
+                        except Exception as exc:
+                            exc.add_note(f"(in simulated thread GlobalIdx = ({x}, {y}, {z}) of "
+                                         f"kernel {self.__name__})")
+                            raise
         finally:
             indexes.clear_thread()
 

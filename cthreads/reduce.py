@@ -25,6 +25,7 @@ from collections import OrderedDict
 from . import convert, residency
 from .backend import device as _device
 from .backend import get_queue
+from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 make_bind_group_layout, make_pipeline)
 from .codegen import reduction as codegen
@@ -73,8 +74,7 @@ class _Reducer:
         self.status = None          # the loop probe's status word (made on first need)
         self.pipelines: OrderedDict = OrderedDict()
         self.uniforms: list = []            # one uniform buffer per pass level
-        self.bind_groups: OrderedDict = OrderedDict()
-        self.queue.pool.add_holder(self)
+        self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
 
     # -- caches --------------------------------------------------------------------------------
 
@@ -118,31 +118,16 @@ class _Reducer:
     def bind_group(self, uniform, src, src_bytes: int, quad_bytes: int, dst, dst_bytes: int,
                    probe: bool):
         key = (id(uniform), id(src), src_bytes, id(dst), dst_bytes, probe)
-        hit = self.bind_groups.get(key)
-        if hit is not None:
-            try:
-                self.bind_groups.move_to_end(key)
-            except KeyError:      # forgotten meanwhile by the pool's drop: still usable
-                pass
-            return hit[0]
+        bg = self.bind_groups.get(key)
+        if bg is not None:
+            return bg
         entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE), (1, src.buffer, quad_bytes),
                    (2, src.buffer, src_bytes), (3, dst.buffer, dst_bytes)]
         if probe:
             entries.append((4, self.status.buffer, _STATUS_BYTES))
         bg = self.queue.bind_group(self.layouts[probe], entries)
-        self.bind_groups[key] = (bg, (uniform, src, dst))
-        if len(self.bind_groups) > BIND_GROUP_CACHE:
-            try:
-                self.bind_groups.popitem(last=False)
-            except KeyError:
-                pass
+        self.bind_groups.put(key, bg, (uniform, src, dst))
         return bg
-
-    def forget_buffer(self, pooled) -> None:
-        """The pool dropped ``pooled``: let the bind groups holding it go."""
-        for key, (_, held) in list(self.bind_groups.items()):
-            if any(pb is pooled for pb in held):
-                self.bind_groups.pop(key, None)
 
 
 def _reducer_now() -> _Reducer:

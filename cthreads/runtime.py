@@ -8,18 +8,21 @@ launch: buffers, readback, variant key, shape and uniform bytes; ``submit()`` ha
 queue. Pipelines are compiled on first need, one per variant key: checked or check-free
 (``fast``), indexes per invocation (``coarsen``), scalar or four-lane (``vec``, element-wise
 kernels); ``variant_keys()`` lists every key a plan may pick on this device (what ``compile()``
-compiles).
+compiles). A kernel has one runtime per device, widths (plain float/int as 32 or 64 bits) and
+launch form: 1-D, or N-D (``threads=(nx, ny[, nz])``: rows along x for kernels that do not
+observe workgroups, several rows per invocation as the 1-D rule coarsens; N-D tiles for the
+others).
 """
 
 from __future__ import annotations
 
 import struct
 import weakref
-from collections import OrderedDict
 
 from . import config
 from .backend import device as _device
 from .backend import get_queue
+from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 make_bind_group_layout, make_pipeline)
 from .codegen.types import NARROW
@@ -213,8 +216,7 @@ class KernelRuntime:
         self.uniform = self.queue.pool.acquire(self.uniform_size, "uniform")
         # when the kernel (and so this runtime) is collected, the queue lets its uniform go
         weakref.finalize(self, self.queue.forget_uniform, self.uniform.buffer)
-        self.bind_groups: OrderedDict = OrderedDict()
-        self.queue.pool.add_holder(self)      # forget_buffer: bind groups let dropped buffers go
+        self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
         self.status_nbytes = 4 * STATUS_WORDS
         # One status buffer per kernel and device, bound to every launch: it stays zero until a
         # bounds check fails (first failure wins), so launches never rewrite it.
@@ -455,29 +457,13 @@ class KernelRuntime:
         key = tuple([(id(e.pooled), e.nbytes) for e in entries])   # bindings: fixed order
         bg = self.bind_groups.get(key)
         if bg is not None:
-            try:
-                self.bind_groups.move_to_end(key)
-            except KeyError:   # forgotten meanwhile by the pool's drop (another thread): usable
-                pass
-            return bg[0]
+            return bg
         bg = self.queue.bind_group(
             self.layout,
             [(0, self.uniform.buffer, self.uniform_size)]
             + [(e.binding, e.pooled.buffer, e.nbytes) for e in entries])
-        # keep the PooledBuffers alive with the bind group so that ids stay unique
-        self.bind_groups[key] = (bg, [e.pooled for e in entries])
-        if len(self.bind_groups) > BIND_GROUP_CACHE:
-            try:
-                self.bind_groups.popitem(last=False)
-            except KeyError:   # emptied meanwhile by the pool's drop (another thread)
-                pass
+        self.bind_groups.put(key, bg, [e.pooled for e in entries])
         return bg
-
-    def forget_buffer(self, pooled) -> None:
-        """The pool dropped ``pooled``: drop the cached bind groups that keep it alive."""
-        for key, (_, held) in list(self.bind_groups.items()):
-            if any(pb is pooled for pb in held):
-                self.bind_groups.pop(key, None)
 
     def submit(self, plan: LaunchPlan) -> int:
         """Hand ``plan`` to the queue as one dispatch plus its readback copies (launch lock

@@ -13,6 +13,8 @@ module imports them from the modules that define them, which are the same object
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .indexes import GlobalIdx
@@ -49,6 +51,47 @@ def mandelbrot(n: int, width: int, height: int, max_iter: int, counts: list[int]
     counts[i] = k
 
 
+@Gpu.func
+def norm2(x: float, y: float) -> float:
+    """x² + y², through ``sq`` (defined after it: device functions resolve in any order)."""
+    return sq(x) + sq(y)
+
+
+@Gpu.func
+def sq(v: float) -> float:
+    return v * v
+
+
+@Gpu
+def lengths(n: int, xs: list[float], ys: list[float], out: list[float]) -> None:
+    """out = sqrt(xs² + ys²) through two device functions (the spec's example)."""
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    out[i] = math.sqrt(norm2(xs[i], ys[i]))
+
+
+@Gpu
+def lengths_inline(n: int, xs: list[float], ys: list[float], out: list[float]) -> None:
+    """``lengths`` written inline: the baseline of "device functions cost nothing"."""
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    out[i] = math.sqrt(xs[i] * xs[i] + ys[i] * ys[i])
+
+
+@Gpu
+def spin(x: list[float], y: list[float], steps: int) -> None:
+    """A compute-bound kernel: ``steps`` rounds of a logistic map per element (the several-
+    devices figures and tests)."""
+    i = GlobalIdx.x
+    if i < len(x):
+        v = x[i]
+        for _ in range(steps):
+            v = 3.5 * v * (1.0 - v)
+        y[i] = v
+
+
 def mandelbrot_numpy(width: int, height: int, max_iter: int) -> np.ndarray:
     """``mandelbrot``'s iteration for every pixel at once in float32 numpy, in the kernel's
     expression order: an independent reference (int32, row-major). A driver may re-associate
@@ -73,4 +116,5 @@ def mandelbrot_numpy(width: int, height: int, max_iter: int) -> np.ndarray:
     return counts
 
 
-__all__ = ["saxpy", "mandelbrot", "mandelbrot_numpy"]
+__all__ = ["saxpy", "mandelbrot", "mandelbrot_numpy", "sq", "norm2", "lengths",
+           "lengths_inline", "spin"]

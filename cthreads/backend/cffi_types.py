@@ -284,25 +284,11 @@ def _write_entry(folder: str, path: str, doc: dict) -> None:
 def _write_bytes(folder: str, path: str, data: bytes) -> None:
     """``_write_entry`` of an encoded document."""
     import os  # noqa: PLC0415
-    import tempfile  # noqa: PLC0415
+    from .shipped_cache import write_atomically  # noqa: PLC0415
     os.makedirs(folder, mode=0o700, exist_ok=True)
     if not _is_private(os.stat(folder)):
         return
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, data)
     for name in os.listdir(folder):          # entries of the former pickle format, never read
         if name.startswith("cffi-decls-") and name.endswith(".pickle"):
             try:

@@ -58,13 +58,17 @@ def _digest_path(path: str) -> str:
     return os.path.splitext(path)[0] + ".sha256"
 
 
-def _write_atomically(path: str, data: bytes) -> None:
+def write_atomically(path: str, data: bytes, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename, so that a reader sees
+    the old file or the new one; the temporary file never stays behind, even when the write
+    fails (a full disk). ``mode``: the file's permissions (None: owner-only)."""
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
                                dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o644)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -96,6 +100,7 @@ def build(child: list, folder: str | None = None) -> str:
             data = f.read()
     name = PREFIX + json.loads(data)["key"] + ".json"
     path = os.path.join(folder, name)
-    _write_atomically(path, data)
-    _write_atomically(_digest_path(path), hashlib.sha256(data).hexdigest().encode() + b"\n")
+    write_atomically(path, data, 0o644)
+    write_atomically(_digest_path(path), hashlib.sha256(data).hexdigest().encode() + b"\n",
+                     0o644)
     return path

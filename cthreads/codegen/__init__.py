@@ -1,11 +1,17 @@
 """The kernel compiler: a Python function -> ``KernelProgram`` (WGSL text plus its layout).
 
 Pipeline: ``source`` (find and parse) -> ``checks`` (signature, declarations) -> ``scope``
-(what names mean) -> ``frontend`` / ``exprs`` (typed IR, ``ir``) -> ``proofs`` (bounds checks
-that need not run) -> ``uniform`` (barrier placement) -> ``layout`` + ``lists`` + ``wgsl``
-(text), ``vectorize`` (four-lane variant). Tables: ``types`` (element types), ``builtins``
-(callables, operators, WGSL helpers), ``unsupported`` (constructs kernels lack). Every pass
-dispatches with ``visit.Visitor``. Needs no device and never imports wgpu.
+(what names mean) -> ``frontend`` / ``exprs`` / ``access`` (typed IR, ``ir``; list elements,
+shapes, atomics and device-function calls in ``access``) -> ``proofs`` (bounds checks that need
+not run) -> ``uniform`` (barrier placement) -> ``layout`` + ``lists`` + ``wgsl`` (text; device
+functions through ``function_wgsl``, entry points in ``entry``), ``vectorize`` (four-lane
+variant). A compilation is for one ``types.Widths`` (what plain float and int mean: the launch
+follows its arrays); N-D launches get their own entry forms, rendered on first use. Device
+functions (``functions``) are translated after the kernel, one specialisation per choice of the
+caller's lists. Tables: ``types`` (element types and promotion), ``builtins`` (callables,
+operators, WGSL helpers), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64
+library), ``unsupported`` (constructs kernels lack). Every pass dispatches with
+``visit.Visitor``. Needs no device and never imports wgpu.
 """
 
 from __future__ import annotations

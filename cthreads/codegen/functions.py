@@ -37,10 +37,6 @@ class Signature:
     returns: str | None      # scalar type name, or None
     nodes: tuple             # the parameters' AST nodes (for located errors)
 
-    @property
-    def list_params(self) -> tuple:
-        return tuple(k for k, (_, ty) in enumerate(self.params) if isinstance(ty, ListType))
-
 
 def closure_lookup(fn):
     """The name -> object lookup of ``fn``'s body: its closure cells (read at each lookup, so

@@ -85,11 +85,6 @@ def is_float(ty: str) -> bool:
     return ELEM_TYPES[ty].kind == "f"
 
 
-def is_int(ty: str) -> bool:
-    """Signed or unsigned int (not bool)."""
-    return ELEM_TYPES[ty].kind in "iu"
-
-
 @dataclass(frozen=True)
 class Widths:
     """What plain ``float`` and ``int`` mean in one compilation: 'float' (float32) or
@@ -108,10 +103,6 @@ class Widths:
     @property
     def key(self) -> tuple:
         return (self.float, self.int)
-
-    @property
-    def features(self) -> tuple:
-        return tuple(f for f in (elem(self.float).feature, elem(self.int).feature) if f)
 
 
 NARROW = Widths()

@@ -1,11 +1,9 @@
 """Device functions and the kernels that call them (module-level, as users write them).
 
 The order of definitions is part of the test: ``late_caller`` calls ``late_helper``, which is
-defined after it, and ``norm2`` calls ``sq`` defined after it."""
+defined after it (and in cthreads/samples.py, ``norm2`` calls ``sq`` defined after it)."""
 
 from __future__ import annotations
-
-import math
 
 from cthreads.gpu import GlobalIdx, Gpu, ThreadIdx, atomic_add, shared
 from cthreads.sync import __sync_threads
@@ -21,32 +19,6 @@ def late_caller(n: int, x: list[float], out: list[float]) -> None:
 @Gpu.func
 def late_helper(v: float) -> float:
     return v * 3.0 + 1.0
-
-
-@Gpu.func
-def norm2(x: float, y: float) -> float:
-    return sq(x) + sq(y)
-
-
-@Gpu.func
-def sq(v: float) -> float:
-    return v * v
-
-
-@Gpu
-def lengths(n: int, xs: list[float], ys: list[float], out: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    out[i] = math.sqrt(norm2(xs[i], ys[i]))
-
-
-@Gpu
-def lengths_inline(n: int, xs: list[float], ys: list[float], out: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    out[i] = math.sqrt(xs[i] * xs[i] + ys[i] * ys[i])
 
 
 # -- list parameters, returns anywhere, Python's integer semantics ----------------------------

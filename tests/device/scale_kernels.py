@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, gpu
+from cthreads.samples import spin  # noqa: F401 - the tests' compute-bound kernel (by reference)
 
 SCALE = 3.0
 
@@ -27,17 +28,6 @@ def scaled_twice(x: list[float], y: list[float]) -> None:
     i = GlobalIdx.x
     if i < len(x):
         y[i] = twice(x[i]) * SCALE
-
-
-@Gpu
-def spin(x: list[float], y: list[float], steps: int) -> None:
-    """A compute-bound kernel: ``steps`` rounds of a logistic map per element."""
-    i = GlobalIdx.x
-    if i < len(x):
-        v = x[i]
-        for _ in range(steps):
-            v = 3.5 * v * (1.0 - v)
-        y[i] = v
 
 
 def spin_reference(x: np.ndarray, steps: int) -> np.ndarray:

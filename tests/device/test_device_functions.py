@@ -10,6 +10,8 @@ import pytest
 from cthreads.gpu import (GpuArena, GpuDeviceError, GpuFunc, GpuIndexError, compile, gpu,
                           prepare)
 
+from cthreads import samples
+
 from . import func_kernels as fk
 
 
@@ -23,9 +25,9 @@ def test_the_spec_example_against_numpy(device_name):
     xs = rng.standard_normal(1000).astype(np.float32)
     ys = rng.standard_normal(1000).astype(np.float32)
     out = np.zeros(1000, np.float32)
-    gpu(fk.lengths, 1000, xs, ys, out).join()
+    gpu(samples.lengths, 1000, xs, ys, out).join()
     np.testing.assert_allclose(out, np.hypot(xs, ys), rtol=1e-6)
-    assert isinstance(fk.sq, GpuFunc) and fk.sq(3.0) == 9.0 and fk.norm2(3.0, 4.0) == 25.0
+    assert isinstance(samples.sq, GpuFunc) and samples.sq(3.0) == 9.0 and samples.norm2(3.0, 4.0) == 25.0
 
 
 def test_a_function_defined_after_its_kernel(device_name):
@@ -108,8 +110,8 @@ def test_simulate_runs_the_python_bodies(device_name):
     ys = [float(v) for v in rng.random(100).astype(np.float32)]
     dev = [0.0] * 100
     sim = [0.0] * 100
-    fk.lengths.simulate(100, xs, ys, sim)
-    gpu(fk.lengths, 100, xs, ys, dev).join()
+    samples.lengths.simulate(100, xs, ys, sim)
+    gpu(samples.lengths, 100, xs, ys, dev).join()
     np.testing.assert_allclose(dev, sim, rtol=1e-6)
 
 
@@ -129,8 +131,9 @@ def test_helper_kernel_matches_inline_kernel(device_name):
     xs = rng.standard_normal(4096).astype(np.float32)
     ys = rng.standard_normal(4096).astype(np.float32)
     a, b = np.zeros(4096, np.float32), np.zeros(4096, np.float32)
-    gpu(fk.lengths, 4096, xs, ys, a).join()
-    gpu(fk.lengths_inline, 4096, xs, ys, b).join()
+    gpu(samples.lengths, 4096, xs, ys, a).join()
+    gpu(samples.lengths_inline, 4096, xs, ys, b).join()
+    np.testing.assert_allclose(a, np.hypot(xs, ys), rtol=1e-6)
     np.testing.assert_array_equal(a, b)
 
 
@@ -171,4 +174,4 @@ def test_loop_in_a_function_past_the_cpu_loop_cap(device_name):
 
 def test_gpu_refuses_a_device_function():
     with pytest.raises(TypeError, match=r"sq is a device function \(@Gpu.func\)"):
-        gpu(fk.sq, 1.0)
+        gpu(samples.sq, 1.0)

@@ -187,3 +187,17 @@ def test_prepare_and_compile_take_threads(device_name):
     a = np.zeros((3, 3), np.float32)
     gpu(nk.scale_rows, a, 1.0, threads=(3, 3)).join()
     assert (a == 1.0).all()
+
+
+def test_simulate_runs_the_n_d_threads(device_name):
+    rng = np.random.default_rng(6)
+    img = rng.random((9, 13)).astype(np.float32)
+    sim, dev = np.zeros_like(img), np.zeros_like(img)
+    nk.blur.simulate(13, 9, img, sim, threads=(13, 9))
+    gpu(nk.blur, 13, 9, img, dev, threads=(13, 9)).join()
+    np.testing.assert_allclose(sim, _blur_numpy(img), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(dev, sim, rtol=1e-6, atol=1e-6)
+    v = np.zeros((3, 4, 5), np.int32)
+    nk.fill_volume.simulate(v, threads=(5, 4, 3))
+    z, y, x = np.indices(v.shape)
+    np.testing.assert_array_equal(v, 10000 * z + 100 * y + x)
