@@ -7,7 +7,8 @@ Implementations: ``ours`` (cthreads from this repository), ``raw`` (the same com
 hand-written in WGSL on wgpu-py: the expert's floor on the same driver), ``original`` (PyPI
 ``cthreads-gpu`` 0.2.1 in its own virtual environment ``bench/.venv-original``, created on first
 use; skipped with a note where it cannot be installed), ``numpy`` on the CPU where it makes sense,
-and ``torch`` (CUDA) for W5big's bandwidth reference when it is importable.
+and ``torch`` (CUDA) for W5big's bandwidth reference when it is importable. PEERS (``peers.py``)
+runs ours against torch, CuPy and Triton, whichever are installed, inside our worker's process.
 
 Each implementation runs in its own worker process (``bench/worker.py``); workloads alternate
 between implementations (the order rotates every round) and repeat; the table shows medians.
@@ -44,14 +45,15 @@ IMPLS = ("ours", "raw", "original", "numpy", "torch")
 LABEL = {"ours": "ours", "raw": "raw wgpu", "original": "original", "numpy": "numpy",
          "torch": "torch"}
 SERVED = ("W1", "W2", "W3", "W6", "W8", "CPU")   # run in long-lived workers
-FRESH = ("W4", "W5", "W7", "W5big", "RED", "V2", "ND")   # a fresh process per measurement
-ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "RED", "V2", "ND", "W5big")
+FRESH = ("W4", "W5", "W7", "W5big", "RED", "V2", "ND", "PEERS")   # a fresh process each
+ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "CPU", "RED", "V2", "ND", "PEERS",
+       "W5big")
 WHO = {"W1": ("ours", "raw", "original", "numpy"), "W2": ("ours", "raw", "original", "numpy"),
        "W3": ("ours", "raw", "original", "numpy"), "W4": ("ours", "raw", "original"),
        "W5": ("ours", "raw", "original", "numpy"), "W6": ("ours", "raw", "original", "numpy"),
        "W7": ("ours", "raw", "original"), "W5big": ("ours", "raw", "original", "torch"),
        "W8": ("ours",), "CPU": ("ours", "numpy"), "RED": ("ours", "numpy", "torch"),
-       "V2": ("ours",), "ND": ("ours",)}
+       "V2": ("ours",), "ND": ("ours",), "PEERS": ("ours",)}
 
 FULL = {
     "W1": {"n": 64, "launches": 2000, "warmup": 200},
@@ -71,6 +73,16 @@ FULL = {
            "gpu": {"n_mem": 1 << 26, "bodies": 32768, "n_saxpy": 1 << 26,
                    "mandel": [4096, 4096, 256], "reps": 21}},
     "ND": {"cpu": {"n": 1024, "reps": 11}, "gpu": {"n": 4096, "reps": 31}},
+    "PEERS": {"cpu": {"n": 1 << 22, "k": 5, "sum_calls": 3, "hist_n": 1 << 22, "hist_k": 3,
+                      "hist_groups": [64, 256], "grid": 1024, "stencil_k": 5,
+                      "mandel": [512, 512, 256], "mandel_k": 3, "tiny_launches": 100,
+                      "bodies": 2048, "nbody_k": 2, "torch_rows": 512, "reps": 7, "warm": 1,
+                      "spinup_s": 0},
+              "gpu": {"n": 1 << 26, "k": 50, "sum_calls": 10, "hist_n": 1 << 26, "hist_k": 20,
+                      "hist_groups": [1056, 4224, 16896], "grid": 4096, "stencil_k": 50,
+                      "mandel": [4096, 4096, 256], "mandel_k": 20, "tiny_launches": 200,
+                      "bodies": 32768, "nbody_k": 3, "torch_rows": 1024, "reps": 11, "warm": 2,
+                      "spinup_s": 1.0}},
 }
 QUICK = {
     "W1": {"n": 64, "launches": 500, "warmup": 50},
@@ -90,6 +102,16 @@ QUICK = {
            "gpu": {"n_mem": 1 << 26, "bodies": 16384, "n_saxpy": 1 << 26,
                    "mandel": [4096, 4096, 256], "reps": 9}},
     "ND": {"cpu": {"n": 1024, "reps": 5}, "gpu": {"n": 4096, "reps": 11}},
+    "PEERS": {"cpu": {"n": 1 << 22, "k": 5, "sum_calls": 3, "hist_n": 1 << 22, "hist_k": 3,
+                      "hist_groups": [64, 256], "grid": 1024, "stencil_k": 5,
+                      "mandel": [512, 512, 256], "mandel_k": 3, "tiny_launches": 100,
+                      "bodies": 2048, "nbody_k": 2, "torch_rows": 512, "reps": 3, "warm": 1,
+                      "spinup_s": 0},
+              "gpu": {"n": 1 << 26, "k": 50, "sum_calls": 10, "hist_n": 1 << 26, "hist_k": 20,
+                      "hist_groups": [1056, 4224, 16896], "grid": 4096, "stencil_k": 50,
+                      "mandel": [4096, 4096, 256], "mandel_k": 20, "tiny_launches": 200,
+                      "bodies": 32768, "nbody_k": 3, "torch_rows": 1024, "reps": 5, "warm": 2,
+                      "spinup_s": 1.0}},
 }
 
 # (workload, metric, label, unit, higher is better)
@@ -188,6 +210,25 @@ TARGETS = [
      ">=", 0.95, 0.95),
     ("ND 2-D stencil GB/s >= {b}x resident saxpy GB/s", "ND", "st2d_GBps", "self:saxpy_GBps",
      ">=", 0.7, 0.7),
+    # the CUDA peers (a real GPU with torch / CuPy installed; same process, same data)
+    ("PEERS saxpy float32 GB/s >= {b}x torch add_", "PEERS", "saxpy32_ours_GBps",
+     "self:saxpy32_torch_GBps", ">=", None, 0.97),
+    ("PEERS saxpy float64 GB/s >= {b}x torch add_", "PEERS", "saxpy64_ours_GBps",
+     "self:saxpy64_torch_GBps", ">=", None, None),
+    ("PEERS sum float32 >= {b}x torch x.sum().item()", "PEERS", "sum32_ours_GBps",
+     "self:sum32_torch_GBps", ">=", None, 0.9),
+    ("PEERS sum float64 >= {b}x torch x.sum().item()", "PEERS", "sum64_ours_GBps",
+     "self:sum64_torch_GBps", ">=", None, 0.9),
+    ("PEERS histogram >= {b}x torch bincount", "PEERS", "hist_ours_Geps", "self:hist_torch_Geps",
+     ">=", None, 0.8),
+    ("PEERS 2-D stencil >= {b}x CuPy RawKernel", "PEERS", "stencil_ours_GBps",
+     "self:stencil_cupy_GBps", ">=", None, 1.0),
+    ("PEERS Mandelbrot time <= {b}x CuPy RawKernel", "PEERS", "mandel_ours_ms",
+     "self:mandel_cupy_ms", "<=", None, 1.1),
+    ("PEERS tiny launch + wait <= {b}x torch add_ + sync", "PEERS", "tiny_ours_us",
+     "self:tiny_torch_us", "<=", None, 2.0),
+    ("PEERS N-body step time <= {b}x CuPy RawKernel", "PEERS", "nbody_ours_ms",
+     "self:nbody_cupy_ms", "<=", None, None),
 ]
 
 #: Figures the issue states for an implementation that cannot run in that column's machine
@@ -436,7 +477,7 @@ def _cell(summary: dict, w: str, impl: str, metric: str) -> tuple[str, float | N
     s = summary.get(w, {}).get(impl)
     if s is None:
         return "", None
-    if s["fail"]:
+    if s["fail"] or str(s["unsupported"].get(metric, "")).startswith("FAIL"):
         return "FAIL", None
     if metric in s["medians"]:
         v = s["medians"][metric]
@@ -479,6 +520,7 @@ def render(summary: dict, impls: list, notes: list, meta: dict, gpu_column: bool
         lines.extend(fmt_row(r) for r in rows)
     lines.extend(render_cpu(summary, gpu_column))
     lines.extend(render_w8(summary, meta))
+    lines.extend(render_peers(summary, meta))
     # failures and unsupported parts
     extra = []
     for w, per in summary.items():
@@ -487,7 +529,9 @@ def render(summary: dict, impls: list, notes: list, meta: dict, gpu_column: bool
                 extra.append(f"FAIL {w} {LABEL[impl]}: {s['fail']}")
             seen = set()
             for k, msg in s["unsupported"].items():
-                if msg not in seen:
+                if str(msg).startswith("FAIL"):
+                    extra.append(f"FAIL {w} {LABEL[impl]} ({k}): {msg[5:].strip()}")
+                elif msg not in seen:
                     extra.append(f"n/a* {w} {LABEL[impl]} ({k}): {msg}")
                     seen.add(msg)
     if extra or notes:
@@ -593,6 +637,75 @@ def render_w8(summary: dict, meta: dict) -> list:
     return out
 
 
+#: PEERS: (case, label, unit key, {column: the implementation's name in the metric}); metrics
+#: are "<case>_<name>_<unit key>" (peers.py); labels take the run's parameters
+PEER_COLUMNS = (("ours", "ours"), ("torch", "torch"), ("cupy", "CuPy"), ("triton", "Triton"))
+PEER_ROWS = [
+    ("saxpy32", "saxpy n={n} float32, resident, {k} queued launches", "GBps", None),
+    ("saxpy64", "saxpy n={n} float64, resident, {k} queued launches", "GBps", None),
+    ("sum32", "sum n={n} float32, a number per call", "GBps", None),
+    ("sum32q", "sum n={n} float32, x.sum() x{k} queued, one sync", "GBps", None),
+    ("sum64", "sum n={n} float64, a number per call", "GBps", None),
+    ("sum64q", "sum n={n} float64, x.sum() x{k} queued, one sync", "GBps", None),
+    ("hist", "histogram n={hist_n}, 256 bins: shared bins / bincount", "Geps", None),
+    ("hist", "histogram: global atomics", "Geps", {"ours": "oursglobal", "cupy": "cupyglobal"}),
+    ("hist", "histogram: cp.bincount", "Geps", {"cupy": "cupybincount"}),
+    ("stencil", "2-D 5-point stencil {grid}x{grid}", "GBps", None),
+    ("mandel", "Mandelbrot {mandel}, 2-D launch", "ms", None),
+    ("tiny", "tiny launch n=64 + wait, each", "us", None),
+    ("nbody", "N-body accelerations, {bodies} bodies", "ms", None),
+]
+PEER_UNITS = {"GBps": "GB/s", "Geps": "G el/s", "ms": "ms/launch", "us": "us/launch"}
+
+
+def _count(v) -> str:
+    if isinstance(v, list):
+        return "x".join(str(x) for x in v[:2]) + (f", {v[2]} iterations" if len(v) > 2 else "")
+    if isinstance(v, int) and v >= 1 << 20 and v % (1 << 20) == 0:
+        return f"{v >> 20}M"
+    return str(v)
+
+
+def render_peers(summary: dict, meta: dict) -> list:
+    """PEERS: ours against torch, CuPy and Triton on the same data in the same process."""
+    if "PEERS" not in summary or "ours" not in summary["PEERS"]:
+        return []
+    p = meta.get("params", {}).get("PEERS", {})
+    fields = {k: _count(v) for k, v in p.items()}
+    rows = list(PEER_ROWS)
+    for g in p.get("hist_groups", []):
+        rows.append(("hist", f"histogram: ours' shared bins, {g:,} workgroups of 64", "Geps",
+                     {"ours": f"oursg{g}"}))
+    head = (["case", "unit"] + [label for _, label in PEER_COLUMNS]
+            + [f"ours/{label}" for _, label in PEER_COLUMNS[1:]])
+    out_rows = []
+    for case, label, unit, names in rows:
+        names = names or {col: col for col, _ in PEER_COLUMNS}
+        cells = {col: _cell(summary, "PEERS", "ours", f"{case}_{names[col]}_{unit}")
+                 if col in names else ("", None) for col, _ in PEER_COLUMNS}
+        if not any(text for text, _ in cells.values()):
+            continue
+        mine = cells["ours"][1]
+        ratios = [_ratio(mine, cells[col][1]) if mine is not None else ""
+                  for col, _ in PEER_COLUMNS[1:]]
+        try:
+            text = label.format(**fields)
+        except (KeyError, IndexError):
+            text = label
+        out_rows.append([text, PEER_UNITS.get(unit, unit)] + [cells[c][0] for c, _ in PEER_COLUMNS]
+                        + ratios)
+    if not out_rows:
+        return []
+    widths = [max(len(r[k]) for r in out_rows + [head]) for k in range(len(head))]
+    out = ["", "PEERS: ours against the CUDA stack, same process, same data, alternating "
+           "(medians; ratios ours / peer: > 1x is faster for GB/s and G el/s, slower for "
+           "ms and us)"]
+    for r in [head, ["-" * w for w in widths]] + out_rows:
+        out.append("  ".join(c.ljust(widths[k]) if k < 2 else c.rjust(widths[k])
+                             for k, c in enumerate(r)))
+    return out
+
+
 # -- the run -------------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> int:
@@ -610,6 +723,8 @@ def main(argv: list[str]) -> int:
                     help="do not create the original's virtual environment")
     ap.add_argument("--w5big-n", type=int, help="W5big's n (default 67,108,864)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per worker request")
+    ap.add_argument("--keep-logs", action="store_true",
+                    help="copy the workers' logs next to the results (<json name>-logs/)")
     args = ap.parse_args(argv)
 
     t_start = time.perf_counter()
@@ -705,6 +820,7 @@ def main(argv: list[str]) -> int:
     params["RED"]["sizes"] = params["RED"]["sizes_gpu" if on_gpu else "sizes_cpu"]
     params["V2"] = params["V2"]["gpu" if on_gpu else "cpu"]
     params["ND"] = params["ND"]["gpu" if on_gpu else "cpu"]
+    params["PEERS"] = params["PEERS"]["gpu" if on_gpu else "cpu"]
     workloads = only or [w for w in ALL if w != "W5big" or on_gpu]
     if "W5big" in workloads and not on_gpu and only is None:
         workloads.remove("W5big")
@@ -783,6 +899,8 @@ def main(argv: list[str]) -> int:
     for srv in servers.values():
         srv.stop()
     print(save(final=True))
+    if args.keep_logs:
+        logdir = shutil.copytree(logdir, os.path.splitext(path)[0] + "-logs", dirs_exist_ok=True)
     log(f"results: {path} and {os.path.splitext(path)[0]}.txt; worker logs: {logdir}")
     for entry in os.listdir(tmp):              # keep the logs, drop caches and scratch copies
         if entry != "logs":

@@ -56,6 +56,9 @@ def _module(impl: str, workload: str = ""):
     if impl == "ours" and workload == "ND":
         import nd                      # cthreads only (N-D lists and launches)
         return nd
+    if impl == "ours" and workload == "PEERS":
+        import peers                   # cthreads against torch, CuPy and Triton, one process
+        return peers
     if impl in ("ours", "original"):
         import workloads
         return workloads
