@@ -4,11 +4,11 @@ Everything is validated before anything reaches the device, and errors name the 
 element index and the fix. Lists of floats and ints are converted and type-checked in C: small
 ones by ``array.array``, long ones by ``struct`` in chunks (faster than ``array.array`` for long
 lists, docs/performance.md, "Start-up and argument packing"; and it refuses finite floats beyond
-float32's range by itself, where
-``array.array`` makes them inf and a second pass had to look); bool lists use numpy. numpy
-is imported only when first needed, so ``import cthreads.gpu`` and a first small launch stay
-fast. The per-element loops below run only on error paths, to name the
-first offending element.
+float32's range by itself, where ``array.array`` makes them inf and a second pass had to look);
+long lists of floats go to cffi's faster loop first (``packing.py``), which hands back the ones
+it cannot take as they are, to the checked ``struct`` path. Bool lists use numpy. numpy is
+imported only when first needed, so ``import cthreads.gpu`` and a first small launch stay fast.
+The per-element loops below run only on error paths, to name the first offending element.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 
 from .codegen.types import ELEM_TYPES, INT_RANGE
 from .codegen.types import elem as elem_type
-from . import nested
+from . import nested, packing
 from .errors import GpuArgumentTypeError, GpuInvalidArgument
 
 F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
@@ -30,6 +30,10 @@ SMALL = 4096
 
 #: elements packed per struct call for long lists (bounds the temporary argument tuple)
 CHUNK = 1 << 16
+#: lists longer than this are written back WRITE_CHUNK elements at a time (where the old
+#: elements no longer fit the cache, docs/performance.md, "The 1M-element list round trip")
+CHUNKED_FROM = 1 << 18
+WRITE_CHUNK = 4096
 # The element-type table (codegen/types.py) gives, per element kind, the array.array / struct
 # code of the device representation (``code``), its numpy dtype (``host_dtype``), the dtype a
 # caller's numpy array must have (``array_dtype``, no silent conversion) and ``size`` in bytes.
@@ -292,7 +296,9 @@ def pack(value, elem: str, where: str, writable: bool = True, ndim: int = 1):
             return array.array(elem_type("bool").code, value)
         return _pack_numpy(_as_array(value, elem, where), value, elem, where)
     if len(value) > SMALL:
-        packed = _pack_long(value, elem, where)
+        packed = packing.floats(value, elem) if elem in packing.CTYPES else None
+        if packed is None:
+            packed = _pack_long(value, elem, where)
     else:
         try:
             packed = array.array(elem_type(elem).code, value)
@@ -422,18 +428,29 @@ def writeback(target, view, elem: str) -> None:
         nested.fill(target, flat, ndim)
         return
     row = elem_type(elem)
+    n = len(target)
+    if elem != "bool" and n > CHUNKED_FROM:
+        # A slice at a time, so the new floats or ints take the memory that the old ones of the
+        # slice before freed while it is still in the cache (docs/performance.md, "The
+        # 1M-element list round trip"); only a MemoryError could stop it, and then the job
+        # fails with it.
+        flat = memoryview(view)[:row.size * n].cast(row.code)
+        for start in range(0, n, WRITE_CHUNK):
+            target[start:start + WRITE_CHUNK] = flat[start:start + WRITE_CHUNK].tolist()
+        return
     values = array.array(row.code)
-    values.frombytes(view[:row.size * len(target)])
+    values.frombytes(view[:row.size * n])
     if elem == "bool":
-        if len(target) > SMALL:
+        if n > SMALL:
             np = _np()
             target[:] = (np.frombuffer(values, dtype=row.host_dtype) != 0).tolist()
         else:
             target[:] = [v != 0 for v in values]
-    elif len(target) > SMALL:
+    elif n > SMALL:
         # Emptied first, so that the new floats or ints take the memory the old ones free
-        # (measured faster than one slice assignment: docs/performance.md, "The list round
-        # trip"); only a MemoryError could stop the extend, and then the job fails with it.
+        # (faster than one slice assignment while they fit the cache: docs/performance.md, "The
+        # 1M-element list round trip"); only a MemoryError could stop the extend, and then the
+        # job fails with it.
         target.clear()
         target.extend(values)
     else:

@@ -1,0 +1,51 @@
+"""Long lists of floats packed into float32 or float64 device bytes by cffi's C loop.
+
+``convert.pack`` hands a long list of floats here first. cffi reads each element with
+``PyFloat_AsDouble``, as ``struct`` and ``array`` do (so the same elements are accepted: floats,
+ints, bools, numpy numbers, anything with ``__float__``), and stores it with a C cast, faster
+than any standard-library route (docs/performance.md, "The 1M-element list round trip").
+
+Nothing is checked here: ``floats`` returns None where cffi refused an element, or where a
+float32 result holds an infinity (a real one, or a finite value beyond float32's range that the
+C cast turned into one). The caller then takes its checked path, which names the element, or
+keeps the infinity, exactly as before. The memory is cffi's own; the array returned is a view of
+it (no copy) that keeps it alive. Nothing here imports wgpu; numpy is imported when a float32
+list is first packed, to look for infinities (once per process: ~0.15-0.2 s here).
+"""
+
+from __future__ import annotations
+
+import threading
+
+#: the C type of each element kind packed here
+CTYPES = {"float": "float[]", "float64": "double[]"}
+
+_lock = threading.Lock()
+_state: tuple | None = None          # (ffi, allocator), made on first use
+
+
+def _cffi():
+    global _state
+    if _state is None:
+        with _lock:
+            if _state is None:
+                from cffi import FFI  # noqa: PLC0415 - loaded already once a device exists
+                ffi = FFI()
+                # every element is written by the conversion, so the memory is not cleared first
+                _state = (ffi, ffi.new_allocator(should_clear_after_alloc=False))
+    return _state
+
+
+def floats(values: list, elem: str):
+    """The bytes of ``values`` as ``elem`` ('float': float32, 'float64'), a buffer viewing
+    memory cffi filled; None when an element was refused or a float32 came out infinite."""
+    ffi, new = _cffi()
+    try:
+        cdata = new(CTYPES[elem], values)
+    except Exception:       # noqa: BLE001 - the checked path raises the same thing, named
+        return None
+    if elem == "float64":
+        return ffi.buffer(cdata)
+    import numpy as np  # noqa: PLC0415 - deliberately lazy, as in convert
+    out = np.frombuffer(ffi.buffer(cdata), dtype=np.float32)
+    return None if np.isinf(out).any() else out
