@@ -102,6 +102,13 @@ COARSEN_CPU = (8, 1 << 14)
 #: the same for the four-lane variant of element-wise kernels (counted in index steps of 4).
 VEC_COARSEN_GPU = (1, 1 << 30)
 VEC_COARSEN_CPU = (4, 1 << 12)
+#: GPUs: the workgroup tile of N-D launches of kernels that do not observe workgroups, one
+#: index per invocation (2-D, 3-D). Tiles several rows high let neighbouring rows share the
+#: caches: a 5-point stencil went from 1,300 GB/s (rows of 64, four rows per invocation) to
+#: the CUDA peer's figure on an H200 (docs/performance.md, "N-D launches on GPUs").
+GPU_ND_TILES = {2: (32, 8, 1), 3: (32, 4, 2)}
+#: whether CPU drivers take the GPU form too (the tests turn it on to run it on lavapipe)
+ND_TILES_ON_CPU = False
 
 
 def _vec_enabled() -> bool:
@@ -162,10 +169,13 @@ class KernelRuntime:
                                     scalar=COARSEN_CPU if cpu else COARSEN_GPU,
                                     vec=VEC_COARSEN_CPU if cpu else VEC_COARSEN_GPU,
                                     loops=self.loop_variant)
-        # N-D launches of kernels that do not observe workgroups run rows along x in 1-D
-        # workgroups (several rows per invocation on CPU drivers: entry.ND_GRID_ENTRY); the
-        # others run N-D tiles of ``nd``
-        self.nd_grid = nd is not None and not program.fixed_workgroup_size
+        # N-D launches of kernels that do not observe workgroups run, on CPU drivers, rows
+        # along x in 1-D workgroups (several rows per invocation: entry.ND_GRID_ENTRY), on GPUs
+        # tiles of GPU_ND_TILES; kernels that observe workgroups run N-D tiles of ``nd``
+        free = nd is not None and not program.fixed_workgroup_size
+        self.nd_grid = free and cpu and not ND_TILES_ON_CPU
+        if free and not self.nd_grid:
+            self.nd = nd = GPU_ND_TILES[2 if nd[2] == 1 else 3]
         # rows per invocation of the N-D grid form: the 1-D rule's indexes per invocation (the
         # same lever: fewer, longer invocations), from as many threads on; 1 for the loop
         # variant (the driver's loop budget is per invocation) or a CTHREADS_COARSEN of 1
@@ -173,10 +183,11 @@ class KernelRuntime:
         self.nd_rows = 1 if self.loop_variant else (self.coarsen or rows_rule[0])
         self.nd_rows_from = rows_rule[1] if self.coarsen is None else 0
         if self.nd_grid:
-            self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant, nd=nd)
+            self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant, nd=nd,
+                                     grid=True)
         elif nd is not None:
             self._check_workgroup(nd)
-            self.wgsl = program.wgsl(cpu=self.loop_variant, nd=nd)
+            self.wgsl = program.wgsl(cpu=self.loop_variant, nd=nd, grid=False)
         else:
             self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant)
         # the status buffer: for bounds checks, and for the loop variant (a kernel with loops and
@@ -277,7 +288,7 @@ class KernelRuntime:
                 wgsl = self.wgsl
             elif self.nd is not None:
                 wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
-                                         cpu=self.loop_variant, nd=self.nd)
+                                         cpu=self.loop_variant, nd=self.nd, grid=self.nd_grid)
             else:
                 wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
                                          vec=vec, cpu=self.loop_variant)

@@ -8,8 +8,8 @@ number of the submission that will contain the launch, and the batch is flushed
 
 * at once when nothing is in flight (a lone launch, or one after a join, is submitted right
   away, so single-launch latency does not change), or when the batch holds ``BATCH_CAP``
-  dispatches, or, checked every ``IDLE_POLL_EVERY`` pending dispatches with one non-blocking
-  poll, when the device has finished everything submitted;
+  dispatches, or, checked every ``IDLE_POLL_EVERY`` pending dispatches (every one on GPUs)
+  with one non-blocking poll, when the device has finished everything submitted;
 * before anything that must see the pending work: a queue write (uploads, ``write``: a queued
   write lands before the *next* submission, so a pending dispatch would see the new bytes), a
   map (``read_into``), waits and ``is_done`` for a number not yet submitted, ``idle()`` and
@@ -138,6 +138,11 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         #: (holding wgpu-native's queue locks, so uploads block too) until that work ends:
         #: the flusher, waits and done() submit a pending batch only once the device is idle
         self._submit_when_idle = ctx.is_cpu
+        #: pending dispatches between two non-blocking polls for an idle device: every one on
+        #: a GPU, where the poll is cheap and an idle GPU waiting for a batch to fill is the
+        #: cost (queued 64M saxpys ran at 0.72x torch's rate: docs/performance.md, "Queued
+        #: launches on GPUs"); IDLE_POLL_EVERY on CPU drivers, where each poll costs more
+        self._idle_poll_every = IDLE_POLL_EVERY if ctx.is_cpu else 1
         _queues.add(self)
 
     def _check_usable(self) -> None:
@@ -279,7 +284,7 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)
             if (not self.batching or count >= BATCH_CAP
-                    or (not more and self._idle(count % IDLE_POLL_EVERY == 0))):
+                    or (not more and self._idle(count % self._idle_poll_every == 0))):
                 self._flush()
                 return self.submitted
             if uniform is not None:

@@ -77,6 +77,42 @@ def make_bind_group_layout(ctx: DeviceContext, bindings: tuple):
         raise device_error(ctx, exc, "creating a bind-group layout") from None
 
 
+#: whether CPU drivers get shader modules without naga's loop counter too (see _shader_module;
+#: the tests turn it on to run that path on lavapipe)
+TRUSTED_ON_CPU = False
+
+
+def _shader_module(device, wgsl: str, label: str):
+    """The shader module for ``wgsl``, made with naga's bounds checks but without its forced
+    loop bounding where this wgpu build offers that (wgpu-native's "trusted" creation).
+
+    The bounds checks stay: they are what keeps an unchecked access (``boundscheck=False``, or
+    an index the proofs cleared) inside its buffer. The loop bounding (an extra 64-bit counter
+    tested in every loop iteration, against a bound no kernel reaches) is dropped: it cost
+    tight loops up to ~1.7x on an H200 (docs/performance.md, "Loops without naga's counter").
+    A build without the entry point gets wgpu-py's public call, with both checks; so do CPU
+    drivers, where the loops' detection of lavapipe's iteration cap was measured with the
+    counter in place (without it a cut loop went unreported in tests/device/test_loop_cap.py).
+    """
+    try:
+        from wgpu.backends.wgpu_native import _api
+        create = _api.libf.wgpuDeviceCreateShaderModuleTrusted
+        checks = _api.lib.WGPUShaderRuntimeChecks_BoundsChecks
+    except (ImportError, AttributeError):
+        return device.create_shader_module(code=wgsl, label=label)
+    ffi, lib = _api.ffi, _api.lib
+    source = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(wgsl))
+    source[0].chain.next = ffi.NULL
+    source[0].chain.sType = lib.WGPUSType_ShaderSourceWGSL
+    descriptor = _api.new_struct_p(
+        "WGPUShaderModuleDescriptor *",
+        nextInChain=ffi.cast("WGPUChainedStruct *", source), label=_api.to_c_string_view(label))
+    handle = create(device._internal, descriptor, checks)
+    if handle == ffi.NULL:
+        raise RuntimeError("Shader module creation failed")
+    return _api.GPUShaderModule(label, handle, device)
+
+
 def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple,
                   layout=None) -> Pipeline:
     """The compute pipeline for ``wgsl`` (cached per device: ``ctx.index`` is in the key, and
@@ -99,7 +135,9 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
     device = ctx.device
     t0 = time.perf_counter()
     try:
-        module = device.create_shader_module(code=wgsl, label=entry_point)
+        module = _shader_module(device, wgsl, entry_point) if \
+            (TRUSTED_ON_CPU or not ctx.is_cpu) else \
+            device.create_shader_module(code=wgsl, label=entry_point)
         bgl = layout if layout is not None else \
             device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
         pipeline_layout = device.create_pipeline_layout(bind_group_layouts=[bgl])

@@ -149,7 +149,8 @@ class KernelProgram:
     nd_uniform_size: int = 16
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
-             vec: str = "", cpu: bool = False, nd: tuple | None = None) -> str:
+             vec: str = "", cpu: bool = False, nd: tuple | None = None,
+             grid: bool | None = None) -> str:
         """The WGSL source for a given workgroup size (64 unless the runtime picks another).
 
         ``fast``: the variant without the bounds checks that ``fast_requires`` makes
@@ -157,11 +158,15 @@ class KernelProgram:
         invocation runs (kernels without ``fixed_workgroup_size`` only). ``vec``: the four-lane
         variant (only where ``vec_guard`` is set): ``"whole"`` when the guard is a multiple of
         4, ``"tail"`` for any guard. ``cpu``: for a kernel with loops, the variant that reports
-        loops a CPU driver ended early (the four-lane variant has no loops).
+        loops a CPU driver ended early (the four-lane variant has no loops). ``nd``: the N-D
+        launch variant, as rows along x in 1-D workgroups (``grid``: kernels that do not observe
+        workgroups only, and their default) or as tiles of ``nd`` = (x, y, z) invocations.
         """
         if nd is not None:
             fast = bool(fast and self.fast_requires)
-            if not self.fixed_workgroup_size:      # rows along x, ``coarsen`` rows each
+            if grid is None:
+                grid = not self.fixed_workgroup_size
+            if grid:                               # rows along x, ``coarsen`` rows each
                 template = self._nd_render(fast, bool(cpu and self.loops), grid=True)
                 return nd_grid_steps(template, coarsen, bool(cpu and self.loops)).replace(
                     "{WORKGROUP_SIZE}", str(int(workgroup_size)))

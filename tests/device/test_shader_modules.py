@@ -1,0 +1,94 @@
+"""Shader modules without naga's loop counter (the path GPUs take, backend/pipeline.py): made
+here on lavapipe too, they compile, run kernels with loops to numpy's results, and invalid WGSL
+still raises our error instead of ending the process."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cthreads.backend import pipeline
+from cthreads.backend.device import get_context
+from cthreads.backend.pipeline import ShaderCompileError, make_pipeline
+from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
+from cthreads.samples import mandelbrot_numpy
+
+
+@pytest.fixture
+def trusted(monkeypatch):
+    monkeypatch.setattr(pipeline, "TRUSTED_ON_CPU", True)
+    pipeline.clear_cache()
+    yield
+    pipeline.clear_cache()
+
+
+def _kernels():
+    # defined per test so that their pipelines are made under the fixture's setting
+    @Gpu
+    def mandel(width: int, height: int, max_iter: int, counts: list[list[int]]) -> None:
+        px: int = GlobalIdx.x
+        py: int = GlobalIdx.y
+        if px >= width or py >= height:
+            return
+        cx: float = -2.2 + 3.0 * px / width
+        cy: float = -1.2 + 2.4 * py / height
+        x: float = 0.0
+        y: float = 0.0
+        k: int = 0
+        while k < max_iter and x * x + y * y <= 4.0:
+            xt: float = x * x - y * y + cx
+            y = 2.0 * x * y + cy
+            x = xt
+            k += 1
+        counts[py, px] = k
+
+    @Gpu
+    def prefix(n: int, xs: list[float], out: list[float]) -> None:
+        i: int = GlobalIdx.x
+        if i >= n:
+            return
+        s: float = 0.0
+        for k in range(i + 1):
+            s += xs[k]
+        out[i] = s
+
+    return mandel, prefix
+
+
+def test_loops_without_the_counter_match_numpy(trusted):
+    mandel, prefix = _kernels()
+    w, h, it = 96, 64, 200
+    counts = np.zeros((h, w), np.int32)
+    gpu(mandel, w, h, it, counts, threads=(w, h)).join()
+    want = mandelbrot_numpy(w, h, it).reshape(h, w)
+    assert np.count_nonzero(counts != want) <= w * h // 500   # boundary pixels may differ
+    xs = np.random.default_rng(5).random(300).astype(np.float32)
+    out = np.zeros(300, np.float32)
+    with GpuArena() as arena:
+        arena.bind(xs=xs, out=out)
+        gpu(prefix, 300, xs, out).join()
+    np.testing.assert_allclose(out, np.cumsum(xs.astype(np.float64)), rtol=1e-5)
+
+
+def test_invalid_wgsl_raises_our_error(trusted):
+    ctx = get_context()
+    with pytest.raises(ShaderCompileError) as info:
+        make_pipeline(ctx, "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }",
+                      "main", ())
+    assert "main" in str(info.value) or info.value.args
+    # the device still works afterwards
+    mandel, _ = _kernels()
+    counts = np.zeros((4, 4), np.int32)
+    gpu(mandel, 4, 4, 10, counts, threads=(4, 4)).join()
+    assert np.array_equal(counts, mandelbrot_numpy(4, 4, 10).reshape(4, 4))
+
+
+def test_the_module_comes_from_the_trusted_entry_point(trusted, monkeypatch):
+    made = []
+    real = pipeline._shader_module
+    monkeypatch.setattr(pipeline, "_shader_module",
+                        lambda *a: made.append(a[2]) or real(*a))
+    _, prefix = _kernels()
+    out = np.zeros(8, np.float32)
+    gpu(prefix, 8, np.ones(8, np.float32), out).join()
+    assert made and np.array_equal(out, np.arange(1, 9, dtype=np.float32))
