@@ -296,7 +296,8 @@ def pack(value, elem: str, where: str, writable: bool = True, ndim: int = 1):
             return array.array(elem_type("bool").code, value)
         return _pack_numpy(_as_array(value, elem, where), value, elem, where)
     if len(value) > SMALL:
-        packed = packing.floats(value, elem) if elem in packing.CTYPES else None
+        packed = (packing.floats(value, elem)
+                  if elem in packing.CTYPES and len(value) >= packing.FROM else None)
         if packed is None:
             packed = _pack_long(value, elem, where)
     else:

@@ -19,6 +19,8 @@ import threading
 
 #: the C type of each element kind packed here
 CTYPES = {"float": "float[]", "float64": "double[]"}
+#: lists from this length on are packed here (below it ``struct`` is as fast and needs no numpy)
+FROM = 1 << 15
 
 _lock = threading.Lock()
 _state: tuple | None = None          # (ffi, allocator), made on first use

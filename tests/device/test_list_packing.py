@@ -24,7 +24,7 @@ F32_INF_FROM = 3.4028235677973366e38
 F32_MAX_UP = math.nextafter(F32_INF_FROM, 0)
 #: lengths: packed by cffi and emptied-then-extended back; written back slice by slice, with a
 #: partial last slice and without one
-LONG = convert.SMALL + 1
+LONG = packing.FROM
 CHUNKED = convert.CHUNKED_FROM + 3
 CHUNKED_EVEN = convert.CHUNKED_FROM + convert.WRITE_CHUNK
 DTYPE = {"float": np.float32, "float64": np.float64}
