@@ -184,15 +184,18 @@ _RAW: dict[str, str] = {
         p1 = p1 * 0x1p-28lf;
         sc = sc * 0x1p28lf;
     }
-    if (ct_fused_d()) { return fma(a1, b1, -p1) * sc; }
+    // factors hidden, as in ct_fused_d: Vulkan lets a driver compute fma as a product and a
+    // sum rounded apart, and one that has a1 * b1 already (in p) could reuse it, giving 0
+    if (ct_fused_d()) { return fma(ct_hide_d(a1), ct_hide_d(b1), -p1) * sc; }
     let x = ct_split_d(a1);
     let y = ct_split_d(b1);
-    return (((ct_hide_d(x.x * y.x - p1) + x.x * y.y) + x.y * y.x) + x.y * y.y) * sc;
+    let e1 = ct_hide_d(ct_hide_d(x.x * y.x - p1) + x.x * y.y);
+    return (ct_hide_d(e1 + x.y * y.x) + x.y * y.y) * sc;
 }""",
     # n - a * b for a * b within a factor 2 of n (a quotient's residual), one rounding
     "ct_residual_d": """fn ct_residual_d(n: f64, a: f64, b: f64) -> f64 {
     let p = ct_hide_d(a * b);
-    return (n - p) - ct_mul_err_d(a, b, p);
+    return ct_hide_d(n - p) - ct_mul_err_d(a, b, p);
 }""",
     # True where fma rounds once (NVIDIA's driver; not lavapipe's): there the error of a
     # product is fma(a, b, -p) exactly, and Dekker's split, whose steps that driver fuses in
@@ -207,6 +210,17 @@ _RAW: dict[str, str] = {
     "ct_hide_d": """fn ct_hide_d(x: f64) -> f64 {
     return bitcast<f64>(bitcast<u64>(x) ^ u64(ct_zero()));
 }""",
+    # (s, e) with s = a + b rounded and a + b = s + e exactly (Knuth's two-sum), every
+    # step on hidden values: a driver that re-associates (Vulkan lets it) would otherwise
+    # fold e to 0, as ((a + b) - a) - b
+    "ct_two_sum_d": """fn ct_two_sum_d(a: f64, b: f64) -> vec2<f64> {
+    let x = ct_hide_d(a);
+    let y = ct_hide_d(b);
+    let s = ct_hide_d(x + y);
+    let yv = ct_hide_d(s - x);
+    let xv = ct_hide_d(s - yv);
+    return vec2<f64>(s, ct_hide_d(x - xv) + ct_hide_d(y - yv));
+}""",
     # 2^k for -1022 <= k <= 1023
     "ct_pow2i_d": """fn ct_pow2i_d(k: i32) -> f64 {
     return bitcast<f64>(u64(k + 1023i) << 52u);
@@ -214,7 +228,7 @@ _RAW: dict[str, str] = {
     # y * 2^k for |k| <= 2044, in two exact steps (one rounding at most, into subnormals)
     "ct_scale_d": """fn ct_scale_d(y: f64, k: i32) -> f64 {
     let k1 = k / 2i;
-    return (y * ct_pow2i_d(k1)) * ct_pow2i_d(k - k1);
+    return ct_hide_d((y * ct_pow2i_d(k1)) * ct_pow2i_d(k - k1));
 }""",
     # the exponent e of x = f * 2^e, 0.5 <= |f| < 1 (finite nonzero x, subnormals too)
     "ct_exponent_d": """fn ct_exponent_d(x: f64) -> i32 {
@@ -306,9 +320,9 @@ _RAW: dict[str, str] = {
     let k = round(hi * $LOG2E);
     let r1 = fma(-k, $LN2_HI, hi);
     let t = ct_hide_d(k * $LN2_LO);
-    let rh = ct_hide_d(r1 - t);
-    let bb = ct_hide_d(rh - r1);
-    let rl = ((r1 - (rh - bb)) + (-t - bb)) + lo;
+    let r = ct_two_sum_d(r1, -t);
+    let rh = r.x;
+    let rl = r.y + lo;
     let p = ct_expm1_poly_d(rh);
     return ct_scale_d(1.0lf + ct_hide_d(fma(rl, 1.0lf + p, p)), i32(k));
 }""",
@@ -336,7 +350,7 @@ _RAW: dict[str, str] = {
     let r1 = fma(-k, $LN2_HI, x);
     let t = ct_hide_d(k * $LN2_LO);
     let rh = ct_hide_d(r1 - t);
-    let rl = (r1 - rh) - t;
+    let rl = ct_hide_d(r1 - rh) - t;
     let p0 = ct_expm1_poly_d(rh);
     let p = ct_hide_d(fma(rl, 1.0lf + p0, p0));
     let ki = i32(k);
@@ -363,7 +377,7 @@ _RAW: dict[str, str] = {
     }
     let f = bitcast<f64>(mb) - 1.0lf;
     let dh = ct_hide_d(2.0lf + f);
-    let dl = f - (dh - 2.0lf);
+    let dl = f - ct_hide_d(dh - 2.0lf);
     let sh = ct_hide_d(f / dh);
     let sl = (ct_residual_d(f, sh, dh) - sh * dl) / dh;
     let zh = ct_hide_d(sh * sh);
@@ -376,20 +390,19 @@ _RAW: dict[str, str] = {
     let tail = ch * zh * $LOG_Q;
     let ah = 2.0lf * sh;
     let s1 = ct_hide_d(ah + th);
-    let l1 = ((ah - s1) + th) + (2.0lf * sl + tl + tail);
+    let l1 = ct_hide_d(th - ct_hide_d(s1 - ah)) + (2.0lf * sl + tl + tail);
     let s2 = ct_hide_d(s1 + l1);
-    return vec3<f64>(f64(e), s2, l1 - (s2 - s1));
+    return vec3<f64>(f64(e), s2, l1 - ct_hide_d(s2 - s1));
 }""",
     "ct_log_dd_d": """fn ct_log_dd_d(x: f64) -> vec2<f64> {
     let c = ct_log_core_d(x);
     let ef = c.x;
     let eh = ct_hide_d(ef * $LN2_HI);
-    let hi = ct_hide_d(eh + c.y);
-    let bv = ct_hide_d(hi - eh);
-    let err = (eh - (hi - bv)) + (c.y - bv);
-    let lo = err + (c.z + ef * $LN2_LO);
+    let s = ct_two_sum_d(eh, c.y);
+    let hi = s.x;
+    let lo = s.y + (c.z + ef * $LN2_LO);
     let h2 = ct_hide_d(hi + lo);
-    return vec2<f64>(h2, lo - (h2 - hi));
+    return vec2<f64>(h2, lo - ct_hide_d(h2 - hi));
 }""",
     # log of the special values: nan for x < 0 or nan, -inf for 0, inf for inf; else 0
     "ct_log_special_d": """fn ct_log_special_d(x: f64) -> f64 {
@@ -400,7 +413,7 @@ _RAW: dict[str, str] = {
     "ct_log_d": """fn ct_log_d(x: f64) -> f64 {
     if (!(x > 0.0lf) || !ct_isfinite_d(x)) { return ct_log_special_d(x); }
     let l = ct_log_dd_d(x);
-    return l.x + l.y;
+    return ct_hide_d(l.x + l.y);
 }""",
     # log2 = e + log(m) / ln 2 (exact at powers of two)
     "ct_log2_d": """fn ct_log2_d(x: f64) -> f64 {
@@ -408,11 +421,8 @@ _RAW: dict[str, str] = {
     let c = ct_log_core_d(x);
     let ph = ct_hide_d(c.y * $LOG2E);
     let pl = ct_mul_err_d(c.y, $LOG2E, ph) + (c.y * $LOG2E_L + c.z * $LOG2E);
-    let ef = c.x;
-    let s = ct_hide_d(ef + ph);
-    let bv = ct_hide_d(s - ef);
-    let err = (ef - (s - bv)) + (ph - bv);
-    return s + (err + pl);
+    let s = ct_two_sum_d(c.x, ph);
+    return ct_hide_d(s.x + ct_hide_d(s.y + pl));
 }""",
     "ct_log10_d": """fn ct_log10_d(x: f64) -> f64 {
     if (!(x > 0.0lf) || !ct_isfinite_d(x)) { return ct_log_special_d(x); }
@@ -420,11 +430,8 @@ _RAW: dict[str, str] = {
     let ph = ct_hide_d(c.y * $LOG10E);
     let pl = ct_mul_err_d(c.y, $LOG10E, ph) + (c.y * $LOG10E_L + c.z * $LOG10E);
     let ef = c.x;
-    let eh = ct_hide_d(ef * $L10_2_HI);
-    let s = ct_hide_d(eh + ph);
-    let bv = ct_hide_d(s - eh);
-    let err = (eh - (s - bv)) + (ph - bv);
-    return s + (err + (pl + ef * $L10_2_LO));
+    let s = ct_two_sum_d(ct_hide_d(ef * $L10_2_HI), ph);
+    return ct_hide_d(s.x + ct_hide_d(s.y + (pl + ef * $L10_2_LO)));
 }""",
     "ct_log1p_d": """fn ct_log1p_d(x: f64) -> f64 {
     if (ct_isnan_d(x) || x < -1.0lf) { return $NAN; }
@@ -432,14 +439,12 @@ _RAW: dict[str, str] = {
     if (x > 0x1p1020lf) {
         if (x > 0x1.fffffffffffffp1023lf) { return x; }
         let l = ct_log_dd_d(x);
-        return l.x + l.y;
+        return ct_hide_d(l.x + l.y);
     }
     if (abs(x) < 0x1p-54lf) { return x; }
-    let u = ct_hide_d(1.0lf + x);
-    let bv = ct_hide_d(u - 1.0lf);
-    let c = (1.0lf - (u - bv)) + (x - bv);
-    let l = ct_log_dd_d(u);
-    return l.x + (l.y + c / u);
+    let u = ct_two_sum_d(1.0lf, x);
+    let l = ct_log_dd_d(u.x);
+    return ct_hide_d(l.x + ct_hide_d(l.y + u.y / u.x));
 }""",
     # -- pow --------------------------------------------------------------------------------
     # |x|^y = e^(y log|x|) with log|x| and the product as double-doubles; integral exponents up
@@ -462,7 +467,7 @@ _RAW: dict[str, str] = {
         return r;
     }
     if (y == 1.0lf) { return x; }
-    if (y == 2.0lf) { return x * x; }
+    if (y == 2.0lf) { return ct_hide_d(x * x); }
     if (x < 0.0lf && !yint) { return $NAN; }
     var res = 0.0lf;
     var done = false;
@@ -511,16 +516,16 @@ $PRODUCT_STEPS
     let fa = f64(p5 & 0x3ffffffflu) * 0x1p-30lf;
     let fb = f64(p4) * 0x1p-62lf;
     var hi = ct_hide_d(fa + fb);
-    var lo = (fa - hi) + fb;
+    var lo = ct_hide_d(fb - ct_hide_d(hi - fa));
     lo = lo + (f64(p3) * 0x1p-94lf + (f64(p2) * 0x1p-126lf + f64(p1) * 0x1p-158lf));
     var h2 = ct_hide_d(hi + lo);
-    lo = lo - (h2 - hi);
+    lo = lo - ct_hide_d(h2 - hi);
     hi = h2;
     if (hi >= 0.5lf) {
-        hi = hi - 1.0lf;
+        hi = ct_hide_d(hi - 1.0lf);
         q = q + 1lu;
         h2 = ct_hide_d(hi + lo);
-        lo = lo - (h2 - hi);
+        lo = lo - ct_hide_d(h2 - hi);
         hi = h2;
     }
     var rh = ct_hide_d(hi * $PIO2);
@@ -541,12 +546,10 @@ $PRODUCT_STEPS
     let d = fma(-k, $PIO2_1, x);
     let u = ct_hide_d(k * $PIO2_2);
     let ul = ct_mul_err_d(k, $PIO2_2, u);
-    let v = ct_hide_d(d - u);
-    let bv = ct_hide_d(v - d);
-    let vl = (d - (v - bv)) + (-u - bv);
-    let r0 = (vl - ul) - k * $PIO2_3;
-    let rh = ct_hide_d(v + r0);
-    let rl = r0 - (rh - v);
+    let v = ct_two_sum_d(d, -u);
+    let r0 = ct_hide_d((v.y - ul) - k * $PIO2_3);
+    let rh = ct_hide_d(v.x + r0);
+    let rl = r0 - ct_hide_d(rh - v.x);
     let kq = i32(k) & 3i;
     return vec3<f64>(f64(kq), rh, rl);
 }""",
@@ -554,7 +557,7 @@ $PRODUCT_STEPS
     "ct_sin_k_d": """fn ct_sin_k_d(x: f64, y: f64) -> f64 {
     let z = x * x;
     let v = z * x;
-    return x + fma(v, $SIN_S, y * (1.0lf - 0.5lf * z));
+    return ct_hide_d(x + fma(v, $SIN_S, y * (1.0lf - 0.5lf * z)));
 }""",
     "ct_cos_k_d": """fn ct_cos_k_d(x: f64, y: f64) -> f64 {
     let z = ct_hide_d(x * x);
@@ -562,7 +565,8 @@ $PRODUCT_STEPS
     let hz = 0.5lf * z;
     let w = ct_hide_d(1.0lf - hz);
     let c = z * z * $COS_C;
-    return w + (((1.0lf - w) - hz) + (c - fma(x, y, 0.5lf * zl)));
+    return ct_hide_d(w + ct_hide_d(ct_hide_d(ct_hide_d(1.0lf - w) - hz)
+                                   + (c - fma(x, y, 0.5lf * zl))));
 }""",
     "ct_sin_d": """fn ct_sin_d(x: f64) -> f64 {
     if (!ct_isfinite_d(x)) { return $NAN; }
@@ -599,7 +603,7 @@ $PRODUCT_STEPS
     let sl = fma(z * r, $SIN_S, y * (1.0lf - 0.5lf * z));
     let hz = 0.5lf * z;
     let ch = ct_hide_d(1.0lf - hz);
-    let cl = ((1.0lf - ch) - hz) + (z * z * $COS_C - fma(r, y, 0.5lf * zl));
+    let cl = ct_hide_d(ct_hide_d(1.0lf - ch) - hz) + (z * z * $COS_C - fma(r, y, 0.5lf * zl));
     var nh = sh;
     var nl = sl;
     var dh = ch;
@@ -612,7 +616,7 @@ $PRODUCT_STEPS
     }
     let q0 = ct_hide_d((nh + nl) / (dh + dl));
     let rem = (ct_residual_d(nh, q0, dh) + nl) - q0 * dl;
-    return q0 + rem / (dh + dl);
+    return ct_hide_d(q0 + rem / (dh + dl));
 }""",
     # -- inverse trigonometry -----------------------------------------------------------------
     # atan(t_hi + t_lo), |t| <= 0.4375
@@ -646,37 +650,29 @@ $PRODUCT_STEPS
         bl = $ATAN_HALF_L;
         let num = 2.0lf * n - d;
         let dh0 = 2.0lf * d;
-        let den = ct_hide_d(dh0 + n);
-        let bv = ct_hide_d(den - dh0);
-        let denl = (dh0 - (den - bv)) + (n - bv);
-        th = ct_hide_d(num / den);
-        tl = (ct_residual_d(num, th, den) - th * denl) / den;
+        let den = ct_two_sum_d(dh0, n);
+        th = ct_hide_d(num / den.x);
+        tl = (ct_residual_d(num, th, den.x) - th * den.y) / den.x;
     } else if (n <= 1.1875lf * d) {
         bh = $PIO4;
         bl = $PIO4_L;
         let num = n - d;
-        let den = ct_hide_d(n + d);
-        let bv = ct_hide_d(den - n);
-        let denl = (n - (den - bv)) + (d - bv);
-        th = ct_hide_d(num / den);
-        tl = (ct_residual_d(num, th, den) - th * denl) / den;
+        let den = ct_two_sum_d(n, d);
+        th = ct_hide_d(num / den.x);
+        tl = (ct_residual_d(num, th, den.x) - th * den.y) / den.x;
     } else if (n <= 2.4375lf * d) {
         bh = $ATAN_3HALF;
         bl = $ATAN_3HALF_L;
         let d3 = ct_hide_d(3.0lf * d);
         let d3l = ct_mul_err_d(3.0lf, d, d3);
-        let n2 = 2.0lf * n;
-        let num0 = n2 - d3;
+        let num0 = ct_hide_d(2.0lf * n - d3);
         let num = ct_hide_d(num0 - d3l);
-        let numl = (num0 - num) - d3l;
+        let numl = ct_hide_d(num0 - num) - d3l;
         let n3 = ct_hide_d(3.0lf * n);
         let n3l = ct_mul_err_d(3.0lf, n, n3);
-        let d2 = 2.0lf * d;
-        let den = ct_hide_d(n3 + d2);
-        let bv = ct_hide_d(den - n3);
-        let denl = ((n3 - (den - bv)) + (d2 - bv)) + n3l;
-        th = ct_hide_d(num / den);
-        tl = ((ct_residual_d(num, th, den) + numl) - th * denl) / den;
+        let den = ct_two_sum_d(n3, 2.0lf * d);
+        th = ct_hide_d(num / den.x);
+        tl = ((ct_residual_d(num, th, den.x) + numl) - th * (den.y + n3l)) / den.x;
     } else {
         bh = $PIO2;
         bl = $PIO2_L;
@@ -692,7 +688,7 @@ $PRODUCT_STEPS
     if (ct_isnan_d(x)) { return x; }
     if (abs(x) < 0x1p-27lf) { return x; }
     let a = ct_atan_pos_d(abs(x), 1.0lf);
-    return ct_copysign_d(a.x + a.y, x);
+    return ct_copysign_d(ct_hide_d(a.x + a.y), x);
 }""",
     "ct_atan2_d": """fn ct_atan2_d(y: f64, x: f64) -> f64 {
     if (ct_isnan_d(x) || ct_isnan_d(y)) { return $NAN; }
@@ -701,12 +697,10 @@ $PRODUCT_STEPS
         return y;
     }
     let a = ct_atan_pos_d(abs(y), abs(x));
-    var v = a.x + a.y;
+    var v = ct_hide_d(a.x + a.y);
     if (ct_signbit_d(x)) {
-        let h = ct_hide_d($PI - a.x);
-        let bv = ct_hide_d(h - $PI);
-        let err = ($PI - (h - bv)) + (-a.x - bv);
-        v = h + (err + ($PI_L - a.y));
+        let h = ct_two_sum_d($PI, -a.x);
+        v = ct_hide_d(h.x + ct_hide_d(h.y + ($PI_L - a.y)));
     }
     return ct_copysign_d(v, y);
 }""",
@@ -729,11 +723,8 @@ $PRODUCT_STEPS
     if (a <= 0.5lf) { return x + ct_asin_k_d(x, 0.0lf); }
     let s = ct_sqrt_dd_d(0.5lf * (1.0lf - a));
     let t = ct_asin_k_d(s.x, s.y);
-    let s2 = 2.0lf * s.x;
-    let h = ct_hide_d($PIO2 - s2);
-    let bv = ct_hide_d(h - $PIO2);
-    let err = ($PIO2 - (h - bv)) + (-s2 - bv);
-    return ct_copysign_d(h + (err + ($PIO2_L - 2.0lf * t)), x);
+    let h = ct_two_sum_d($PIO2, -2.0lf * s.x);
+    return ct_copysign_d(ct_hide_d(h.x + ct_hide_d(h.y + ($PIO2_L - 2.0lf * t))), x);
 }""",
     # |x| <= 1/2: pi/2 - asin x; beyond: 2 asin(sqrt((1 - x) / 2)), or pi minus that of -x
     "ct_acos_d": """fn ct_acos_d(x: f64) -> f64 {
@@ -747,30 +738,25 @@ $PRODUCT_STEPS
     } else {
         let s = ct_sqrt_dd_d(0.5lf * (1.0lf - abs(x)));
         let t = ct_asin_k_d(s.x, s.y);
-        if (x > 0.0lf) { return 2.0lf * s.x + 2.0lf * t; }
+        if (x > 0.0lf) { return ct_hide_d(2.0lf * s.x + 2.0lf * t); }
         bh = $PI;
         bl = $PI_L;
         sh = 2.0lf * s.x;
         tl = 2.0lf * t;
     }
-    let h = ct_hide_d(bh - sh);
-    let bv = ct_hide_d(h - bh);
-    let err = (bh - (h - bv)) + (-sh - bv);
-    return h + (err + (bl - tl));
+    let h = ct_two_sum_d(bh, -sh);
+    return ct_hide_d(h.x + ct_hide_d(h.y + (bl - tl)));
 }""",
     # -- hyperbolic -------------------------------------------------------------------------
     # e^a as an unrounded (hi, lo) pair, for |a| < 700 (the sum of sinh and cosh)
     "ct_exp_pair_d": """fn ct_exp_pair_d(a: f64) -> vec2<f64> {
     let k = round(a * $LOG2E);
     let r1 = fma(-k, $LN2_HI, a);
-    let t = ct_hide_d(k * $LN2_LO);
-    let rh = ct_hide_d(r1 - t);
-    let bb = ct_hide_d(rh - r1);
-    let rl = (r1 - (rh - bb)) + (-t - bb);
-    let p = ct_expm1_poly_d(rh);
-    let q = ct_hide_d(fma(rl, 1.0lf + p, p));
+    let r = ct_two_sum_d(r1, -ct_hide_d(k * $LN2_LO));
+    let p = ct_expm1_poly_d(r.x);
+    let q = ct_hide_d(fma(r.y, 1.0lf + p, p));
     let y = ct_hide_d(1.0lf + q);
-    let yl = (1.0lf - y) + q;
+    let yl = ct_hide_d(1.0lf - y) + q;
     let sc = ct_pow2i_d(i32(k));
     return vec2<f64>(y * sc, yl * sc);
 }""",
@@ -779,7 +765,8 @@ $PRODUCT_STEPS
     let e = ct_exp_pair_d(a);
     let inv = sign / e.x;
     let h = ct_hide_d(e.x + inv);
-    return 0.5lf * (h + (e.y + ((e.x - h) + inv) - inv * e.y / e.x));
+    let hl = inv - ct_hide_d(h - e.x);
+    return 0.5lf * (h + ct_hide_d(e.y + hl - inv * e.y / e.x));
 }""",
     "ct_sinh_d": """fn ct_sinh_d(x: f64) -> f64 {
     if (ct_isnan_d(x)) { return x; }
@@ -792,10 +779,8 @@ $PRODUCT_STEPS
     } else if (a < 22.0lf) {
         s = ct_sinhcosh_d(a, -1.0lf);
     } else {
-        let h = ct_hide_d(a - $LN2);
-        let bv = ct_hide_d(h - a);
-        let err = (a - (h - bv)) + (-$LN2 - bv);
-        s = ct_exp_dd_d(h, err - $LN2_L);
+        let h = ct_two_sum_d(a, -$LN2);
+        s = ct_exp_dd_d(h.x, h.y - $LN2_L);
     }
     return ct_copysign_d(s, x);
 }""",
@@ -808,10 +793,8 @@ $PRODUCT_STEPS
         return 1.0lf + z * $COSH_C;
     }
     if (a < 22.0lf) { return ct_sinhcosh_d(a, 1.0lf); }
-    let h = ct_hide_d(a - $LN2);
-    let bv = ct_hide_d(h - a);
-    let err = (a - (h - bv)) + (-$LN2 - bv);
-    return ct_exp_dd_d(h, err - $LN2_L);
+    let h = ct_two_sum_d(a, -$LN2);
+    return ct_exp_dd_d(h.x, h.y - $LN2_L);
 }""",
     # below 1: sinh / cosh from their series as (hi, lo) pairs, divided with one correction;
     # above: 1 - 2 / (e^2a + 1)
@@ -827,8 +810,8 @@ $PRODUCT_STEPS
         let c = 1.0lf + cl;
         let q0 = ct_hide_d((a + sl) / c);
         let p = ct_hide_d(q0 * cl);
-        let rem = ((a - q0) + sl) - (p + ct_mul_err_d(q0, cl, p));
-        t = q0 + rem / c;
+        let rem = (ct_hide_d(a - q0) + sl) - (p + ct_mul_err_d(q0, cl, p));
+        t = ct_hide_d(q0 + rem / c);
     } else if (a < 22.0lf) {
         let e = ct_expm1_d(2.0lf * a);
         t = 1.0lf - 2.0lf / (e + 2.0lf);
@@ -860,12 +843,11 @@ $PRODUCT_STEPS
     if (t == 0.0lf) { return 0.0lf; }
     let tt = ct_hide_d(t * t);
     let w = ct_hide_d(2.0lf * t + tt);
-    let wl = ((2.0lf * t - w) + tt) + ct_mul_err_d(t, t, tt);
+    let wl = ct_hide_d(tt - ct_hide_d(w - 2.0lf * t)) + ct_mul_err_d(t, t, tt);
     let s = ct_sqrt_dd_d(w);
-    let u = ct_hide_d(t + s.x);
-    let bv = ct_hide_d(u - t);
-    let ul = ((t - (u - bv)) + (s.x - bv)) + (s.y + wl / (2.0lf * s.x));
-    return ct_log1p_d(u) + ul / (1.0lf + u);
+    let u = ct_two_sum_d(t, s.x);
+    let ul = u.y + (s.y + wl / (2.0lf * s.x));
+    return ct_hide_d(ct_log1p_d(u.x) + ul / (1.0lf + u.x));
 }""",
     "ct_atanh_d": """fn ct_atanh_d(x: f64) -> f64 {
     if (ct_isnan_d(x) || abs(x) > 1.0lf) { return $NAN; }
@@ -874,7 +856,7 @@ $PRODUCT_STEPS
     if (a == 1.0lf) { return ct_copysign_d($INF, x); }
     // atanh a = log1p(2a / (1 - a)) / 2, with 1 - a and the quotient as pairs
     let d = ct_hide_d(1.0lf - a);
-    let dl = (1.0lf - d) - a;
+    let dl = ct_hide_d(1.0lf - d) - a;
     let n = a + a;
     let v = ct_hide_d(n / d);
     let vl = (ct_residual_d(n, v, d) - v * dl) / d;
@@ -896,11 +878,9 @@ $PRODUCT_STEPS
     let sl = ct_mul_err_d(xs, xs, sh);
     let th = ct_hide_d(ys * ys);
     let tl = ct_mul_err_d(ys, ys, th);
-    let s = ct_hide_d(sh + th);
-    let bv = ct_hide_d(s - sh);
-    let l = ((sh - (s - bv)) + (th - bv)) + (sl + tl);
-    let h = ct_hide_d(sqrt(s));
-    let c = (ct_residual_d(s, h, h) + l) / (2.0lf * h);
+    let s = ct_two_sum_d(sh, th);
+    let h = ct_hide_d(sqrt(s.x));
+    let c = (ct_residual_d(s.x, h, h) + (s.y + (sl + tl))) / (2.0lf * h);
     return ct_scale_d(h + c, e);
 }""",
 }
