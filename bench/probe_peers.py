@@ -136,7 +136,7 @@ def rounds(fns: dict, reps: int) -> dict:
         for k in names[r % len(names):] + names[:r % len(names)]:
             t0 = time.perf_counter()
             per = fns[k]()
-            times[k].append(per if per is not None else time.perf_counter() - t0)
+            times[k].append(per[1] if isinstance(per, tuple) else time.perf_counter() - t0)
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -147,7 +147,7 @@ def queued_ours(launch, k: int):
         for _ in range(k):
             job = launch()
         job.join(download=False)
-        return (time.perf_counter() - t0) / k
+        return ("per", (time.perf_counter() - t0) / k)
     return run
 
 
@@ -158,7 +158,7 @@ def queued_cuda(launch, sync, k: int):
         for _ in range(k):
             launch()
         sync()
-        return (time.perf_counter() - t0) / k
+        return ("per", (time.perf_counter() - t0) / k)
     return run
 
 
@@ -348,7 +348,7 @@ def do_tiny(P, reps, k, profile):
             t0 = time.perf_counter()
             for _ in range(k):
                 gpu(saxpy, 64, 0.5, x, y).join(download=False)
-            return (time.perf_counter() - t0) / k
+            return ("per", (time.perf_counter() - t0) / k)
         fns["ours join each"] = ours
         if "torch" in P:
             torch = P["torch"]
@@ -360,7 +360,7 @@ def do_tiny(P, reps, k, profile):
                 for _ in range(k):
                     ty.add_(tx, alpha=0.5)
                     torch.cuda.synchronize()
-                return (time.perf_counter() - t0) / k
+                return ("per", (time.perf_counter() - t0) / k)
             fns["torch add_ + synchronize"] = tor
         for f in fns.values():
             f()

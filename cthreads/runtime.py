@@ -381,8 +381,11 @@ class KernelRuntime:
                     k = 1
                 plan.key = (fast, k, "")
                 plan.hidden = plan.groups = total
+                flat = total
+                if not self.nd_grid and max(counts) <= self.queue.max_groups:
+                    plan.groups, flat = counts, 0      # the N-D grid itself (entry.py)
                 plan.entries = tuple(entries)
-                plan.uniform = self.uniform_struct.pack(total, *scalars, *counts)
+                plan.uniform = self.uniform_struct.pack(flat, *scalars, *counts)
             else:
                 shape = self.shape_rule.shape(n, bool(vec))
                 plan.key = (fast, shape.coarsen, vec)

@@ -84,8 +84,11 @@ def batching_enabled() -> bool:
     return config.current().batch
 
 
-def fold_groups(groups: int, max_per_dim: int) -> tuple[int, int, int]:
-    """(x, y, 1) workgroup counts covering ``groups`` flat workgroups."""
+def fold_groups(groups, max_per_dim: int) -> tuple[int, int, int]:
+    """(x, y, 1) workgroup counts covering ``groups`` flat workgroups; a tuple (x, y, z),
+    each within the limit, is the grid itself."""
+    if isinstance(groups, tuple):
+        return groups
     if groups <= max_per_dim:
         return (max(groups, 1), 1, 1)
     gy = -(-groups // max_per_dim)
@@ -109,6 +112,7 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         self.submitted = 0
         self.completed = 0
         self._max_groups = ctx.limit("max-compute-workgroups-per-dimension")
+        self.max_groups = self._max_groups     # workgroups per dispatch axis, at most
         self._poll = self._native_poll()
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
         self._writes_in_flight: list = []     # (submission, bytes) of large queued writes
@@ -143,6 +147,12 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         #: cost (queued 64M saxpys ran at 0.72x torch's rate: docs/performance.md, "Queued
         #: launches on GPUs"); IDLE_POLL_EVERY on CPU drivers, where each poll costs more
         self._idle_poll_every = IDLE_POLL_EVERY if ctx.is_cpu else 1
+        #: GPUs: keep the device fed. A launch is submitted at once while at most one earlier
+        #: submission is in flight (so the next work is always queued behind the running one)
+        #: and batched only while two are; a flush first asks to be told when the work before
+        #: it ends, which says when only one is left (queued 64M saxpys: docs/performance.md,
+        #: "Queued launches on GPUs")
+        self._keep_fed = not ctx.is_cpu
         _queues.add(self)
 
     def _check_usable(self) -> None:
@@ -284,7 +294,8 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)
             if (not self.batching or count >= BATCH_CAP
-                    or (not more and self._idle(count % self._idle_poll_every == 0))):
+                    or (not more and (self._room() if self._keep_fed else
+                                      self._idle(count % self._idle_poll_every == 0)))):
                 self._flush()
                 return self.submitted
             if uniform is not None:
@@ -317,6 +328,10 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         if self._closed:               # shut down: dropped, never submitted to a dead device
             return None
         self._settle()
+        if (self._keep_fed and self._native is not None and self._fence_req is None
+                and self.submitted > self.completed):
+            # told when the work before this submission ends (see _keep_fed)
+            self._fence_req = (self.submitted, self._native.work_done_request())
         try:
             src = None
             if staged:

@@ -91,6 +91,20 @@ class CompletionMixin:
         self._fence_done(fence)
         return self.completed >= self.submitted
 
+    def _room(self) -> bool:
+        """Whether at most one submission is in flight, polling once (lock held; the GPUs'
+        batching rule, ``DeviceQueue._keep_fed``)."""
+        if self.submitted - self.completed <= 1:
+            return True
+        if self._native is None:
+            return self._idle(True)
+        if self._submitting:
+            return False
+        fence = self._fence()
+        if self._native.work_done_ready(fence[1], block=False):
+            self._fence_done(fence)
+        return self.submitted - self.completed <= 1
+
     def _fence(self):
         """The outstanding (submission covered, request key), requested if there is none."""
         with self._lock:

@@ -21,20 +21,27 @@ ENTRY_HEAD = [
 
 
 #: the N-D launch variant's entry point (``threads=(nx, ny[, nz])``): workgroups of
-#: {WX} x {WY} x {WZ}; the dispatch counts workgroups flat (``ct_groups``, 2-D past 65,535 as
-#: for 1-D kernels) and the uniform's per-axis group counts turn the flat number back into a
-#: block of the N-D grid; every index builtin reports each axis.
+#: {WX} x {WY} x {WZ}. Where each axis's workgroup count fits the device's limit the dispatch
+#: is the N-D grid itself (``ct_groups`` is 0); past it the dispatch counts workgroups flat
+#: (``ct_groups``, 2-D past 65,535 as for 1-D kernels) and the uniform's per-axis group
+#: counts turn the flat number back into a block of the N-D grid (three integer divisions per
+#: invocation, a third of a stencil's time on an H200). Every index builtin reports each axis.
 ND_ENTRY_HEAD = [
     "",
     "@compute @workgroup_size({WX}, {WY}, {WZ})",
     f"fn {ENTRY_POINT}(@builtin(workgroup_id) ct_wid: vec3<u32>, "
     f"@builtin(num_workgroups) ct_nwg: vec3<u32>,",
     "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {",
-    "    let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
-    "    if (ct_flat >= ct_u.ct_groups) { return; }",
-    "    let ct_bx: u32 = ct_flat % ct_u.ct_nd_gx;",
-    "    let ct_by: u32 = (ct_flat / ct_u.ct_nd_gx) % ct_u.ct_nd_gy;",
-    "    let ct_bz: u32 = ct_flat / (ct_u.ct_nd_gx * ct_u.ct_nd_gy);",
+    "    var ct_bx: u32 = ct_wid.x;",
+    "    var ct_by: u32 = ct_wid.y;",
+    "    var ct_bz: u32 = ct_wid.z;",
+    "    if (ct_u.ct_groups != 0u) {",
+    "        let ct_flat: u32 = ct_wid.y * ct_nwg.x + ct_wid.x;",
+    "        if (ct_flat >= ct_u.ct_groups) { return; }",
+    "        ct_bx = ct_flat % ct_u.ct_nd_gx;",
+    "        ct_by = (ct_flat / ct_u.ct_nd_gx) % ct_u.ct_nd_gy;",
+    "        ct_bz = ct_flat / (ct_u.ct_nd_gx * ct_u.ct_nd_gy);",
+    "    }",
     "    let ct_gidx: i32 = i32(ct_bx * {WX}u + ct_lid.x);",
     "    let ct_gidy: i32 = i32(ct_by * {WY}u + ct_lid.y);",
     "    let ct_gidz: i32 = i32(ct_bz * {WZ}u + ct_lid.z);",

@@ -25,6 +25,10 @@ def _queue():
 
 
 def test_500_queued_resident_launches_one_join(device_name):
+    _queued_launches(batched=_queue().batching)
+
+
+def _queued_launches(batched: bool) -> None:
     n, launches = 1000, 500
     rng = np.random.default_rng(7)
     x = rng.standard_normal(n).astype(np.float32)
@@ -43,7 +47,7 @@ def test_500_queued_resident_launches_one_join(device_name):
     for _ in range(launches):
         ref = np.float32(0.5) * x + ref
     np.testing.assert_allclose(np.array(yl, np.float32), ref, rtol=1e-5, atol=1e-5)
-    if q.batching:
+    if batched:
         assert submissions < launches, submissions
 
 
@@ -374,3 +378,17 @@ def test_upload_into_a_buffer_a_pending_launch_binds(device_name):
     assert (busy == 1.0).all()
     assert dst == src            # the copy read src's values, not the upload that followed
     assert q.pending() == 0
+
+
+@pytest.fixture
+def keep_fed(monkeypatch):
+    """The GPUs' batching rule (at most two submissions in flight) on this device."""
+    monkeypatch.setattr(_queue(), "_keep_fed", True)
+
+
+def test_the_gpu_rule_keeps_every_result_and_scalar(device_name, keep_fed):
+    _queued_launches(batched=False)     # on a CPU driver each launch finds room at once
+    test_changing_scalars_each_seen(device_name)
+    test_changing_n_and_alternating_kernels(device_name)
+    test_arena_writes_binds_and_syncs_between_queued_launches(device_name)
+    test_readback_launch_after_queued_resident_launches(device_name)
