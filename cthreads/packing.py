@@ -8,13 +8,15 @@ than any standard-library route (docs/performance.md, "The 1M-element list round
 Nothing is checked here: ``floats`` returns None where cffi refused an element, or where a
 float32 result holds an infinity (a real one, or a finite value beyond float32's range that the
 C cast turned into one). The caller then takes its checked path, which names the element, or
-keeps the infinity, exactly as before. The memory is cffi's own; the array returned is a view of
-it (no copy) that keeps it alive. Nothing here imports wgpu; numpy is imported when a float32
-list is first packed, to look for infinities (once per process: ~0.15-0.2 s here).
+keeps the infinity, exactly as before. The memory is cffi's own; the buffer returned is a view of
+it (no copy) that keeps it alive. Nothing here imports wgpu. float32 lists are packed here only
+once the program has imported numpy, which looks for the infinities; importing it for this would
+cost a first long list more (0.15-0.2 s here) than cffi saves it.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 
 #: the C type of each element kind packed here
@@ -40,7 +42,11 @@ def _cffi():
 
 def floats(values: list, elem: str):
     """The bytes of ``values`` as ``elem`` ('float': float32, 'float64'), a buffer viewing
-    memory cffi filled; None when an element was refused or a float32 came out infinite."""
+    memory cffi filled; None when an element was refused, a float32 came out infinite or numpy
+    is not loaded for a float32 list."""
+    np = sys.modules.get("numpy")
+    if np is None and elem == "float":
+        return None             # not imported for this: the struct path needs no numpy
     ffi, new = _cffi()
     try:
         cdata = new(CTYPES[elem], values)
@@ -48,6 +54,5 @@ def floats(values: list, elem: str):
         return None
     if elem == "float64":
         return ffi.buffer(cdata)
-    import numpy as np  # noqa: PLC0415 - deliberately lazy, as in convert
     out = np.frombuffer(ffi.buffer(cdata), dtype=np.float32)
     return None if np.isinf(out).any() else out

@@ -16,6 +16,7 @@ from cthreads import convert, packing
 from cthreads.errors import GpuArgumentTypeError, GpuInvalidArgument
 from cthreads.gpu import GlobalIdx, Gpu, gpu
 from cthreads.widths import float64, int64, uint32
+from tests.conftest import run_python
 from tests.device.kernels import assert_saxpy, saxpy, scale_ints
 
 F32_MAX = float(np.finfo(np.float32).max)
@@ -143,6 +144,29 @@ def test_a_bad_element_is_named_and_the_list_unchanged(n, k, elem, bad, cls, mes
     assert str(info.value).startswith(message.format(k=k))
     assert unchanged(values, keep)
     assert packing.floats(values, elem) is None      # refused by cffi, or an overflow seen
+
+
+def test_without_numpy_loaded_float32_lists_take_the_struct_path():
+    """numpy is not imported for packing: a program without it packs as before."""
+    code = (
+        "import struct, sys\n"
+        "from cthreads import convert, packing\n"
+        "n = packing.FROM + 5\n"
+        "values = [k * 0.25 - 3 for k in range(n)]\n"
+        "assert packing.floats(values, 'float') is None\n"
+        "packed = convert.pack(values, 'float', 'xs')\n"
+        "assert bytes(packed) == struct.pack(f'<{n}f', *values)\n"
+        "wide = packing.floats(values, 'float64')\n"
+        "assert bytes(wide) == struct.pack(f'<{n}d', *values)\n"
+        "try:\n"
+        "    convert.pack(values[:-1] + [1e39], 'float', 'xs')\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+        "print('numpy' in sys.modules)\n")
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        f"xs[{packing.FROM + 4}] = 1e+39 is beyond float32's range (±3.403e+38)", "False"]
 
 
 # -- writing back, against numpy -----------------------------------------------------------------
