@@ -102,8 +102,9 @@ def run_f64(helpers: str, expr: str, *columns, kind: str = "d") -> np.ndarray:
 
 #: a correctly rounded fma from separate roundings (Boldo and Melquiond's emulation: the exact
 #: product uh + ul by Dekker's split, c + uh = th + tl exactly, tl + ul rounded to odd, then
-#: th plus that rounded to nearest); exact unless a, b or their product is outside
-#: [2^-900, 2^990] in magnitude, where it is a plain a * b + c
+#: th plus that rounded to nearest; every step hidden, so that no driver can contract or
+#: re-associate it); exact unless a, b or their product is outside [2^-900, 2^990] in
+#: magnitude, where it is a plain a * b + c
 FMA_X = """fn ct_fma_x(a: f64, b: f64, c: f64) -> f64 {
     let uh = ct_hide_d(a * b);
     let lo = min(min(abs(a), abs(b)), abs(uh));
@@ -113,13 +114,14 @@ FMA_X = """fn ct_fma_x(a: f64, b: f64, c: f64) -> f64 {
     }
     let x = ct_split_d(a);
     let y = ct_split_d(b);
-    let ul = ((ct_hide_d(x.x * y.x - uh) + x.x * y.y) + x.y * y.x) + x.y * y.y;
+    let u1 = ct_hide_d(ct_hide_d(x.x * y.x - uh) + x.x * y.y);
+    let ul = ct_hide_d(ct_hide_d(u1 + x.y * y.x) + x.y * y.y);
     let th = ct_hide_d(c + uh);
     let tv = ct_hide_d(th - c);
-    let tl = (c - ct_hide_d(th - tv)) + (uh - tv);
+    let tl = ct_hide_d(ct_hide_d(c - ct_hide_d(th - tv)) + ct_hide_d(uh - tv));
     let vh = ct_hide_d(tl + ul);
     let vv = ct_hide_d(vh - tl);
-    let vl = (tl - ct_hide_d(vh - vv)) + (ul - vv);
+    let vl = ct_hide_d(tl - ct_hide_d(vh - vv)) + ct_hide_d(ul - vv);
     var v = vh;
     let bits = bitcast<u64>(vh);
     if (vl != 0.0lf && (bits & 1lu) == 0lu) {
