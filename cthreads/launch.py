@@ -152,8 +152,9 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
     scalars = []
     lists = []
     n_value = None
-    for p, value in zip(program.params, args):
-        where = f"{program.name}() parameter {p.name!r}"
+    wheres = _wheres(program)
+    for k, (p, value) in enumerate(zip(program.params, args)):
+        where = wheres[k]
         if not p.is_list:
             v = convert.check_scalar(value, p.elem, where)
             scalars.append(v)
@@ -179,6 +180,20 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
     if sum(a.slot is not None for a in lists) > 1:
         _check_resident_aliases(program.name, lists)
     return scalars, lists, n
+
+
+#: id(program) -> (program, the "<kernel>() parameter 'x'" text of each parameter)
+_WHERES: dict = {}
+
+
+def _wheres(program) -> tuple:
+    """Each parameter's name for messages, made once per program (a launch checks every
+    argument, and most launches raise nothing)."""
+    hit = _WHERES.get(id(program))
+    if hit is None or hit[0] is not program:
+        hit = _WHERES[id(program)] = (program, tuple(
+            f"{program.name}() parameter {p.name!r}" for p in program.params))
+    return hit[1]
 
 
 def _check_resident_aliases(name: str, lists: list) -> None:

@@ -112,7 +112,7 @@ class Slot:
 def list_dims(value) -> tuple:
     """The shape of a bound list: an N-D array's or nested list's, else (length,)."""
     if convert.is_ndarray(value):
-        return tuple(int(n) for n in value.shape)
+        return value.shape             # a tuple of ints already
     if nested.is_nested(value):
         return nested.shape(value, nested.depth(value), "list")
     return (len(value),)
