@@ -8,8 +8,9 @@ number of the submission that will contain the launch, and the batch is flushed
 
 * at once when nothing is in flight (a lone launch, or one after a join, is submitted right
   away, so single-launch latency does not change), or when the batch holds ``BATCH_CAP``
-  dispatches, or, checked every ``IDLE_POLL_EVERY`` pending dispatches (every one on GPUs)
-  with one non-blocking poll, when the device has finished everything submitted;
+  dispatches, or, checked every ``IDLE_POLL_EVERY`` pending dispatches with one non-blocking
+  poll, when the device has finished everything submitted; on GPUs a heavy dispatch
+  (``HEAVY_GROUPS``) also at once while at most one submission is in flight (``_keep_fed``);
 * before anything that must see the pending work: a queue write (uploads, ``write``: a queued
   write lands before the *next* submission, so a pending dispatch would see the new bytes), a
   map (``read_into``), waits and ``is_done`` for a number not yet submitted, ``idle()`` and
@@ -71,6 +72,10 @@ __all__ = ["BATCH_CAP", "FLUSH_DEADLINE_S", "IDLE_POLL_EVERY", "DeviceQueue",
 #: batch). How long a batch may stay pending is ``flusher.FLUSH_DEADLINE_S``. The values were
 #: chosen by measurement (docs/performance.md, "Deferred submission").
 BATCH_CAP = 64
+#: GPUs: a dispatch of at least this many workgroups keeps the device fed (``_keep_fed``);
+#: smaller ones, which a GPU finishes in microseconds, batch by the idle rule, else each would
+#: be a submission of its own (2,000 queued n=64 launches: ~105 us each alone, ~30 batched)
+HEAVY_GROUPS = 1024
 IDLE_POLL_EVERY = 16
 
 #: Queued writes from this size on are submitted at once; at most this many bytes of them may
@@ -142,16 +147,12 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         #: (holding wgpu-native's queue locks, so uploads block too) until that work ends:
         #: the flusher, waits and done() submit a pending batch only once the device is idle
         self._submit_when_idle = ctx.is_cpu
-        #: pending dispatches between two non-blocking polls for an idle device: every one on
-        #: a GPU, where the poll is cheap and an idle GPU waiting for a batch to fill is the
-        #: cost (queued 64M saxpys ran at 0.72x torch's rate: docs/performance.md, "Queued
-        #: launches on GPUs"); IDLE_POLL_EVERY on CPU drivers, where each poll costs more
-        self._idle_poll_every = IDLE_POLL_EVERY if ctx.is_cpu else 1
-        #: GPUs: keep the device fed. A launch is submitted at once while at most one earlier
-        #: submission is in flight (so the next work is always queued behind the running one)
-        #: and batched only while two are; a flush first asks to be told when the work before
-        #: it ends, which says when only one is left (queued 64M saxpys: docs/performance.md,
-        #: "Queued launches on GPUs")
+        #: GPUs: keep the device fed. A heavy launch (HEAVY_GROUPS) is submitted at once while
+        #: at most one earlier submission is in flight (so the next work is always queued
+        #: behind the running one) and batched only while two are; a flush first asks to be
+        #: told when the work before it ends, which says when only one is left (queued 64M
+        #: saxpys had run at 0.72x torch's rate: docs/performance.md, "Queued launches on
+        #: GPUs"). Light launches batch by the idle rule on every device.
         self._keep_fed = not ctx.is_cpu
         _queues.add(self)
 
@@ -294,8 +295,9 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)
             if (not self.batching or count >= BATCH_CAP
-                    or (not more and (self._room() if self._keep_fed else
-                                      self._idle(count % self._idle_poll_every == 0)))):
+                    or (not more and (self._room() if self._keep_fed and
+                                      folded[0] * folded[1] * folded[2] >= HEAVY_GROUPS else
+                                      self._idle(count % IDLE_POLL_EVERY == 0)))):
                 self._flush()
                 return self.submitted
             if uniform is not None:

@@ -382,8 +382,11 @@ def test_upload_into_a_buffer_a_pending_launch_binds(device_name):
 
 @pytest.fixture
 def keep_fed(monkeypatch):
-    """The GPUs' batching rule (at most two submissions in flight) on this device."""
+    """The GPUs' batching rule for heavy launches (at most two submissions in flight) on this
+    device, every launch counted as heavy."""
+    from cthreads.backend import dispatch
     monkeypatch.setattr(_queue(), "_keep_fed", True)
+    monkeypatch.setattr(dispatch, "HEAVY_GROUPS", 1)
 
 
 def test_the_gpu_rule_keeps_every_result_and_scalar(device_name, keep_fed):
