@@ -288,7 +288,7 @@ _RAW: dict[str, str] = {
     "ct_mod_d": """fn ct_mod_d(a: f64, b: f64) -> f64 {
     var r = ct_fmod_d(a, b);
     if (r == 0.0lf) { return ct_copysign_d(0.0lf, b); }
-    if ((r < 0.0lf) != (b < 0.0lf)) { r = r + b; }
+    if ((r < 0.0lf) != (b < 0.0lf)) { r = ct_hide_d(r + b); }
     return r;
 }""",
     "ct_floordiv_d": """fn ct_floordiv_d(a: f64, b: f64) -> f64 {
@@ -375,7 +375,7 @@ _RAW: dict[str, str] = {
         mb = mb - 0x0010000000000000lu;
         e = e + 1i;
     }
-    let f = bitcast<f64>(mb) - 1.0lf;
+    let f = ct_hide_d(bitcast<f64>(mb) - 1.0lf);
     let dh = ct_hide_d(2.0lf + f);
     let dl = f - ct_hide_d(dh - 2.0lf);
     let sh = ct_hide_d(f / dh);
