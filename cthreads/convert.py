@@ -213,14 +213,23 @@ def _bad_element(values, elem: str, where: str) -> Exception:
     if elem_type(elem).kind in "iu":
         lo, hi = INT_RANGE[elem]
         i, v = _first_bad(values, lambda x: lo <= x <= hi)
-        return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} does not fit in "
-                                  f"{_int_name(elem)} ({lo}..{hi}){_wider_int(elem, v)}")
-    if elem == "float64":
+        if i >= 0:
+            return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} does not fit in "
+                                      f"{_int_name(elem)} ({lo}..{hi}){_wider_int(elem, v)}")
+    elif elem == "float64":
         i, v = _first_bad(values, _fits_double)
-        return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float64's range")
-    i, v = _first_bad(values, lambda x: not _too_big(x))
-    return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float32's range "
-                              f"(±{F32_MAX:.4g})")
+        if i >= 0:
+            return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float64's range")
+    else:
+        i, v = _first_bad(values, lambda x: not _too_big(x))
+        if i >= 0:
+            return GpuInvalidArgument(f"{where}[{i}] = {_show(v)} is beyond float32's range "
+                                      f"(±{F32_MAX:.4g})")
+    # every element passes a second look: the list changed while it was being packed
+    return GpuInvalidArgument(
+        f"{where} changed while it was being packed (now {len(values):,} elements): an "
+        "element's conversion or another thread changed it; launch with a list that nothing "
+        "changes meanwhile")
 
 
 def check_container(value, elem: str, where: str, writable: bool = True,
@@ -303,7 +312,7 @@ def pack(value, elem: str, where: str, writable: bool = True, ndim: int = 1):
     else:
         try:
             packed = array.array(elem_type(elem).code, value)
-        except (TypeError, OverflowError, ValueError):
+        except (TypeError, OverflowError, ValueError, IndexError):   # IndexError: it shrank
             raise _bad_element(value, elem, where) from None
         if elem == "float" and _has_inf(packed):
             # float32 overflow turns big finite values into inf: only real infinities may pass

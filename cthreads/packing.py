@@ -8,10 +8,19 @@ than any standard-library route (docs/performance.md, "The 1M-element list round
 Nothing is checked here: ``floats`` returns None where cffi refused an element, or where a
 float32 result holds an infinity (a real one, or a finite value beyond float32's range that the
 C cast turned into one). The caller then takes its checked path, which names the element, or
-keeps the infinity, exactly as before. The memory is cffi's own; the buffer returned is a view of
-it (no copy) that keeps it alive. Nothing here imports wgpu. float32 lists are packed here only
-once the program has imported numpy, which looks for the infinities; importing it for this would
-cost a first long list more (0.15-0.2 s here) than cffi saves it.
+keeps the infinity, exactly as before.
+
+cffi's loop reads the list's items without holding references to them. Floats, ints and the C
+types (numpy numbers, ``Decimal``) convert without running Python code, so nothing can change
+the list meanwhile; an element whose ``__float__`` or ``__index__`` is Python code could (itself,
+or another thread while it runs). So the loop runs under a profile hook that stops it at the
+first Python frame, before that code runs, and such a list takes the checked path too. A thread
+that a profiler watches keeps to the checked path.
+
+The memory is cffi's own; the buffer returned views it (no copy) and keeps it alive. Nothing here
+imports wgpu. float32 lists are packed here only once the program has imported numpy, which looks
+for the infinities; importing it for this would cost a first long list more (0.15-0.2 s here)
+than cffi saves it.
 """
 
 from __future__ import annotations
@@ -28,13 +37,24 @@ _lock = threading.Lock()
 _state: tuple | None = None          # (ffi, allocator), made on first use
 
 
+class _PythonCode(Exception):
+    """An element's conversion was about to run Python code."""
+
+
+def _stop_at_python(frame, event, arg):
+    if event == "call":
+        raise _PythonCode
+
+
 def _cffi():
     global _state
     if _state is None:
         with _lock:
             if _state is None:
-                from cffi import FFI  # noqa: PLC0415 - loaded already once a device exists
-                ffi = FFI()
+                # cffi's C-level FFI: its allocator is a C function, so calling it under the
+                # profile hook is no Python call (the ``cffi.FFI`` one is)
+                import _cffi_backend  # noqa: PLC0415 - loaded already once a device exists
+                ffi = _cffi_backend.FFI()
                 # every element is written by the conversion, so the memory is not cleared first
                 _state = (ffi, ffi.new_allocator(should_clear_after_alloc=False))
     return _state
@@ -42,16 +62,19 @@ def _cffi():
 
 def floats(values: list, elem: str):
     """The bytes of ``values`` as ``elem`` ('float': float32, 'float64'), a buffer viewing
-    memory cffi filled; None when an element was refused, a float32 came out infinite or numpy
-    is not loaded for a float32 list."""
+    memory cffi filled; None when an element was refused or would run Python code, when a
+    float32 came out infinite, or when numpy is not loaded for a float32 list."""
     np = sys.modules.get("numpy")
-    if np is None and elem == "float":
-        return None             # not imported for this: the struct path needs no numpy
+    if (np is None and elem == "float") or sys.getprofile() is not None:
+        return None
     ffi, new = _cffi()
+    sys.setprofile(_stop_at_python)
     try:
         cdata = new(CTYPES[elem], values)
     except Exception:       # noqa: BLE001 - the checked path raises the same thing, named
         return None
+    finally:
+        sys.setprofile(None)
     if elem == "float64":
         return ffi.buffer(cdata)
     out = np.frombuffer(ffi.buffer(cdata), dtype=np.float32)

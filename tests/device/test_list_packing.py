@@ -6,6 +6,7 @@ round trips on the device against numpy."""
 from __future__ import annotations
 
 import math
+import sys
 from decimal import Decimal
 from fractions import Fraction
 
@@ -67,14 +68,27 @@ def unchanged(values: list, keep: list) -> bool:
     return len(values) == len(keep) and all(a is b for a, b in zip(values, keep))
 
 
-def odd_values(n: int) -> list:
-    """Floats of many magnitudes and everything else a float list accepts."""
+class Emptying:
+    """A __float__ that empties the list it is in (Python code that cffi's loop must not run)."""
+
+    def __init__(self, home: list):
+        self.home = home
+
+    def __float__(self) -> float:
+        self.home.clear()
+        return 1.5
+
+
+def odd_values(n: int, python_code: bool = False) -> list:
+    """Floats of many magnitudes and everything else a float list accepts (with
+    ``python_code``, also elements whose conversion is Python code)."""
     rng = np.random.default_rng(n)
     values = (rng.standard_normal(n) * 10.0 ** rng.integers(-40, 37, n)).tolist()
     extras = [3, -7, 2**60, True, False, -0.0, 0.0, math.nan, 1e-45, 1e-320, 5e-324, F32_MAX,
               -F32_MAX, F32_MAX_UP, -F32_MAX_UP, 0.1, np.float32(0.1), np.float64(-2.5),
-              np.int64(-9), np.uint8(200), np.bool_(True), np.float16(1.5), Fraction(1, 3),
-              Decimal("2.5"), Floaty()]
+              np.int64(-9), np.uint8(200), np.bool_(True), np.float16(1.5), Decimal("2.5")]
+    if python_code:
+        extras += [Fraction(1, 3), Floaty()]
     for k, v in enumerate(extras):
         values[(k * 97) % n] = v
     return values
@@ -84,14 +98,73 @@ def odd_values(n: int) -> list:
 
 @pytest.mark.parametrize("n", [LONG, CHUNKED])
 @pytest.mark.parametrize("elem", ["float", "float64"])
-def test_long_float_lists_pack_like_numpy(elem, n):
-    values = odd_values(n)
+@pytest.mark.parametrize("python_code", [False, True])
+def test_long_float_lists_pack_like_numpy(elem, n, python_code):
+    values = odd_values(n, python_code)
     keep = list(values)
     packed = convert.pack(values, elem, "xs")
     assert bytes(packed) == reference(values, elem)
     assert unchanged(values, keep)
     direct = packing.floats(values, elem)          # the cffi path itself, not a fallback
-    assert direct is not None and bytes(direct) == bytes(packed)
+    if python_code:
+        assert direct is None                       # left to the struct path
+    else:
+        assert direct is not None and bytes(direct) == bytes(packed)
+
+
+EMPTYING = """
+import numpy
+from cthreads import convert, packing
+
+class Emptying:
+    def __init__(self, home):
+        self.home = home
+
+    def __float__(self):
+        self.home.clear()                     # frees the list's item array and its floats
+        for _ in range(3):
+            [float(i) for i in range(300_000)]    # and takes that memory for other things
+        return 1.5
+
+for n, elem in ((1_000_000, "float"), (1_000_000, "float64"), (100, "float")):
+    values = [0.25] * n
+    values[n // 2] = Emptying(values)
+    assert n < packing.FROM or packing.floats(values, elem) is None and len(values) == n
+    try:
+        convert.pack(values, elem, "xs")
+    except ValueError as exc:
+        print(exc)
+    assert values == []                       # what the element itself did
+"""
+
+
+def test_an_element_that_empties_the_list_is_no_crash():
+    """cffi reads the list without references: an element's Python __float__ must not run in
+    its loop (there, emptying the list crashed the process). The struct path runs it on copies
+    of the list's slices and sees the list change. In a child process, as a crash would kill
+    it."""
+    proc = run_python(EMPTYING)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert proc.stdout.splitlines() == [
+        "xs changed while it was being packed (now 0 elements): an element's conversion or "
+        "another thread changed it; launch with a list that nothing changes meanwhile"] * 3
+
+
+def test_a_profiler_is_left_alone():
+    calls = []
+
+    def profiler(frame, event, arg):
+        calls.append(event)
+
+    values = [0.5] * LONG
+    sys.setprofile(profiler)
+    try:
+        assert packing.floats(values, "float") is None
+        packed = convert.pack(values, "float", "xs")
+        assert sys.getprofile() is profiler
+    finally:
+        sys.setprofile(None)
+    assert bytes(packed) == reference(values, "float") and calls
 
 
 @pytest.mark.parametrize("elem", ["float", "float64"])
