@@ -186,7 +186,7 @@ _RAW: dict[str, str] = {
     }
     // factors hidden, as in ct_fused_d: Vulkan lets a driver compute fma as a product and a
     // sum rounded apart, and one that has a1 * b1 already (in p) could reuse it, giving 0
-    if (ct_fused_d()) { return fma(ct_hide_d(a1), ct_hide_d(b1), -p1) * sc; }
+    if (ct_fused_d()) { return ct_hide_d(fma(ct_hide_d(a1), ct_hide_d(b1), -p1)) * sc; }
     let x = ct_split_d(a1);
     let y = ct_split_d(b1);
     let e1 = ct_hide_d(ct_hide_d(x.x * y.x - p1) + x.x * y.y);
@@ -228,7 +228,7 @@ _RAW: dict[str, str] = {
     # y * 2^k for |k| <= 2044, in two exact steps (one rounding at most, into subnormals)
     "ct_scale_d": """fn ct_scale_d(y: f64, k: i32) -> f64 {
     let k1 = k / 2i;
-    return ct_hide_d((y * ct_pow2i_d(k1)) * ct_pow2i_d(k - k1));
+    return ct_hide_d(ct_hide_d(y * ct_pow2i_d(k1)) * ct_pow2i_d(k - k1));
 }""",
     # the exponent e of x = f * 2^e, 0.5 <= |f| < 1 (finite nonzero x, subnormals too)
     "ct_exponent_d": """fn ct_exponent_d(x: f64) -> i32 {
@@ -347,7 +347,7 @@ _RAW: dict[str, str] = {
     if (abs(x) < 0x1p-54lf) { return x; }
     if (abs(x) <= 0.34657359027997264lf) { return ct_expm1_poly_d(x); }
     let k = round(x * $LOG2E);
-    let r1 = fma(-k, $LN2_HI, x);
+    let r1 = ct_hide_d(fma(-k, $LN2_HI, x));
     let t = ct_hide_d(k * $LN2_LO);
     let rh = ct_hide_d(r1 - t);
     let rl = ct_hide_d(r1 - rh) - t;
@@ -356,7 +356,7 @@ _RAW: dict[str, str] = {
     let ki = i32(k);
     if (ki > 56i) { return ct_scale_d(1.0lf + p, ki); }
     let tk = ct_pow2i_d(ki);
-    return fma(tk, p, tk - 1.0lf);
+    return ct_hide_d(fma(tk, p, tk - 1.0lf));
 }""",
     # -- log --------------------------------------------------------------------------------
     # x = 2^e * m, sqrt(1/2) <= m < sqrt(2); log m = 2 atanh(s), s = (m - 1) / (m + 1), with

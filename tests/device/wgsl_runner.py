@@ -83,10 +83,11 @@ def run_f64(helpers: str, expr: str, *columns, kind: str = "d") -> np.ndarray:
 
 
 # ------------------------------------------------------------------ a fusing driver
-# Vulkan lets a driver contract ``a * b + c`` into one fma, also across ``let`` names (the
-# compiler sees values, not statements), and lets it evaluate ``fma(a, b, c)`` as a product
-# and a sum rounded apart (precision "inherited from OpFMul and OpFAdd"). NVIDIA's driver
-# contracts; lavapipe's does not, and its f64 fma rounds twice. ``fuse(wgsl)`` rewrites the
+# Without SPIR-V's NoContraction, Vulkan lets a driver contract ``a * b + c`` into one fma,
+# also across ``let`` names (the compiler sees values, not statements), and re-associate sums;
+# and it lets ``fma(a, b, c)`` be a product and a sum rounded apart (precision "inherited
+# from OpFMul and OpFAdd"). NVIDIA's driver contracts and re-associates; lavapipe's f64 fma
+# rounds twice. ``fuse(wgsl)`` rewrites the
 # WGSL of the float64 library as such a driver may compile it, so that lavapipe runs what
 # another device would:
 #
@@ -95,7 +96,9 @@ def run_f64(helpers: str, expr: str, *columns, kind: str = "d") -> np.ndarray:
 # * ``fma(x, y, z)`` becomes ``ct_fma_x`` (``split=False``: a driver whose fma rounds once), or,
 #   with ``split=True``, ``ct_fma_x`` only where both factors are hidden values and two
 #   roundings elsewhere (a driver that splits an fma whose product it also computes
-#   elsewhere, and fuses the rest: the library may trust only an fma of hidden factors).
+#   elsewhere, and fuses the rest: the library may trust only an fma of hidden factors);
+# * with ``reassociate=True``, every f64 sum, its terms gathered through ``let`` names and fma
+#   addends (``fma(a, b, c) + d`` may become ``fma(a, b, c + d)``), is added in a random order.
 #
 # The parser knows the WGSL subset the library is written in; it prints the functions back
 # fully parenthesized.
@@ -153,9 +156,10 @@ class _Value:
     a driver may still contract it, whether it is a hidden value, and the signed terms of the
     sum it is when a driver may still re-associate it."""
 
-    def __init__(self, text, ty, product=None, hidden=False, terms=None):
+    def __init__(self, text, ty, product=None, hidden=False, terms=None, fused=False):
         self.text, self.ty, self.product, self.hidden = text, ty, product, hidden
         self.terms = terms
+        self.fused = fused              # the product of an fma: always contracted
 
     def signed_terms(self):
         return self.terms if self.terms else [(1, self)]
@@ -237,16 +241,17 @@ class _Fuser:
     def negate(self, v: _Value) -> _Value:
         product = (f"(-{v.product[0]})", v.product[1]) if v.product else None
         terms = [(-s, t) for s, t in v.terms] if v.terms else None
-        return _Value(f"(-{v.text})", v.ty, product, terms=terms)
+        return _Value(f"(-{v.text})", v.ty, product, terms=terms, fused=v.fused)
 
     def add(self, op, a: _Value, b: _Value) -> _Value:
         """``a op b``, contracted where a product meets a sum."""
         ty = a.ty if a.ty not in ("", "abstract") else b.ty
-        if op in "+-" and ty == "f64" and self.prefer != "none" and (a.product or b.product):
-            if self.prefer == "random" and self.rng.random() < 0.25:
+        if op in "+-" and ty == "f64" and (a.product or b.product) and (
+                self.prefer != "none" or a.fused or b.fused):
+            if self.prefer == "random" and self.rng.random() < 0.25 and not (a.fused or b.fused):
                 return _Value(f"({a.text} {op} {b.text})", ty)       # left as it is
             left = a.product is not None and (b.product is None or self.prefer == "left" or (
-                self.prefer == "random" and self.rng.random() < 0.5))
+                self.prefer == "random" and self.rng.random() < 0.5)) and not b.fused
             self.sites += 1
             if left:
                 x, y = a.product
@@ -299,7 +304,10 @@ class _Fuser:
             x, y, z = args
             if self.split and not (x.hidden and y.hidden):
                 return _Value(f"ct_hide_d(ct_hide_d({x.text} * {y.text}) + {z.text})", "f64")
-            return _Value(f"ct_fma_x({texts})", "f64")
+            # re-associable as the sum of its product and its addend
+            product = _Value(f"({x.text} * {y.text})", "f64", (x.text, y.text), fused=True)
+            return _Value(f"ct_fma_x({texts})", "f64",
+                          terms=[(1, product)] + z.signed_terms() if self.reassociate else None)
         if t.startswith("bitcast<"):
             ty = t[8:-1]
         elif t in ("f64", "u64", "u32", "i32", "bool") or t.startswith(("vec", "array")):
@@ -401,7 +409,8 @@ def fuse(wgsl: str, prefer: str = "left", split: bool = False, reassociate: bool
     ``a * b + c * d`` is contracted, "left", "right", or "random" (each site also left as it
     is with probability 1/4, from ``seed``); "none" prints the text back unchanged in meaning.
     ``split``: an fma of factors that are not both hidden rounds twice. ``reassociate``:
-    every f64 sum of terms (through let names too) is added in a random order from ``seed``.
+    every f64 sum of terms (through let names and fma addends too) is added in a random order
+    from ``seed``.
     The result calls ``ct_fma_x``: add ``FMA_X`` (and the helpers ``FMA_X_NEEDS``)."""
     fuser = _Fuser(wgsl, prefer, split, reassociate, seed)
     return fuser.program(), fuser.sites
