@@ -196,6 +196,8 @@ class GpuKernel:
 
     #: what ``pickle`` sends when the kernel travels by value (made on first need)
     _pickle_state = None
+    #: the last resident launch's settled checks (relaunch.LaunchMemo), or None
+    _memo = None
 
     def __reduce__(self):
         """By reference when importable, else by value (``cthreads/pickling.py``); compiled
