@@ -422,8 +422,10 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
 
         Waits for ``seq`` first (in slices, the lock free between them: see ``wait``), so the
         map itself is quick and the mapped range is only copied, never converted, under the
-        lock.
+        lock. GPUs ask for the map at once instead and wait for it alone (``_read_when_mapped``).
         """
+        if self._keep_fed and self._native is not None and not self._closed:
+            return self._read_when_mapped(staging, nbytes, seq)
         self.wait(seq)
         with self._lock:
             if seq > self.submitted:

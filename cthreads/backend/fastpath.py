@@ -222,6 +222,10 @@ class NativeEncoder:
         key = self.map_request(buffer, nbytes)
         self.map_ready(key, block=True)
         self.map_finish(key)
+        return self.copy_mapped(buffer, nbytes)
+
+    def copy_mapped(self, buffer, nbytes: int) -> bytes:
+        """A copy of the first ``nbytes`` of ``buffer``, mapped for reading; then unmapped."""
         lib, internal = self._lib, buffer._internal
         try:
             ptr = lib.wgpuBufferGetConstMappedRange(internal, 0, nbytes)

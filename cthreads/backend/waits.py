@@ -222,6 +222,38 @@ class CompletionMixin:
         self.ctx.check_alive()
         return True
 
+    def _read_when_mapped(self, staging, nbytes: int, seq: int) -> bytes:
+        """``read_into`` on GPUs: the map is requested right away (it completes once
+        submission ``seq``, the last to use the staging buffer, has finished, and with it
+        every earlier one), then polled for in slices as ``wait`` polls: one notification
+        instead of the work-done one followed by the map's (docs/performance.md, "Latency of a
+        tiny launch")."""
+        native = self._native
+        with self._lock:
+            if seq > self.submitted:
+                self._flush()
+            self._settle()
+            key = native.map_request(staging.buffer, nbytes)
+        start = time.perf_counter()
+        spin_until = start + native.spin_s
+        nap = WAIT_SLICE_MIN_S
+        while True:
+            with self._lock:
+                if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
+                    self._check_lost()
+                if native.map_ready(key, block=False):
+                    native.map_finish(key)
+                    result = native.copy_mapped(staging.buffer, nbytes)
+                    break
+            now = time.perf_counter()
+            if now < spin_until:
+                continue
+            time.sleep(nap)
+            if now - start > WAIT_SHORT_NAPS_S:
+                nap = min(nap * 2, WAIT_SLICE_S)
+        self._mark(seq)
+        return result
+
     def _poll_done(self, seq: int, start: float) -> bool:
         """One non-blocking poll: whether submission ``seq`` finished (or the queue closed).
         Raises our error once the device is lost (a wait begun at ``start`` probes for a loss

@@ -395,3 +395,24 @@ def test_the_gpu_rule_keeps_every_result_and_scalar(device_name, keep_fed):
     test_changing_n_and_alternating_kernels(device_name)
     test_arena_writes_binds_and_syncs_between_queued_launches(device_name)
     test_readback_launch_after_queued_resident_launches(device_name)
+
+
+def test_the_gpu_readback_path_reads_every_result(device_name, keep_fed):
+    """Readbacks through the GPUs' path (the map requested at once, waited for alone): list
+    results, numpy results, reductions, and a readback after queued launches."""
+    from cthreads.gpu import Gpu
+
+    @Gpu.func
+    def plus(a: float, b: float) -> float:
+        return a + b
+
+    x = np.arange(1000, dtype=np.float32)
+    y = [1.0] * 1000
+    gpu(saxpy, 1000, 2.0, x.tolist(), y).join()
+    assert y == (2.0 * x + 1.0).tolist()
+    yn = np.ones(1000, np.float32)
+    for _ in range(5):
+        gpu(saxpy, 1000, 1.0, x, yn).join()
+    np.testing.assert_array_equal(yn, 1.0 + 5.0 * x)
+    assert plus.reduce(x) == float(x.astype(np.float64).sum())
+    test_readback_launch_after_queued_resident_launches(device_name)
