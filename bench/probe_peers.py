@@ -409,6 +409,9 @@ def main() -> int:
     if tile:
         from cthreads import runtime
         runtime.GPU_ND_TILES[2] = tuple(int(v) for v in tile.split("x")) + (1,)
+    if os.environ.get("PROBE_NO_NAGA_CHECKS"):  # GPU shader modules without naga's checks
+        from cthreads.backend import pipeline
+        pipeline.KEEP_BOUNDS_CHECKS = False
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="stencil,mandel,hist,sum,saxpy,tiny")
     ap.add_argument("--reps", type=int, default=7)

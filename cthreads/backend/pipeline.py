@@ -77,6 +77,9 @@ def make_bind_group_layout(ctx: DeviceContext, bindings: tuple):
         raise device_error(ctx, exc, "creating a bind-group layout") from None
 
 
+#: naga's bounds checks in GPU shader modules (a measurement switch: bench/probe_peers.py)
+KEEP_BOUNDS_CHECKS = True
+
 #: whether CPU drivers get shader modules without naga's loop counter too (see _shader_module;
 #: the tests turn it on to run that path on lavapipe)
 TRUSTED_ON_CPU = False
@@ -97,7 +100,8 @@ def _shader_module(device, wgsl: str, label: str):
     try:
         from wgpu.backends.wgpu_native import _api
         create = _api.libf.wgpuDeviceCreateShaderModuleTrusted
-        checks = _api.lib.WGPUShaderRuntimeChecks_BoundsChecks
+        checks = _api.lib.WGPUShaderRuntimeChecks_BoundsChecks if KEEP_BOUNDS_CHECKS else \
+            _api.lib.WGPUShaderRuntimeChecks_None
     except (ImportError, AttributeError):
         return device.create_shader_module(code=wgsl, label=label)
     ffi, lib = _api.ffi, _api.lib
