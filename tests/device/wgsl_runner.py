@@ -5,6 +5,9 @@ arguments ``a0``, ``a1`` ...) once per row of the numpy float64 ``columns`` and 
 results; a bool expression is written as 0.0 / 1.0. ``helpers`` is WGSL text defining the
 functions ``expr`` calls. Everything goes through the backend's device, buffer pool, pipeline
 cache and queue: no wgpu call here.
+
+``fuse(wgsl)`` rewrites the float64 library's WGSL as a driver that contracts multiply-adds,
+splits fmas or re-associates sums may compile it (``FMA_X``: an fma that rounds once anywhere).
 """
 
 from __future__ import annotations
