@@ -352,8 +352,26 @@ DRIVERS = [
 DRIVER_SAMPLES = 4000
 
 
+_PLAIN: dict = {}
+
+
+def skip_unless_plain() -> None:
+    """The driver models rewrite the library as a contracting or re-associating driver may
+    compile it, on a device that does neither (lavapipe, where CI runs them). A device that
+    contracts ``a * b + c`` itself (NVIDIA's) would rewrite the models' own steps too, so
+    there they are skipped; the accuracy tests above run on it as they are."""
+    if "plain" not in _PLAIN:
+        one = np.array([1 + 2.0**-30])      # a * b = 1 + 2^-29 + 2^-60: one rounding keeps 2^-60
+        got = run_f64("", "a0 * a1 + a2", one, one, np.array([-(1 + 2.0**-29)]))
+        _PLAIN["plain"] = bool(got[0] == 0.0)
+    if not _PLAIN["plain"]:
+        pytest.skip("this device contracts a * b + c itself; the driver models need one "
+                    "that does not (they run in CI on lavapipe)")
+
+
 def device_as(driver: dict, fn: str, *cols, library=None) -> np.ndarray:
     """``fn`` on the device, its helpers compiled as the ``driver`` model would."""
+    skip_unless_plain()
     lib = library or f64math
     template = lib.F64_CALLS[fn]
     names = list(lib.helpers_of(template)) + list(FMA_X_NEEDS)
@@ -380,7 +398,7 @@ def test_fma_x_rounds_once(device_name):
     got = run_f64(helpers, "ct_fma_x(a0, a1, a2)", a, b, c)
     want = np.array([float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)])
     assert np.array_equal(got, want), np.flatnonzero(got != want)[:5]
-    assert not np.array_equal(run_f64("", "a0 * a1 + a2", a, b, c), want)    # it matters
+    assert not np.array_equal(a * b + c, want)    # the samples need one rounding (numpy: two)
 
 
 def test_fuse_rewrites_what_a_driver_may():
@@ -468,6 +486,7 @@ def test_h200_pow_results_are_two_reassociations(device_name):
     # the diagnosis: with the exact residual and the two-sum of 2 + f in log's core
     # re-associated, pow gives the H200's four wrong results to the bit (log loses its low
     # word); hidden, as now, it gives Python's within 1 ulp
+    skip_unless_plain()
     text = f64math.helper_text(["ct_pow_d"])
     x, y = (np.array(c) for c in zip(*H200_POW))
     assert ulps(run_f64(text, "ct_pow_d(a0, a1)", x, y), reference("pow", x, y)).max() <= 1
