@@ -259,11 +259,30 @@ def test_the_same_kernel_in_float32_rounds_to_float32(device_name):
 
 
 # ----------------------------------------------------------------------------- mixed types
+def _flushed(x: np.ndarray) -> np.ndarray:
+    """float32 values with subnormals flushed to (signed) zero, as NVIDIA's driver computes."""
+    return np.where(np.abs(x) < np.finfo(np.float32).tiny, np.copysign(0, x), x).astype(x.dtype)
+
+
 def run_mixed(i32, i64, u32, f32, f64):
+    """The mixed kernel against numpy: exactly, or as a device that flushes float32 subnormals
+    to zero computes (docs/language.md, "Types and widths": NVIDIA does, lavapipe does not)."""
     n = len(i32)
     oi, of = np.zeros(n * 6, np.int64), np.zeros(n * 6)
     of32, ou = np.zeros(n * 3, np.float32), np.zeros(n * 2, np.uint32)
     gpu(wk.mixed, i32, i64, u32, f32, f64, oi, of, of32, ou).join()
+    kept = _mixed_want(i32, i64, u32, f32, f64)
+    flushed = _mixed_want(i32, i64, u32, _flushed(f32), f64)
+    assert oi.reshape(n, 6).tolist() == kept[0]
+    for got, k in ((of, 1), (of32, 2), (ou, 3)):
+        ok = (got == kept[k]) | (got == flushed[k]) | (np.isnan(got) & np.isnan(kept[k]))
+        if k == 2:                      # a float32 result may be flushed too
+            ok |= got == _flushed(flushed[k])
+        assert ok.all(), (k, got[~ok][:5], kept[k][~ok][:5])
+
+
+def _mixed_want(i32, i64, u32, f32, f64):
+    n = len(i32)
     with np.errstate(all="ignore"):
         a, b, c = i32.tolist(), i64.tolist(), u32.tolist()
         want_i = [[w64(a[k] + b[k]), a[k] * c[k], c[k] - a[k], floordiv(b[k], a[k]),
@@ -277,10 +296,7 @@ def run_mixed(i32, i64, u32, f32, f64):
         want_f32 = np.stack([f32 + np.float32(0.1), f32 * i32.astype(np.float32),
                              f64.astype(np.float32)], 1).ravel()
         want_u = np.stack([u32 + np.uint32(1), i32.astype(np.uint32)], 1).ravel()
-    assert oi.reshape(n, 6).tolist() == want_i
-    np.testing.assert_array_equal(of, want_f)
-    np.testing.assert_array_equal(of32, want_f32)
-    np.testing.assert_array_equal(ou, want_u)
+    return want_i, want_f, want_f32, want_u
 
 
 def test_mixed_width_expressions_follow_numpy(device_name):
