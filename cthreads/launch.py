@@ -50,12 +50,14 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
         with use_device(device):
             return gpu(fn, *args, force=force, threads=threads, **kwargs)
     memo = getattr(fn, "_memo", None)
-    if memo is not None and not (force or kwargs) and memo.matches(args, threads):
-        scalars, n = memo.scalars(args)        # a repeat with the same arena lists
+    lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
+        else None
+    if lists is not None:                      # a repeat with the same arena lists
+        scalars, n = memo.scalars(args, lists)
         rt = memo.rt
         with residency.launch_lock:
             _check_generation(rt)
-            plan = rt.plan(scalars, memo.lists, n)
+            plan = rt.plan(scalars, lists, n)
             seq = rt.submit(plan)
         return GpuJob(rt, seq, plan)
     kernel = _check_call(fn, args, kwargs)

@@ -4,44 +4,48 @@ A loop of launches on data kept in a ``GpuArena`` (a simulation step, a solver's
 passes the same list objects every time and only its scalars change. For such a call the
 checks that depend on the lists alone (the kernel's widths, each list's slot, element type,
 shape and aliasing, the runtime) gave their answer at the first launch; ``LaunchMemo`` keeps
-that answer and, on the next call, only confirms it still holds (each list is the same object,
-still bound to the same live slot with the same length and shape, the same device and
-generation) before checking the scalars and planning the launch as usual. Anything else (a
+that answer and, on the next call, only confirms it still holds (each list is still the object
+bound to the same live slot, with the same length, shape and element type, on the same device
+and runtime) before checking the scalars and planning the launch as usual. Anything else (a
 list not resident, a nested list, a rebound or resized list, another device, ``force=``,
 ``device=``) takes ``gpu()``'s full path, which makes a new memo.
 
-This halves the host time of a tiny resident launch (docs/performance.md, "Latency of a
-tiny launch").
+The memo holds the slots weakly and the caller's lists not at all: a released arena and its
+arrays are freed as if no launch had been made.
+
+This cut the host time of a queued tiny launch to a third (docs/runtime.md).
 """
 
 from __future__ import annotations
 
+import weakref
+
 from . import convert, residency
 from .backend import device as _device
+from .plan import ListArg
 
 
 class LaunchMemo:
     """What the first launch of a kernel with these lists settled (see the module docstring)."""
 
-    __slots__ = ("threads", "shape", "program", "rt", "runtimes", "rt_key", "lists", "checks",
-                 "scalar_params", "wheres", "shape_scalars", "n_at", "n_lists", "ctx", "count")
+    __slots__ = ("threads", "shape", "rt", "runtimes", "rt_key", "lists", "count",
+                 "scalar_params", "wheres", "shape_scalars", "n_at", "n_lists", "ctx")
 
     def __init__(self, kernel, threads, shape, program, rt, lists: list, wheres: tuple):
         self.threads = threads             # as given to gpu()
         self.shape = shape                 # as checked: None, n or (nx, ny[, nz])
-        self.program = program
         self.rt = rt
+        self.ctx = rt.ctx
         self.runtimes = kernel._runtimes   # the memo holds while rt is still the kernel's
         self.rt_key = next(k for k, v in kernel._runtimes.items() if v is rt)
-        self.ctx = rt.ctx
-        self.lists = lists                 # the ListArgs of the first launch (resident only)
         self.count = len(program.params)
-        # per list: (argument position, the object, its slot, the slot's buffer, length,
-        # shape or None for a flat Python list, element type)
         position = {p.name: k for k, p in enumerate(program.params)}
-        self.checks = tuple(
-            (position[a.param.name], a.value, a.slot, a.slot.pooled, a.slot.length,
-             a.slot.dims if convert.is_ndarray(a.value) else None, a.slot.elem)
+        # per list: (argument position, its slot (weakly), id of the slot's buffer, length,
+        # shape or None for a flat Python list, element type, parameter, bytes, dims)
+        self.lists = tuple(
+            (position[a.param.name], weakref.ref(a.slot), id(a.slot.pooled), a.slot.length,
+             a.slot.dims if convert.is_ndarray(a.value) else None, a.slot.elem, a.param,
+             a.nbytes, a.dims)
             for a in lists)
         self.scalar_params = tuple((k, p) for k, p in enumerate(program.params)
                                    if not p.is_list)
@@ -61,22 +65,29 @@ class LaunchMemo:
             a.slot is not None and (convert.is_ndarray(a.value) or len(a.dims) == 1)
             for a in lists)
 
-    def matches(self, args: tuple, threads) -> bool:
-        """Whether ``args`` are this memo's lists, still as they were (no scalar checked)."""
+    def list_args(self, args: tuple, threads) -> list | None:
+        """The ``ListArg``s of ``args`` if they are this memo's lists, still as they were (no
+        scalar checked yet); else None."""
         if len(args) != self.count or threads != self.threads:
-            return False
+            return None
         if self.runtimes.get(self.rt_key) is not self.rt or _device.get_context() is not self.ctx:
-            return False
+            return None
         lookup = residency.lookup
-        for k, value, slot, pooled, length, shape, elem in self.checks:
-            if (args[k] is not value or lookup(value) is not slot or slot.pooled is not pooled
-                    or slot.elem != elem or len(value) != length):
-                return False
+        out = []
+        for k, slot_ref, pooled, length, shape, elem, param, nbytes, dims in self.lists:
+            value = args[k]
+            slot = slot_ref()
+            if (slot is None or lookup(value) is not slot or id(slot.pooled) != pooled
+                    or slot.pooled is None or slot.elem != elem or len(value) != length):
+                return None
             if shape is not None and value.shape != shape:
-                return False
-        return True
+                return None
+            arg = ListArg(param, value, slot, None, nbytes)
+            arg.dims = dims
+            out.append(arg)
+        return out
 
-    def scalars(self, args: tuple) -> tuple[list, int]:
+    def scalars(self, args: tuple, lists: list) -> tuple[list, object]:
         """(checked scalar values, n) of a matching call, as ``_check_args`` gives them."""
         values = [convert.check_scalar(args[k], p.elem, self.wheres[k])
                   for k, p in self.scalar_params]

@@ -117,3 +117,20 @@ def test_recompiled_kernels_and_shutdown_are_seen(device_name):
     gpu(saxpy, 16, 1.0, x, y).join()    # ordinary arrays again, on a new device
     assert np.array_equal(y, np.full(16, 3.0, np.float32))
     arena.release()
+
+
+def test_the_memo_keeps_no_caller_data_alive(device_name):
+    import gc
+    import weakref
+
+    x = np.ones(64, np.float32)
+    y = np.zeros(64, np.float32)
+    arena = GpuArena()
+    arena.bind(x=x, y=y)
+    gpu(saxpy, 64, 1.0, x, y).join()
+    assert _memo_used(saxpy)
+    gone = weakref.ref(y)
+    arena.release()
+    del arena, x, y
+    gc.collect()
+    assert gone() is None
