@@ -104,8 +104,7 @@ VEC_COARSEN_GPU = (1, 1 << 30)
 VEC_COARSEN_CPU = (4, 1 << 12)
 #: GPUs: the workgroup tile of N-D launches of kernels that do not observe workgroups, one
 #: index per invocation (2-D, 3-D). Tiles several rows high let neighbouring rows share the
-#: caches: a 5-point stencil went from 1,300 GB/s (rows of 64, four rows per invocation) to
-#: the CUDA peer's figure on an H200 (docs/performance.md, "N-D launches on GPUs").
+#: caches (docs/performance.md, "N-D launches on GPUs").
 GPU_ND_TILES = {2: (32, 8, 1), 3: (32, 4, 2)}
 #: whether CPU drivers take the GPU form too (the tests turn it on to run it on lavapipe)
 ND_TILES_ON_CPU = False
