@@ -32,6 +32,7 @@ invocation sets the word to 1.
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -60,7 +61,8 @@ class PassShape:
         return max(self.quads, self.tail)
 
 
-def plan_passes(n: int, size: int, max_groups: int, min_steps: int, max_steps: int) -> list:
+@functools.lru_cache(maxsize=256)
+def plan_passes(n: int, size: int, max_groups: int, min_steps: int, max_steps: int) -> tuple:
     """The passes reducing ``n >= 1`` elements with workgroups of ``size`` threads.
 
     A pass uses enough workgroups that each thread folds at least ``min_steps`` groups of four
@@ -76,7 +78,7 @@ def plan_passes(n: int, size: int, max_groups: int, min_steps: int, max_steps: i
         groups = max(groups, -(-items // (size * max_steps)), 1)
         passes.append(PassShape(m, quads, tail, groups))
         if groups == 1:
-            return passes
+            return tuple(passes)          # cached: a call per reduce() of the same n
         m = groups
 
 
@@ -117,6 +119,7 @@ def _unrolled_loop(op: str, unroll: int) -> list:
 _LOOP_RE = re.compile(r"\b(loop\s*\{|while\s*\(|for\s*\()")
 
 
+@functools.lru_cache(maxsize=256)
 def has_loops(text: str) -> bool:
     """Whether WGSL ``text`` may contain a loop (comments included: a false yes only costs
     speed)."""
