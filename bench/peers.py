@@ -22,7 +22,7 @@ under load). Metrics are named ``<case>_<implementation>_<unit>``:
   ``cp.bincount`` (``cupybincount``)), G elements/s;
 * ``stencil``: one 5-point Jacobi step on an n x n float32 grid (ours: ``threads=(n, n)`` with a
   2-D list; CuPy ``RawKernel`` in 16 x 16 blocks; torch slices), GB/s at 8 bytes per point;
-* ``mandel``: Mandelbrot with a 2-D launch (ours ``peers_kernels.mandelbrot2d``; CuPy
+* ``mandel``: Mandelbrot with a 2-D launch (ours ``cthreads.samples.mandelbrot2d``; CuPy
   ``RawKernel`` in 16 x 16 blocks), ms per launch;
 * ``tiny``: saxpy on 64 elements, each launch waited for (ours ``join(download=False)``; torch
   ``add_`` + ``torch.cuda.synchronize()``; CuPy kernel + ``Device().synchronize()``; Triton +
@@ -721,27 +721,10 @@ def mandel_rows(height: int) -> np.ndarray:
 
 
 def mandelbrot_reference(width: int, height: int, max_iter: int, rows: np.ndarray) -> np.ndarray:
-    """``cthreads.samples.mandelbrot_numpy`` for the given rows only (the same float32 steps in
-    the same order; all rows: that function itself)."""
+    """``cthreads.samples.mandelbrot_numpy`` for the given rows, as a (rows, width) array."""
     if rows.size == height:
         return mandelbrot_numpy(width, height, max_iter).reshape(height, width)
-    f32 = np.float32
-    px = np.broadcast_to(np.arange(width).astype(f32), (rows.size, width))
-    py = np.broadcast_to(rows.astype(f32)[:, None], (rows.size, width))
-    cx = f32(-2.2) + f32(3.0) * px / f32(width)
-    cy = f32(-1.2) + f32(2.4) * py / f32(height)
-    x = np.zeros_like(cx)
-    y = np.zeros_like(cy)
-    counts = np.zeros(cx.shape, np.int32)
-    for _ in range(max_iter):
-        alive = x * x + y * y <= f32(4.0)
-        if not alive.any():
-            break
-        xt = x * x - y * y + cx
-        y = np.where(alive, f32(2.0) * x * y + cy, y)
-        x = np.where(alive, xt, x)
-        counts += alive
-    return counts
+    return mandelbrot_numpy(width, height, max_iter, rows=rows)
 
 
 def spin_up(p: dict) -> None:

@@ -3,7 +3,7 @@ write them.
 
 Ours are ``@Gpu`` kernels written the way the docs teach; the ones the demo, the examples and
 other workloads already run are imported from there, so the same kernel is measured everywhere:
-the saxpy of ``cthreads.samples``, the 2-D stencil of ``nd.py``, the two histograms of
+the saxpy and the 2-D Mandelbrot of ``cthreads.samples``, the 2-D stencil of ``nd.py``, the two histograms of
 ``examples/histogram.py`` (global atomics; per-workgroup ``shared`` bins merged with atomics),
 the N-body accelerations of ``examples/nbody.py`` (device functions in the inner loop), and the
 ``add`` of ``reduction.py`` for ``add.reduce``.
@@ -18,7 +18,7 @@ No ``from __future__ import annotations`` here: Triton reads the ``tl.constexpr`
 """
 
 from cthreads.gpu import GlobalIdx, Gpu
-from cthreads.samples import saxpy
+from cthreads.samples import mandelbrot2d, saxpy
 
 from examples.histogram import BINS, histogram, histogram_private
 from examples.nbody import SOFTENING2, accelerations
@@ -35,26 +35,6 @@ except Exception as exc:                      # not installed, or no usable CUDA
 
 
 # -- ours ----------------------------------------------------------------------------------------
-
-@Gpu
-def mandelbrot2d(width: int, height: int, max_iter: int, counts: list[list[int]]) -> None:
-    """``cthreads.samples.mandelbrot`` with a 2-D launch: one thread per pixel, no ``%``/``//``."""
-    px: int = GlobalIdx.x
-    py: int = GlobalIdx.y
-    if px >= width or py >= height:
-        return
-    cx: float = -2.2 + 3.0 * px / width
-    cy: float = -1.2 + 2.4 * py / height
-    x: float = 0.0
-    y: float = 0.0
-    k: int = 0
-    while k < max_iter and x * x + y * y <= 4.0:
-        xt: float = x * x - y * y + cx
-        y = 2.0 * x * y + cy
-        x = xt
-        k += 1
-    counts[py, px] = k
-
 
 @Gpu
 def clear_bins(n: int, bins: list[int]) -> None:

@@ -25,107 +25,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from cthreads.gpu import (  # noqa: E402
-    BlockDim, GlobalIdx, Gpu, GpuArena, GridDim, ThreadIdx, atomic_add, gpu, shared,
+from cthreads.gpu import GpuArena, gpu  # noqa: E402
+from cthreads.samples import mandelbrot2d, mandelbrot_numpy, saxpy  # noqa: E402
+
+# the benchmark's kernels, ours and CuPy's (one source for both: bench/peers_kernels.py)
+from peers_kernels import (  # noqa: E402
+    BINS, CUDA_SOURCE, add, histogram, histogram_private, stencil2d,
 )
-from cthreads.samples import mandelbrot_numpy, saxpy  # noqa: E402
-from cthreads.sync import __sync_threads  # noqa: E402
-
-BINS = 256
-
-
-@Gpu
-def stencil2d(w: int, h: int, u: list[list[float]], v: list[list[float]]) -> None:
-    x: int = GlobalIdx.x
-    y: int = GlobalIdx.y
-    if x < 1 or y < 1 or x >= w - 1 or y >= h - 1:
-        return
-    v[y, x] = 0.25 * (u[y - 1, x] + u[y + 1, x] + u[y, x - 1] + u[y, x + 1])
-
-
-@Gpu
-def mandel2d(width: int, height: int, max_iter: int, counts: list[list[int]]) -> None:
-    px: int = GlobalIdx.x
-    py: int = GlobalIdx.y
-    if px >= width or py >= height:
-        return
-    cx: float = -2.2 + 3.0 * px / width
-    cy: float = -1.2 + 2.4 * py / height
-    x: float = 0.0
-    y: float = 0.0
-    k: int = 0
-    while k < max_iter and x * x + y * y <= 4.0:
-        xt: float = x * x - y * y + cx
-        y = 2.0 * x * y + cy
-        x = xt
-        k += 1
-    counts[py, px] = k
-
-
-@Gpu
-def hist_shared(n: int, vals: list[int], bins: list[int]) -> None:
-    local: list[int] = shared(BINS)
-    i: int = GlobalIdx.x
-    step: int = GridDim.x * BlockDim.x
-    while i < n:
-        atomic_add(local, vals[i], 1)
-        i += step
-    __sync_threads()
-    j: int = ThreadIdx.x
-    while j < BINS:
-        c: int = local[j]
-        if c != 0:
-            atomic_add(bins, j, c)
-        j += BlockDim.x
-
-
-@Gpu
-def hist_global(n: int, vals: list[int], bins: list[int]) -> None:
-    i: int = GlobalIdx.x
-    if i < n:
-        atomic_add(bins, vals[i], 1)
-
-
-@Gpu.func
-def add(a: float, b: float) -> float:
-    return a + b
-
-
-CUDA_SRC = r"""
-extern "C" __global__ void stencil(const float* u, float* v, int w, int h) {
-    int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1) return;
-    v[y * w + x] = 0.25f * (u[(y - 1) * w + x] + u[(y + 1) * w + x] + u[y * w + x - 1]
-                            + u[y * w + x + 1]);
-}
-extern "C" __global__ void mandel(int* counts, int w, int h, int max_iter) {
-    int px = blockIdx.x * blockDim.x + threadIdx.x;
-    int py = blockIdx.y * blockDim.y + threadIdx.y;
-    if (px >= w || py >= h) return;
-    float cx = -2.2f + 3.0f * px / w;
-    float cy = -1.2f + 2.4f * py / h;
-    float x = 0.0f, y = 0.0f;
-    int k = 0;
-    while (k < max_iter && x * x + y * y <= 4.0f) {
-        float xt = x * x - y * y + cx;
-        y = 2.0f * x * y + cy;
-        x = xt;
-        k++;
-    }
-    counts[py * w + px] = k;
-}
-extern "C" __global__ void hist(const int* vals, int n, int* bins) {
-    __shared__ int local[256];
-    for (int j = threadIdx.x; j < 256; j += blockDim.x) local[j] = 0;
-    __syncthreads();
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        atomicAdd(&local[vals[i]], 1);
-    __syncthreads();
-    for (int j = threadIdx.x; j < 256; j += blockDim.x)
-        if (local[j]) atomicAdd(&bins[j], local[j]);
-}
-"""
 
 
 def rounds(fns: dict, reps: int) -> dict:
@@ -204,8 +110,7 @@ def _stencil(P, reps, k, n):
         fns["ours 2-D"] = queued_ours(lambda: gpu(stencil2d, n, n, u, v, threads=(n, n)), k)
         if "cupy" in P:
             cp = P["cupy"]
-            mod = cp.RawModule(code=CUDA_SRC)
-            kern = mod.get_function("stencil")
+            kern = cp.RawModule(code=CUDA_SOURCE).get_function("stencil5")
             cu = cp.asarray(u)
             cv = cu.copy()
             sync = cp.cuda.Device().synchronize
@@ -232,10 +137,10 @@ def do_mandel(P, reps, k):
     fns = {}
     with GpuArena() as arena:
         arena.bind(counts=counts)
-        fns["ours 2-D"] = queued_ours(lambda: gpu(mandel2d, w, h, it, counts, threads=(w, h)), k)
+        fns["ours 2-D"] = queued_ours(lambda: gpu(mandelbrot2d, w, h, it, counts, threads=(w, h)), k)
         if "cupy" in P:
             cp = P["cupy"]
-            kern = cp.RawModule(code=CUDA_SRC).get_function("mandel")
+            kern = cp.RawModule(code=CUDA_SOURCE).get_function("mandelbrot")
             cc = cp.zeros((h, w), cp.int32)
             sync = cp.cuda.Device().synchronize
             fns["cupy RawKernel 16x16"] = queued_cuda(
@@ -247,33 +152,13 @@ def do_mandel(P, reps, k):
         arena.sync("counts")
     rows = slice(None, None, 64)       # numpy's reference for every 64th row (it is slow)
     want = mandelbrot_numpy(w, h, it).reshape(h, w) if h <= 512 else \
-        _mandel_rows(w, h, it, rows)
+        mandelbrot_numpy(w, h, it, rows=np.arange(h)[rows])
     got = counts if h <= 512 else counts[rows]
     print(f"  ours: {int(np.count_nonzero(got != want))} of {want.size} pixels differ from numpy")
     if "cupy" in P:
         cg = cc.get() if h <= 512 else cc.get()[rows]
         print(f"  cupy: {int(np.count_nonzero(cg != want))} differ")
     report("Mandelbrot 4096^2, 256 iterations, ms", secs, "ms", 0)
-
-
-def _mandel_rows(w, h, it, rows):
-    """``mandelbrot_numpy``'s iteration for the rows ``rows`` of the image only."""
-    f32 = np.float32
-    py, px = np.meshgrid(np.arange(h)[rows], np.arange(w), indexing="ij")
-    cx = f32(-2.2) + f32(3.0) * px.astype(f32) / f32(w)
-    cy = f32(-1.2) + f32(2.4) * py.astype(f32) / f32(h)
-    x = np.zeros_like(cx)
-    y = np.zeros_like(cy)
-    counts = np.zeros(cx.shape, np.int32)
-    for _ in range(it):
-        alive = x * x + y * y <= f32(4.0)
-        if not alive.any():
-            break
-        xt = x * x - y * y + cx
-        y = np.where(alive, f32(2.0) * x * y + cy, y)
-        x = np.where(alive, xt, x)
-        counts += alive
-    return counts
 
 
 def do_hist(P, reps, k):
@@ -288,8 +173,8 @@ def do_hist(P, reps, k):
     with GpuArena() as arena:
         arena.bind(vals=vals, bins_s=bins_s, bins_g=bins_g)
         fns["ours shared, grid-stride"] = queued_ours(
-            lambda: gpu(hist_shared, n, vals, bins_s, threads=groups * 64), k)
-        fns["ours global atomics"] = queued_ours(lambda: gpu(hist_global, n, vals, bins_g), k)
+            lambda: gpu(histogram_private, groups * 64, n, vals, bins_s), k)
+        fns["ours global atomics"] = queued_ours(lambda: gpu(histogram, n, vals, bins_g), k)
         if "torch" in P:
             torch = P["torch"]
             tv = torch.from_numpy(vals).cuda()
@@ -299,9 +184,9 @@ def do_hist(P, reps, k):
             assert np.array_equal(got, want), "torch bincount wrong"
         if "cupy" in P:
             cp = P["cupy"]
-            kern = cp.RawModule(code=CUDA_SRC).get_function("hist")
+            kern = cp.RawModule(code=CUDA_SOURCE).get_function("hist256_shared")
             cv = cp.asarray(vals)
-            cb = cp.zeros(BINS, cp.int32)
+            cb = cp.zeros(BINS, cp.uint32)
             fns["cupy RawKernel shared"] = queued_cuda(
                 lambda: kern((groups,), (256,), (cv, np.int32(n), cb)),
                 cp.cuda.Device().synchronize, k)

@@ -102,17 +102,10 @@ QUICK = {
            "gpu": {"n_mem": 1 << 26, "bodies": 16384, "n_saxpy": 1 << 26,
                    "mandel": [4096, 4096, 256], "reps": 9}},
     "ND": {"cpu": {"n": 1024, "reps": 5}, "gpu": {"n": 4096, "reps": 11}},
-    "PEERS": {"cpu": {"n": 1 << 22, "k": 5, "sum_calls": 3, "hist_n": 1 << 22, "hist_k": 3,
-                      "hist_groups": [64, 256], "grid": 1024, "stencil_k": 5,
-                      "mandel": [512, 512, 256], "mandel_k": 3, "tiny_launches": 100,
-                      "bodies": 2048, "nbody_k": 2, "torch_rows": 512, "reps": 3, "warm": 1,
-                      "spinup_s": 0},
-              "gpu": {"n": 1 << 26, "k": 200, "sum_calls": 10, "hist_n": 1 << 26, "hist_k": 20,
-                      "hist_groups": [1056, 4224, 16896], "grid": 4096, "stencil_k": 200,
-                      "mandel": [4096, 4096, 256], "mandel_k": 20, "tiny_launches": 200,
-                      "bodies": 32768, "nbody_k": 3, "torch_rows": 1024, "reps": 5, "warm": 2,
-                      "spinup_s": 1.0}},
 }
+#: PEERS' quick sizes are its full ones, with fewer samples
+QUICK["PEERS"] = {dev: dict(FULL["PEERS"][dev], reps=reps)
+                  for dev, reps in (("cpu", 3), ("gpu", 5))}
 
 # (workload, metric, label, unit, higher is better)
 ROWS = [

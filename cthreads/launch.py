@@ -53,7 +53,7 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
         else None
     if lists is not None:                      # a repeat with the same arena lists
-        scalars, n = memo.scalars(args, lists)
+        scalars, n = memo.scalars(args)
         rt = memo.rt
         with residency.launch_lock:
             _check_generation(rt)

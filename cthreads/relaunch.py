@@ -87,7 +87,7 @@ class LaunchMemo:
             out.append(arg)
         return out
 
-    def scalars(self, args: tuple, lists: list) -> tuple[list, object]:
+    def scalars(self, args: tuple) -> tuple[list, object]:
         """(checked scalar values, n) of a matching call, as ``_check_args`` gives them."""
         values = [convert.check_scalar(args[k], p.elem, self.wheres[k])
                   for k, p in self.scalar_params]

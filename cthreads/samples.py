@@ -92,19 +92,47 @@ def spin(x: list[float], y: list[float], steps: int) -> None:
         y[i] = v
 
 
-def mandelbrot_numpy(width: int, height: int, max_iter: int) -> np.ndarray:
+@Gpu
+def mandelbrot2d(width: int, height: int, max_iter: int, counts: list[list[int]]) -> None:
+    """``mandelbrot`` with a 2-D launch (``threads=(width, height)``): one thread per pixel,
+    ``counts[py, px]``, no ``%`` or ``//`` to find the pixel."""
+    px: int = GlobalIdx.x
+    py: int = GlobalIdx.y
+    if px >= width or py >= height:
+        return
+    cx: float = -2.2 + 3.0 * px / width
+    cy: float = -1.2 + 2.4 * py / height
+    x: float = 0.0
+    y: float = 0.0
+    k: int = 0
+    while k < max_iter and x * x + y * y <= 4.0:
+        xt: float = x * x - y * y + cx
+        y = 2.0 * x * y + cy
+        x = xt
+        k += 1
+    counts[py, px] = k
+
+
+def mandelbrot_numpy(width: int, height: int, max_iter: int, rows=None) -> np.ndarray:
     """``mandelbrot``'s iteration for every pixel at once in float32 numpy, in the kernel's
     expression order: an independent reference (int32, row-major). A driver may re-associate
-    float expressions, so a few pixels on the set's boundary can differ by an iteration."""
+    float expressions, so a few pixels on the set's boundary can differ by an iteration.
+    ``rows`` (an index array): those rows only, as a (len(rows), width) array (a large image's
+    reference costs seconds per row block)."""
     f32 = np.float32
-    idx = np.arange(width * height)
-    px = (idx % width).astype(f32)
-    py = (idx // width).astype(f32)
+    if rows is None:
+        idx = np.arange(width * height)
+        px = (idx % width).astype(f32)
+        py = (idx // width).astype(f32)
+    else:
+        rows = np.asarray(rows)
+        px = np.broadcast_to(np.arange(width).astype(f32), (rows.size, width))
+        py = np.broadcast_to(rows.astype(f32)[:, None], (rows.size, width))
     cx = f32(-2.2) + f32(3.0) * px / f32(width)
     cy = f32(-1.2) + f32(2.4) * py / f32(height)
     x = np.zeros_like(cx)
     y = np.zeros_like(cy)
-    counts = np.zeros(idx.size, np.int32)
+    counts = np.zeros(cx.shape, np.int32)
     for _ in range(max_iter):
         alive = x * x + y * y <= f32(4.0)
         if not alive.any():
@@ -116,5 +144,5 @@ def mandelbrot_numpy(width: int, height: int, max_iter: int) -> np.ndarray:
     return counts
 
 
-__all__ = ["saxpy", "mandelbrot", "mandelbrot_numpy", "sq", "norm2", "lengths",
+__all__ = ["saxpy", "mandelbrot", "mandelbrot2d", "mandelbrot_numpy", "sq", "norm2", "lengths",
            "lengths_inline", "spin"]

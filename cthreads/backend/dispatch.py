@@ -116,8 +116,8 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         self._lock = threading.RLock()
         self.submitted = 0
         self.completed = 0
-        self._max_groups = ctx.limit("max-compute-workgroups-per-dimension")
-        self.max_groups = self._max_groups     # workgroups per dispatch axis, at most
+        #: workgroups per dispatch axis, at most
+        self.max_groups = ctx.limit("max-compute-workgroups-per-dimension")
         self._poll = self._native_poll()
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
         self._writes_in_flight: list = []     # (submission, bytes) of large queued writes
@@ -272,7 +272,7 @@ class DeviceQueue(FlusherMixin, CompletionMixin):
         ``more``: a dispatch that needs this one's results follows at once (the passes of a
         reduction), so an idle device does not get this one submitted alone.
         """
-        folded = fold_groups(groups, self._max_groups)
+        folded = fold_groups(groups, self.max_groups)
         with self._lock:
             self._check_usable()
             pre = None

@@ -208,9 +208,19 @@ class CompletionMixin:
         finally:                       # even on Ctrl-C: a handed-off submission is made
             if submit is not None:
                 submit()
+        if not self._poll_in_slices(lambda: self._poll_done(seq, start), start, deadline):
+            return False
+        self.ctx.check_alive()
+        return True
+
+    def _poll_in_slices(self, poll, start: float, deadline: float | None = None) -> bool:
+        """Call ``poll()`` (one non-blocking poll, made under the lock) until it says True:
+        without pauses for the spin time, then between naps that grow from
+        ``WAIT_SLICE_MIN_S`` to ``WAIT_SLICE_S`` (the lock is free during them, and Ctrl-C
+        interrupts them); False once ``deadline`` passed."""
         spin_until = start + (self._native.spin_s if self._native is not None else 0.0)
         nap = WAIT_SLICE_MIN_S
-        while not self._poll_done(seq, start):
+        while not poll():
             now = time.perf_counter()
             if deadline is not None and now >= deadline:
                 return False
@@ -219,7 +229,6 @@ class CompletionMixin:
             time.sleep(nap if deadline is None else min(nap, deadline - now))
             if now - start > WAIT_SHORT_NAPS_S:       # a long wait: longer naps
                 nap = min(nap * 2, WAIT_SLICE_S)
-        self.ctx.check_alive()
         return True
 
     def _read_when_mapped(self, staging, nbytes: int, seq: int) -> bytes:
@@ -235,22 +244,20 @@ class CompletionMixin:
             self._settle()
             key = native.map_request(staging.buffer, nbytes)
         start = time.perf_counter()
-        spin_until = start + native.spin_s
-        nap = WAIT_SLICE_MIN_S
-        while True:
+        mapped = []
+
+        def poll() -> bool:
             with self._lock:
                 if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
                     self._check_lost()
-                if native.map_ready(key, block=False):
-                    native.map_finish(key)
-                    result = native.copy_mapped(staging.buffer, nbytes)
-                    break
-            now = time.perf_counter()
-            if now < spin_until:
-                continue
-            time.sleep(nap)
-            if now - start > WAIT_SHORT_NAPS_S:
-                nap = min(nap * 2, WAIT_SLICE_S)
+                if not native.map_ready(key, block=False):
+                    return False
+                native.map_finish(key)
+                mapped.append(native.copy_mapped(staging.buffer, nbytes))
+                return True
+
+        self._poll_in_slices(poll, start)
+        result = mapped[0]
         self._mark(seq)
         return result
 

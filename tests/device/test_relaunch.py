@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cthreads.gpu import (GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuInvalidArgument,
-                          GpuUseAfterDestroy, gpu, shutdown)
+from cthreads.gpu import (GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuIndexError,
+                          GpuInvalidArgument, GpuUseAfterDestroy, atomic_add, gpu, shutdown)
 from cthreads.gpu import compile as compile_kernels
 
 from .kernels import saxpy
@@ -134,3 +134,46 @@ def test_the_memo_keeps_no_caller_data_alive(device_name):
     del arena, x, y
     gc.collect()
     assert gone() is None
+
+
+@Gpu
+def shift_add(n: int, off: int, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i + off] = y[i + off] + x[i]
+
+
+@Gpu
+def count_into(n: int, data: list[int], bins: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        atomic_add(bins, data[i], 1)
+
+
+def test_a_repeat_checks_bounds_with_its_own_scalars(device_name):
+    x = np.ones(16, np.float32)
+    y = np.zeros(16, np.float32)
+    with GpuArena() as arena:
+        arena.bind(x=x, y=y)
+        gpu(shift_add, 8, 0, x, y).join()
+        assert _memo_used(shift_add)
+        with pytest.raises(GpuIndexError):
+            gpu(shift_add, 8, 12, x, y).join()     # y[12 + 4] .. y[12 + 7] are past the end
+        gpu(shift_add, 8, 8, x, y).join()
+        arena.sync("y")
+    # the out-of-range writes were skipped, the in-range ones of that launch (y[12:16]) made,
+    # as docs/language.md ("Bounds checks") says
+    want = np.ones(16, np.float32)
+    want[12:] = 2.0
+    assert np.array_equal(y, want)
+
+
+def test_repeated_atomic_launches_count_every_value(device_name):
+    data = np.random.default_rng(4).integers(0, 8, 5000).astype(np.int32)
+    bins = np.zeros(8, np.int32)
+    with GpuArena() as arena:
+        arena.bind(data=data, bins=bins)
+        for _ in range(4):
+            gpu(count_into, 5000, data, bins)
+        arena.sync("bins")
+    assert np.array_equal(bins, 4 * np.bincount(data, minlength=8))
