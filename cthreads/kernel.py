@@ -2,7 +2,8 @@
 
 Decoration translates the whole kernel at once (no device needed) and raises located errors;
 calling the kernel directly runs the Python body; ``simulate`` runs the body once per thread
-index, the plain-Python oracle that tests compare the device against.
+index (``simulator.py``; the threads of a workgroup together when the kernel has barriers), the
+plain-Python oracle that tests compare the device against.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 import threading
 import weakref
 
-from . import indexes, pickling
+from . import pickling, simulator
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
@@ -159,13 +160,9 @@ class GpuKernel:
         if not need or limit is None or need <= limit:
             return
         import linecache  # noqa: PLC0415
-        filename, first = self.program.filename, self.program.firstlineno
-        lineno, text = first, linecache.getline(filename, first).rstrip()
-        for k in range(first, first + 200):
-            line = linecache.getline(filename, k)
-            if "shared(" in line:
-                lineno, text = k, line.rstrip()
-                break
+        filename, decls = self.program.filename, self.program.shared_arrays
+        lineno = decls[0].lineno if decls else self.program.firstlineno
+        text = linecache.getline(filename, lineno).rstrip()
         raise GpuKernelError(
             f"kernel {self.__name__} declares {need:,} bytes of shared() memory, more than the "
             f"{limit:,} bytes per workgroup of {ctx.name!r}\n"
@@ -217,54 +214,28 @@ class GpuKernel:
         ``threads=(nx, ny[, nz])``: once per thread of that N-D launch (whole workgroups of
         ``nd_workgroup``, x fastest), the index builtins reading every axis.
 
-        Threads run one after another, so kernels that use barriers or shared memory (whose
-        threads must run together) cannot be simulated.
+        Kernels with barriers run workgroup by workgroup, the threads of a workgroup taking
+        turns between barriers, and ``shared()`` gives them their workgroup's arrays
+        (``cthreads/simulator.py``); the others run one thread after another.
         """
         prog = self.program
         if len(args) != len(prog.params):
             raise TypeError(f"{self.__name__}.simulate() takes {len(prog.params)} arguments "
                             f"({', '.join(p.name for p in prog.params)}), got {len(args)}")
-        if "workgroupBarrier" in prog._template or prog.workgroup_bytes:
-            raise RuntimeError(
-                f"kernel {self.__name__} uses barriers or shared memory; simulate() runs "
-                f"threads one after another and cannot reproduce workgroup cooperation")
         if isinstance(threads, (tuple, list)) and len(threads) > 1:
-            self._simulate_nd(args, tuple(int(t) for t in threads))
+            t = tuple(int(v) for v in threads)
+            block = self.nd_workgroup(len(t))
+            t = t + (1,) * (3 - len(t))
+            grid = tuple(-(-t[k] // block[k]) for k in range(3))
+            simulator.run(self.fn, args, simulator.Launch(self.__name__, block, grid, False,
+                                                          prog))
             return
         if threads is not None:
             n = threads[0] if isinstance(threads, (tuple, list)) else threads
         size = self.problem_size(args) if n is None else int(n)
         groups = max(1, -(-size // WORKGROUP_SIZE))
-        total = groups * WORKGROUP_SIZE
-        try:
-            for g in range(total):
-                indexes.set_thread(g, WORKGROUP_SIZE, groups)
-                try:
-                    self.fn(*args)
-                except Exception as exc:
-                    exc.add_note(f"(in simulated thread GlobalIdx.x = {g} of kernel "
-                                 f"{self.__name__})")
-                    raise
-        finally:
-            indexes.clear_thread()
-
-    def _simulate_nd(self, args, threads: tuple) -> None:
-        block = self.nd_workgroup(len(threads))
-        t = threads + (1,) * (3 - len(threads))
-        grid = tuple(-(-t[k] // block[k]) for k in range(3))
-        try:
-            for z in range(grid[2] * block[2]):
-                for y in range(grid[1] * block[1]):
-                    for x in range(grid[0] * block[0]):
-                        indexes.set_thread_nd((x, y, z), block, grid)
-                        try:
-                            self.fn(*args)
-                        except Exception as exc:
-                            exc.add_note(f"(in simulated thread GlobalIdx = ({x}, {y}, {z}) of "
-                                         f"kernel {self.__name__})")
-                            raise
-        finally:
-            indexes.clear_thread()
+        simulator.run(self.fn, args, simulator.Launch(
+            self.__name__, (WORKGROUP_SIZE, 1, 1), (groups, 1, 1), True, prog))
 
 
 def _check_workgroup(workgroup) -> tuple | None:

@@ -2,19 +2,29 @@
 
 In a ``@Gpu`` kernel both ``__sync_threads()`` and ``Barrier.arrive_and_wait()`` compile to a
 workgroup barrier (control and workgroup memory). Outside kernels ``Barrier(parties)`` is an
-ordinary reusable barrier for Python threads.
+ordinary reusable barrier for Python threads. Inside ``GpuKernel.simulate`` both in-kernel
+forms wait for the other simulated threads of the workgroup (``cthreads/simulator.py``).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
+
+from . import simulator
 
 
 def __sync_threads() -> None:
-    """A workgroup barrier inside ``@Gpu`` kernels; meaningless (and an error) in plain Python."""
+    """A workgroup barrier inside ``@Gpu`` kernels (and their ``simulate``); an error in plain
+    Python."""
+    ctx = simulator.current()
+    if ctx is not None:
+        ctx.barrier(sys._getframe(1))
+        return
     raise RuntimeError(
         "__sync_threads() is a workgroup barrier and only works inside a @Gpu kernel launched "
-        "with gpu(); a plain-Python call runs one thread, with nothing to wait for")
+        "with gpu() or run by kernel.simulate(); a plain-Python call runs one thread, with "
+        "nothing to wait for")
 
 
 class _KernelBarrierForm:
@@ -27,10 +37,14 @@ class _KernelBarrierForm:
 
 
 def _class_arrive_and_wait() -> None:
+    ctx = simulator.current()
+    if ctx is not None:
+        ctx.barrier(sys._getframe(1))
+        return
     raise RuntimeError(
         "Barrier.arrive_and_wait() on the class is the in-kernel workgroup barrier; it only works "
-        "inside a @Gpu kernel. For Python threads create Barrier(parties) and call "
-        "arrive_and_wait() on it")
+        "inside a @Gpu kernel (and its simulate()). For Python threads create Barrier(parties) "
+        "and call arrive_and_wait() on it")
 
 
 class Barrier:

@@ -24,7 +24,7 @@ from .function_wgsl import function_text, has_loops as has_function_loops
 from .functions import FunctionSet, OpSource
 from .layout import Layout
 from .lists import ListAccess
-from .program import KernelProgram, LoopRecord
+from .program import KernelProgram, LoopRecord, SharedArray
 from .source import SourceLoc
 from .proofs import prove_in_range
 from .types import NARROW, Widths, elem
@@ -147,7 +147,24 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         shapes=tuple(layout.shapes),
         nd_offset=layout.nd_offset,
         nd_uniform_size=layout.nd_uniform_size,
+        barrier_lines=tuple(sorted({s.loc.lineno for s in ir.walk_stmts(kernel.body)
+                                    if isinstance(s, ir.Barrier)})),
+        shared_arrays=_shared_arrays(kernel, src),
     )
+
+
+def _shared_arrays(kernel: ir.Kernel, src) -> tuple:
+    """The kernel's shared() declarations with their lines (top-level statements of the body,
+    scope.py checked them)."""
+    refs = {ref.pyname: ref for ref in kernel.lists if ref.shared_size is not None}
+    out = []
+    for stmt in src.tree.body:
+        name = getattr(getattr(stmt, "target", None), "id", None)
+        if stmt.__class__.__name__ == "AnnAssign" and name in refs:
+            ref = refs.pop(name)
+            out.append(SharedArray(name, ref.elem, ref.shared_size, src.abs_line(stmt.lineno),
+                                   src.abs_line(stmt.end_lineno or stmt.lineno)))
+    return tuple(out)
 
 
 class _NDRender:

@@ -87,6 +87,16 @@ class LoopRecord:
     function: str = ""   # follows it; the kernel's probes cover it)
 
 
+@dataclass(frozen=True)
+class SharedArray:
+    """A ``shared()`` declaration of the kernel (for ``simulate``, which makes the arrays)."""
+    name: str            # the Python name
+    elem: str            # its element type: 'float32', 'float64', 'int32', 'bool', ...
+    size: int
+    lineno: int          # the declaration's first and last lines in the user's file
+    end_lineno: int
+
+
 #: status word 3's bits: loops of the generated code, and the kernel's loops from bit 1 on
 LOOP_WORD, LOOP_BIT_GENERATED, LOOP_BITS = 3, 1, 30
 
@@ -147,6 +157,10 @@ class KernelProgram:
     shapes: tuple = ()
     nd_offset: int = 0
     nd_uniform_size: int = 16
+    # What ``simulate`` needs to run the threads of a workgroup together: the lines of the
+    # kernel's barriers (empty: it has none) and its shared() declarations.
+    barrier_lines: tuple[int, ...] = ()
+    shared_arrays: tuple[SharedArray, ...] = ()
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
              vec: str = "", cpu: bool = False, nd: tuple | None = None,
