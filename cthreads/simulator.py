@@ -163,7 +163,7 @@ class _Thread:
         self.go = threading.Lock()       # held while it is not this thread's turn
         self.go.acquire()
         self.state = _DONE
-        self.site = None                 # (code, instruction) of the barrier it waits at
+        self.site: tuple = ()            # (code, instruction) of the barrier it waits at
         self.lineno = 0
         self.index = (0, 0, 0)
         self.thread = threading.Thread(target=self._main, daemon=True,
@@ -191,6 +191,8 @@ class _Thread:
                     continue
                 self.state = _DONE
                 engine.advance()
+        except BaseException as exc:       # noqa: BLE001 - the engine's own failure: never
+            engine.fail(exc)               # leave the caller waiting for this workgroup
         finally:
             _local.ctx = None
             indexes.clear_thread()
@@ -253,7 +255,8 @@ class _Cooperative:
             _wake(t.go)
         deadline = time.monotonic() + 5.0
         for t in self.threads:
-            t.thread.join(max(0.0, deadline - time.monotonic()))
+            if t.thread.ident is not None:            # started
+                t.thread.join(max(0.0, deadline - time.monotonic()))
 
     # -- called by the running simulated thread, the only one running ------------------------
     def advance(self) -> None:
@@ -277,7 +280,8 @@ class _Cooperative:
         _wake(first.go)
 
     def fail(self, exc: BaseException) -> None:
-        self.failure = exc
+        if self.failure is None:                # the first failure is the one reported
+            self.failure = exc
         _wake(self.done)
 
     def _divergence(self, a: _Thread, b: _Thread) -> GpuKernelError:

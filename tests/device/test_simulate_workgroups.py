@@ -15,7 +15,7 @@ import types
 import numpy as np
 import pytest
 
-from cthreads import simulator
+from cthreads import samples, simulator
 from cthreads.gpu import (BlockDim, BlockIdx, GlobalIdx, Gpu, GpuKernelError, GridDim, ThreadIdx,
                           atomic_add, atomic_compare_exchange, atomic_max, float64, gpu, shared)
 from cthreads.sync import Barrier, __sync_threads
@@ -122,6 +122,47 @@ def test_device_function_given_the_shared_array(device_name):
         row = x[b * 64:(b + 1) * 64] + [0.0] * 64
         expect.append((row[t - 1] if t > 0 else 0.0) + row[t] + (row[t + 1] if t < 63 else 0.0))
     assert sim == expect and dev == expect
+
+
+@Gpu
+def staged(n: int, out: list[int]) -> None:
+    # thread k of each workgroup (k < 8) returns in step k of a loop with a barrier
+    cnt: list[int] = shared(8)
+    t = ThreadIdx.x
+    for step in range(8):
+        if t == step:
+            out[GlobalIdx.x] = cnt[step - 1] if step > 0 else -1
+            return
+        atomic_add(cnt, step, 1)
+        __sync_threads()
+    out[GlobalIdx.x] = cnt[7]
+
+
+def test_returned_threads_count_as_arrived_at_later_barriers(device_name):
+    n = 128
+    sim = [0] * n
+    staged.simulate(n, sim)
+    dev = [0] * n
+    gpu(staged, n, dev).join()
+    # step k: the 63 - k threads above k count; thread k reads the count of step k - 1
+    one = [-1] + [64 - k for k in range(1, 8)] + [56] * 56
+    assert sim == one * 2
+    assert dev == one * 2
+
+
+def test_kernels_without_barriers_keep_the_sequential_path(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("a kernel without barriers started simulated threads")
+
+    monkeypatch.setattr(simulator, "_Cooperative", refuse)
+    before = threading.active_count()
+    old = [-1] * 70
+    shared_counter.simulate(70, old)                 # shared(), no barrier
+    assert old == list(range(64)) + list(range(6))   # in order, per workgroup
+    y = [1.0] * 5
+    samples.saxpy.simulate(5, 2.0, [1.0, 2.0, 3.0, 4.0, 5.0], y)
+    assert y == [3.0, 5.0, 7.0, 9.0, 11.0]
+    assert threading.active_count() == before
 
 
 # ------------------------------------------------------------------------------ 2-D workgroups
