@@ -86,6 +86,15 @@ def run(fn, args, launch: Launch) -> None:
 def _run_sequential(fn, args, launch: Launch) -> None:
     (wx, wy, wz), (gx, gy, gz) = launch.block, launch.grid
     try:
+        if launch.one_d:
+            for g in range(gx * wx):
+                indexes.set_thread(g, wx, gx)
+                try:
+                    fn(*args)
+                except Exception as exc:
+                    exc.add_note(launch.note((g, 0, 0)))
+                    raise
+            return
         for z in range(gz * wz):
             for y in range(gy * wy):
                 for x in range(gx * wx):
