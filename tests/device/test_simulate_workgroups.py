@@ -373,6 +373,21 @@ def test_an_exception_in_one_thread_ends_the_run_with_its_note():
     assert _simulate_threads() == []
 
 
+def test_an_exception_in_a_2d_workgroup_names_the_thread():
+    n, m, k = 19, 13, 21
+    a = [[1.0] * k for _ in range(n)]
+    b = [[1.0] * m for _ in range(k)]
+    c = [[0.0] * m for _ in range(10)]           # 10 rows where the launch writes 19
+    with pytest.raises(IndexError) as info:
+        matmul_tiled.simulate(n, m, k, a, b, c, threads=(m, n))
+    # rows 8..15 are workgroup (0, 1)'s; its first thread past row 9, x fastest, is (0, 10)
+    assert "GlobalIdx = (0, 10, 0) of kernel matmul_tiled" in "".join(info.value.__notes__)
+    # workgroups (0, 0), (1, 0) finished; (0, 1) wrote rows 8, 9 of its columns; (1, 1) never ran
+    assert c[:8] == [[21.0] * m] * 8
+    assert c[8] == c[9] == [21.0] * 8 + [0.0] * (m - 8)
+    assert _simulate_threads() == []
+
+
 def test_threads_waiting_at_different_barriers_raise_naming_the_lines():
     # the compiler refuses such kernels; the engine still checks (here a plain function)
     def diverges(out):
