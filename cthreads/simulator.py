@@ -64,7 +64,7 @@ class Launch:
                 for bx in range(gx):
                     yield (bx, by, bz)
 
-    def locals(self) -> list:
+    def local_indexes(self) -> list:
         bx, by, bz = self.block
         return [(x, y, z) for z in range(bz) for y in range(by) for x in range(bx)]
 
@@ -138,7 +138,7 @@ def _zero(program, lineno: int):
 
 
 def _run_by_workgroup(fn, args, launch: Launch) -> None:
-    locals_ = launch.locals()
+    locals_ = launch.local_indexes()
     try:
         for block in launch.blocks():
             _local.ctx = _Workgroup(launch)
@@ -233,7 +233,7 @@ class _Cooperative:
 
     def __init__(self, fn, args, launch: Launch):
         self.fn, self.args, self.launch = fn, args, launch
-        self.threads = [_Thread(self, local) for local in launch.locals()]
+        self.threads = [_Thread(self, local) for local in launch.local_indexes()]
         self.done = threading.Lock()           # the caller's: a workgroup ended or failed
         self.done.acquire()
         self.abort = False
