@@ -232,6 +232,20 @@ def _bad_element(values, elem: str, where: str) -> Exception:
         "changes meanwhile")
 
 
+def describe(value, dims) -> str:
+    """A list or array argument of shape ``dims`` for a message about its size: 'a 5,000 x
+    4,000 float64 array of 20,000,000 elements', 'a list of 70,000 elements'."""
+    shape = "" if len(dims) == 1 else " x ".join(f"{d:,}" for d in dims) + " "
+    what = f"{value.dtype} array" if is_ndarray(value) else \
+        "list" if len(dims) == 1 else "nested list"
+    return f"a {shape}{what} of {nested.count(dims):,} elements"
+
+
+def device_type(elem: str) -> str:
+    """The device element type of ``elem`` for messages: 'float32', 'int64', 'bool'."""
+    return elem_type(elem).spelling or elem
+
+
 def check_container(value, elem: str, where: str, writable: bool = True,
                     ndim: int = 1) -> None:
     """Raise unless ``value`` is a non-empty list or a matching numpy array of ``ndim``

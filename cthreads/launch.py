@@ -237,8 +237,10 @@ def _pack_lists(rt: KernelRuntime, lists: list) -> None:
     pool = rt.queue.pool
     for a in lists:
         if a.slot is None:
-            pool.check_size(a.nbytes, f"{name}() parameter {a.param.name!r} "
-                            f"({len(a.value):,} elements)")
+            elem = a.param.elem
+            pool.check_size(a.nbytes, f"{name}() parameter {a.param.name!r}"
+                            f", {convert.describe(a.value, a.dims)},", _SIZES[elem],
+                            convert.device_type(elem))
     for a in lists:
         if a.slot is None:
             p = a.param

@@ -10,7 +10,7 @@ import pytest
 
 from cthreads.gpu import (CThreadsGPUError, GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError,
                           GpuInvalidArgument, gpu)
-from tests.device.kernels import saxpy, scale_ints
+from tests.device.kernels import add_one, saxpy, scale_ints
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 #: a short list (checked by array.array), one past the short-list limit, one past a pack chunk
@@ -265,3 +265,73 @@ def test_infinities_and_nan_pass_as_floats(device_name):
     x, y = [float("inf"), float("-inf"), 1.0, 2.0], [0.0] * 4
     gpu(saxpy, 4, np.float32("nan"), x, y).join()
     assert all(v != v for v in y)                           # nan * anything is nan
+
+
+# ----------------------------------------------------------------- the storage-binding limit
+# Arrays beyond the device's storage-binding limit (128 MiB on lavapipe) are provoked with
+# np.zeros, whose pages are never written (the machine maps them only when touched), so these
+# tests cost no memory; the sentinels at both ends show the caller's data is left as it was.
+
+@Gpu
+def double_rows(u: list[list[float]]) -> None:
+    i = GlobalIdx.x
+    j = GlobalIdx.y
+    if i < len(u) and j < u.shape[1]:
+        u[i, j] = u[i, j] * 2.0
+
+
+@Gpu.func
+def add_f(a: float, b: float) -> float:
+    return a + b
+
+
+def _binding_limit() -> int:
+    from cthreads.backend import device as dev
+    return dev.get_context().limit("max-storage-buffer-binding-size")
+
+
+def _untouched_zeros(shape, dtype):
+    a = np.zeros(shape, dtype)
+    a.flat[0], a.flat[-1] = 1.5, 2.5
+    return a
+
+
+def _still_untouched(a) -> bool:
+    return a.flat[0] == 1.5 and a.flat[-1] == 2.5 and np.count_nonzero(a) == 2
+
+
+@pytest.mark.parametrize("entry", ["launch", "reduce", "bind"])
+def test_a_2d_float64_array_beyond_the_binding_limit_names_its_shape(device_name, entry):
+    from cthreads.backend import get_queue
+    limit = _binding_limit()
+    rows = max(5000, limit // (8 * 4000) + 1)         # 5,000 x 4,000 float64 on lavapipe
+    a = _untouched_zeros((rows, 4000), np.float64)
+    # each entry's own buffers exist already: only the array's could be allocated below
+    gpu(double_rows, np.ones((2, 2)), threads=(2, 2)).join()
+    assert add_f.reduce(np.ones(3)) == 3.0
+    GpuArena().bind(u=np.ones(3)).release()
+    before = get_queue().pool.allocations
+    call = {"launch": lambda: gpu(double_rows, a, threads=(rows, 4000)),
+            "reduce": lambda: add_f.reduce(a),
+            "bind": lambda: GpuArena().bind(u=a)}[entry]
+    with pytest.raises(GpuInvalidArgument) as info:
+        call()
+    msg = str(info.value)
+    assert f"a {rows:,} x 4,000 float64 array of {rows * 4000:,} elements" in msg, msg
+    assert f"needs {rows * 4000 * 8:,} bytes" in msg and f"{limit:,}-byte" in msg, msg
+    assert f"at most {limit // 8:,} float64 elements per list" in msg, msg
+    assert "split the data" in msg and device_name in msg
+    assert {"launch": "'u'", "reduce": "'values'", "bind": "bind(u=...)"}[entry] in msg
+    assert get_queue().pool.allocations == before
+    assert _still_untouched(a)
+
+
+def test_a_float32_array_beyond_the_binding_limit_counts_float32_elements(device_name):
+    limit = _binding_limit()
+    y = _untouched_zeros(limit // 4 + 1, np.float32)
+    with pytest.raises(GpuInvalidArgument) as info:
+        gpu(add_one, 1, y)
+    msg = str(info.value)
+    assert f"'y', a float32 array of {limit // 4 + 1:,} elements" in msg, msg
+    assert f"at most {limit // 4:,} float32 elements per list" in msg, msg
+    assert _still_untouched(y)
