@@ -185,18 +185,15 @@ def _array_kind(value) -> str | None:
     return None
 
 
-def _fix_for(ty: str) -> str:
-    return f"arr.astype(np.{elem_type(ty).array_dtype})"
-
-
 def _check_array(value, ty: str, where: str):
     """The contiguous 1-D view of a numpy array of ``ty`` elements, refusing other dtypes."""
     kind = _array_kind(value)
     if kind != ty:
         raise GpuInvalidArgument(
             f"{where} is a numpy array of dtype {value.dtype}, but the operation reduces "
-            f"{ty} values ({elem_type(ty).array_dtype} arrays): pass {_fix_for(ty)}, or "
-            f"reduce with an operation declared on {kind or 'float, int or bool'} values")
+            f"{ty} values ({elem_type(ty).array_dtype} arrays): "
+            f"{convert.dtype_fix(value.dtype, (elem_type(ty).array_dtype,))}; or reduce with "
+            f"an operation declared on {kind or 'float, int or bool'} values")
     if not value.flags.c_contiguous:
         value = convert._np().ascontiguousarray(value)
     return value.reshape(-1)

@@ -58,10 +58,10 @@ def _uniform_struct(program: KernelProgram, nd: bool = False) -> struct.Struct:
 
 #: what each device feature is for, and the way out without it
 FEATURE_FIXES = {
-    "shader-f64": ("float64 values", "pass float32 arrays (x.astype(np.float32)) or float32 "
-                   "width types"),
-    "shader-int64": ("int64 values", "pass int32 arrays (x.astype(np.int32)) or int32 width "
-                     "types"),
+    "shader-f64": ("float64 values", "pass float32 arrays (x.astype(np.float32), which rounds "
+                   "each value to float32) or float32 width types"),
+    "shader-int64": ("int64 values", "pass int32 arrays (x.astype(np.int32), which wraps values "
+                     "outside -2**31..2**31-1: check the range first) or int32 width types"),
     "shader-float32-atomic": ("atomics on list[float]", "use list[int] with scaled values"),
     "shader-int64-atomic-all-ops": ("atomics on int64 lists", "pass int32 arrays (e.g. "
                                     "np.zeros(n, np.int32)) for the lists used atomically"),

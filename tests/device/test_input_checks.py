@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import (CThreadsGPUError, GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError,
-                          GpuInvalidArgument, gpu)
+                          GpuInvalidArgument, gpu, int32)
 from tests.device.kernels import add_one, saxpy, scale_ints
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -335,3 +335,53 @@ def test_a_float32_array_beyond_the_binding_limit_counts_float32_elements(device
     assert f"'y', a float32 array of {limit // 4 + 1:,} elements" in msg, msg
     assert f"at most {limit // 4:,} float32 elements per list" in msg, msg
     assert _still_untouched(y)
+
+
+# ------------------------------------------------------------------- dtype mismatch hints
+# The hint never advises a conversion that changes values silently: complex data is named as
+# such (astype(np.float32) would drop the imaginary part), float -> int and int64 -> int32
+# conversions say what they lose, and a plain list[float] given int32 data is told float64.
+
+@Gpu
+def count_up(k: list[int32], out: list[int]) -> None:
+    i = GlobalIdx.x
+    if i < len(k):
+        out[i] = k[i] + 1
+
+
+def test_complex_data_for_a_float_list_is_not_told_to_drop_the_imaginary_part(device_name):
+    z = np.array([1 + 2j, 3 - 4j, 0.5j])
+    y = np.zeros(3, np.float32)
+    msg = _refused(GpuInvalidArgument, lambda: gpu(saxpy, 3, 2.0, z, y), z, y)
+    assert "parameter 'x'" in msg and "complex128" in msg and "astype" not in msg, msg
+    assert "complex data is not a list of real numbers" in msg
+    assert "np.ascontiguousarray(arr.real)" in msg and "np.ascontiguousarray(arr.imag)" in msg
+    for call in (lambda: add_f.reduce(z.astype(np.complex64)), lambda: GpuArena().bind(z=z)):
+        msg = _refused(GpuInvalidArgument, call, z)
+        assert "complex data is not a list of real numbers" in msg and "astype" not in msg, msg
+    # what the message says works: the two parts, each a float list
+    re_, im = np.ascontiguousarray(z.real), np.ascontiguousarray(z.imag)
+    out_re, out_im = np.zeros(3), np.zeros(3)
+    gpu(saxpy, 3, 2.0, re_, out_re).join()
+    gpu(saxpy, 3, 2.0, im, out_im).join()
+    np.testing.assert_array_equal(out_re + 1j * out_im, 2.0 * z)
+
+
+@pytest.mark.parametrize("data, says", [
+    (np.array([1.5, 2.0]), "drops fractions"),
+    (np.array([2**40, 1], np.int64), "wraps values outside -2**31..2**31-1"),
+    (np.array([True, False]), "keeps every value"),
+])
+def test_dtype_hints_for_an_int32_list_say_what_a_conversion_loses(device_name, data, says):
+    out = np.zeros(data.size, np.int32)
+    msg = _refused(GpuInvalidArgument, lambda: gpu(count_up, data, out), data, out)
+    assert "parameter 'k'" in msg and says in msg, msg
+
+
+def test_int32_data_for_a_plain_float_list_is_told_float64(device_name):
+    x = np.array([2**24 + 1, -3], np.int32)
+    y = np.zeros(2, np.float64)
+    msg = _refused(GpuInvalidArgument, lambda: gpu(saxpy, 2, 1.0, x, y), x, y)
+    assert "pass arr.astype(np.float64), which keeps every value" in msg, msg
+    gpu(saxpy, 2, 1.0, x.astype(np.float64), y).join()
+    assert y.tolist() == [2**24 + 1, -3]                 # exact, as the hint says
