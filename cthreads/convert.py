@@ -131,8 +131,18 @@ def _wider_int(kind: str, value) -> str:
 def _scalar_type(value, want: str, fix: str, where: str) -> GpuArgumentTypeError:
     hint = (" (bools are not numbers here)" if want != "a bool" and _is_bool_like(value)
             else "")
+    way = f"convert it with {fix}"
+    if isinstance(value, complex) or _is_numpy_number(value, "c"):
+        way = ("complex values are not real numbers: pass the real and imaginary parts "
+               "(z.real, z.imag) as two parameters")
+    elif want == "an int" and (isinstance(value, float) or _is_numpy_number(value, "f")):
+        way = ("convert it with int(...) if it is a whole number (int() drops a fraction, "
+               "round() rounds), or declare the parameter float")
+    elif want == "a bool" and not hint and (isinstance(value, (int, float))
+                                            or _is_numpy_number(value, "iuf")):
+        way = "pass a bool that says what True means (e.g. x != 0)"
     return GpuArgumentTypeError(f"{where} expects {want}, got {_type_name(value)} "
-                                f"{_show(value)}{hint}; convert it with {fix}")
+                                f"{_show(value)}{hint}; {way}")
 
 
 def _from_numpy_scalar(value, where: str):

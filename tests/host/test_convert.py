@@ -51,10 +51,22 @@ def test_nan_passes_as_a_float():
     (np.bool_(False), "int", GpuArgumentTypeError,
      f"a expects an int, got numpy.bool {np.bool_(False)!r} (bools are not numbers here); "
      "convert it with int(...)"),
-    (1.0, "int", GpuArgumentTypeError, "a expects an int, got float 1.0; convert it with int(...)"),
+    (1.0, "int", GpuArgumentTypeError,
+     "a expects an int, got float 1.0; convert it with int(...) if it is a whole number (int() "
+     "drops a fraction, round() rounds), or declare the parameter float"),
+    (np.float32(2.5), "int", GpuArgumentTypeError,
+     "a expects an int, got numpy.float32 np.float32(2.5); convert it with int(...) if it is a "
+     "whole number (int() drops a fraction, round() rounds), or declare the parameter float"),
     ("1", "float", GpuArgumentTypeError,
      "a expects a float, got str '1'; convert it with float(...)"),
-    (1, "bool", GpuArgumentTypeError, "a expects a bool, got int 1; convert it with bool(...)"),
+    (1, "bool", GpuArgumentTypeError,
+     "a expects a bool, got int 1; pass a bool that says what True means (e.g. x != 0)"),
+    (1 + 2j, "float", GpuArgumentTypeError,
+     "a expects a float, got complex (1+2j); complex values are not real numbers: pass the real "
+     "and imaginary parts (z.real, z.imag) as two parameters"),
+    (np.complex128(1j), "float64", GpuArgumentTypeError,
+     "a expects a float, got numpy.complex128 np.complex128(1j); complex values are not real "
+     "numbers: pass the real and imaginary parts (z.real, z.imag) as two parameters"),
     (I32_MAX + 1, "int", GpuInvalidArgument,
      "a: 2147483648 does not fit in a 32-bit int (-2147483648..2147483647); the kernel computes "
      "with int32 values here"
