@@ -309,7 +309,7 @@ def dtype_fix(dtype, wants) -> str:
     w = max(same, key=lambda w: w.itemsize) if same else ws[0]
     cast = f"arr.astype(np.{w.name})"
     if w.kind == "b":
-        return f"pass the condition that makes an element True (a bool array, e.g. arr != 0)"
+        return "pass the condition that makes an element True (a bool array, e.g. arr != 0)"
     if d.kind == "f" and w.kind in "iu":
         lo, hi = _int_range(w)
         return (f"float data is not converted to ints: declare the list float to compute with "

@@ -31,6 +31,17 @@ def counts(x: list[float], hist: list[int]) -> None:
         atomic_add(hist, int32(x[i] * 4.0) % 4, 1)
 
 
+@Gpu.func
+def bump(h: list[int], k: int, by: int) -> None:
+    atomic_add(h, k, by)
+
+
+def hist_via_function(keys: list[int], h: list[int]) -> None:
+    i = GlobalIdx.x
+    if i < len(keys):
+        bump(h, keys[i] % len(h), keys[i])
+
+
 @Gpu
 def every_op(v: list[int64], x: list[int64], old: list[int64]) -> None:
     i = GlobalIdx.x
@@ -146,3 +157,20 @@ def test_without_64_bit_atomics_a_kernel_with_one_int_list(device_name):
     msg = str(info.value)
     assert "'hist'" in msg and "np.zeros(n, np.int32)" in msg and "take one width" not in msg
     assert hist.tolist() == [0, 0, 0, 0] and x.tolist() == [0.1, 0.5, 0.6, 0.9]
+
+
+def test_int64_atomics_in_a_device_function(device_name):
+    keys = np.arange(1, 101, dtype=np.int64) << 33
+    h = np.zeros(3, np.int64)
+    want = np.zeros(3, np.int64)
+    np.add.at(want, keys % 3, keys)
+    if not dev.get_context().missing([ATOMIC64]):
+        gpu(Gpu(hist_via_function), keys, h).join()
+        np.testing.assert_array_equal(h, want)
+    h[:] = 0
+    with config.override(hide_features=(ATOMIC64,)):
+        with pytest.raises(GpuInvalidArgument) as info:
+            gpu(Gpu(hist_via_function), keys, h).join()
+    msg = str(info.value)
+    assert "'h'" in msg and "in bump" in msg and "atomic_add(h, k, by)" in msg, msg
+    assert h.tolist() == [0, 0, 0]
