@@ -70,10 +70,13 @@ class GpuArena:
                 elem, data = convert.pack_any(value, where)
                 plans.append((name, value, elem, data))
             queue = self._queue_now()
-            for _, value, elem, data in plans:
-                count = nested.count(residency.list_dims(value))
-                queue.pool.check_size(elem_type(elem).size * count, "GpuArena.bind: a list "
-                                      f"of {count:,} elements")
+            for name, value, elem, data in plans:
+                dims = residency.list_dims(value)
+                size = elem_type(elem).size
+                queue.pool.check_size(size * nested.count(dims), f"GpuArena.bind({name}=...)"
+                                      f", {convert.describe(value, dims)},", size,
+                                      convert.device_type(elem), "bind each part under "
+                                      "a name of its own")
             self._generation = _device.generation()
             self._queue = queue
             for name, value, elem, data in plans:

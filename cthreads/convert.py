@@ -131,8 +131,18 @@ def _wider_int(kind: str, value) -> str:
 def _scalar_type(value, want: str, fix: str, where: str) -> GpuArgumentTypeError:
     hint = (" (bools are not numbers here)" if want != "a bool" and _is_bool_like(value)
             else "")
+    way = f"convert it with {fix}"
+    if isinstance(value, complex) or _is_numpy_number(value, "c"):
+        way = ("complex values are not real numbers: pass the real and imaginary parts "
+               "(z.real, z.imag) as two parameters")
+    elif want == "an int" and (isinstance(value, float) or _is_numpy_number(value, "f")):
+        way = ("convert it with int(...) if it is a whole number (int() drops a fraction, "
+               "round() rounds), or declare the parameter float")
+    elif want == "a bool" and not hint and (isinstance(value, (int, float))
+                                            or _is_numpy_number(value, "iuf")):
+        way = "pass a bool that says what True means (e.g. x != 0)"
     return GpuArgumentTypeError(f"{where} expects {want}, got {_type_name(value)} "
-                                f"{_show(value)}{hint}; convert it with {fix}")
+                                f"{_show(value)}{hint}; {way}")
 
 
 def _from_numpy_scalar(value, where: str):
@@ -232,20 +242,118 @@ def _bad_element(values, elem: str, where: str) -> Exception:
         "changes meanwhile")
 
 
+def describe(value, dims) -> str:
+    """A list or array argument of shape ``dims`` for a message about its size: 'a 5,000 x
+    4,000 float64 array of 20,000,000 elements', 'a list of 70,000 elements'."""
+    shape = "" if len(dims) == 1 else " x ".join(f"{d:,}" for d in dims) + " "
+    what = f"{value.dtype} array" if is_ndarray(value) else \
+        "list" if len(dims) == 1 else "nested list"
+    return f"a {shape}{what} of {nested.count(dims):,} elements"
+
+
+def device_type(elem: str) -> str:
+    """The device element type of ``elem`` for messages: 'float32', 'int64', 'bool'."""
+    return elem_type(elem).spelling or elem
+
+
+#: the numpy dtypes a plain list[float] / list[int] parameter takes as they are
+PLAIN_DTYPES = {"float": ("float32", "float64"), "int": ("int32", "int64")}
+#: significand bits of the float dtypes (ints up to 2**bits in magnitude convert exactly)
+_SIGNIFICAND = {"float16": 11, "float32": 24, "float64": 53}
+
+
+def _exact(d, w) -> bool:
+    """Whether every value of numpy dtype ``d`` is a value of dtype ``w`` (astype keeps it).
+    Stricter than numpy's "safe" casting, which takes int64 -> float64 as safe."""
+    if d == w or d.kind == "b":
+        return True
+    if w.kind == "b" or d.kind not in "iuf" or w.kind not in "iuf":
+        return False
+    if d.kind == "f":
+        return w.kind == "f" and d.name in _SIGNIFICAND and d.itemsize <= w.itemsize
+    np = _np()
+    lo, hi = np.iinfo(d).min, np.iinfo(d).max
+    if w.kind == "f":
+        return w.name in _SIGNIFICAND and max(-int(lo), int(hi)) <= 2 ** _SIGNIFICAND[w.name]
+    return np.iinfo(w).min <= lo and hi <= np.iinfo(w).max
+
+
+def _int_range(w) -> tuple[str, str]:
+    """The ends of int dtype ``w``'s range as Python expressions ('-2**31', '2**31-1')."""
+    bits = 8 * w.itemsize
+    if w.kind == "u":
+        return "0", f"2**{bits}-1"
+    return f"-2**{bits - 1}", f"2**{bits - 1}-1"
+
+
+def dtype_fix(dtype, wants) -> str:
+    """How to pass data of numpy ``dtype`` where an array of one of the dtype names ``wants``
+    is needed: a conversion that keeps every value, or else what each conversion would lose
+    (never advice that changes values silently)."""
+    np = _np()
+    d = np.dtype(dtype)
+    ws = [np.dtype(w) for w in wants]
+    if d.kind == "c":
+        return ("complex data is not a list of real numbers: pass the real and imaginary "
+                "parts as two arrays (np.ascontiguousarray(arr.real), "
+                "np.ascontiguousarray(arr.imag)) and compute with both in the kernel (complex "
+                "lists are not supported yet)")
+    if d.kind not in "biuf":
+        return f"pass a numeric array (dtype {', '.join(w.name for w in ws)})"
+    family = {"b": "b", "i": "iu", "u": "iu", "f": "f"}
+    exact = sorted((w for w in ws if _exact(d, w)),
+                   key=lambda w: (w.kind not in family[d.kind], w.itemsize))
+    if exact:
+        return f"pass arr.astype(np.{exact[0].name}), which keeps every value"
+    same = [w for w in ws if w.kind in family[d.kind]] or [w for w in ws if w.kind != "b"]
+    w = max(same, key=lambda w: w.itemsize) if same else ws[0]
+    cast = f"arr.astype(np.{w.name})"
+    if w.kind == "b":
+        return "pass the condition that makes an element True (a bool array, e.g. arr != 0)"
+    if d.kind == "f" and w.kind in "iu":
+        lo, hi = _int_range(w)
+        return (f"float data is not converted to ints: declare the list float to compute with "
+                f"the values as they are; {cast} keeps only whole numbers in {lo}..{hi} "
+                "(it drops fractions and gives arbitrary values for NaN, inf and values "
+                "beyond the range), so check first, e.g. np.array_equal(arr, np.trunc(arr))")
+    if d.kind == "f":
+        info = np.finfo(w)
+        return (f"{cast} rounds each value to {w.name} (about {info.precision} significant "
+                f"digits; values beyond ±{float(info.max):.4g} become inf): convert only if "
+                "that precision is enough")
+    if w.kind == "f":
+        return (f"{cast} is exact for ints up to 2**{_SIGNIFICAND.get(w.name, 53)} in "
+                "magnitude and rounds larger ones: convert only if the values are that small")
+    lo, hi = _int_range(w)
+    return (f"{cast} wraps values outside {lo}..{hi}: convert only if every value is in that "
+            f"range (check arr.min() >= {lo} and arr.max() <= {hi})")
+
+
 def check_container(value, elem: str, where: str, writable: bool = True,
-                    ndim: int = 1) -> None:
+                    ndim: int = 1, plain: str | None = None) -> None:
     """Raise unless ``value`` is a non-empty list or a matching numpy array of ``ndim``
     dimensions (a rectangular nested list for ``ndim`` > 1: ``nested.py``).
 
     ``writable``: results will be written back into it (read-only arrays are refused then).
+    ``plain``: 'float' / 'int' for a plain list[float] / list[int] parameter, which takes
+    arrays of either width (``PLAIN_DTYPES``).
     """
     if is_ndarray(value):
         want = elem_type(elem).array_dtype
         if value.dtype.name != want:
+            if plain is None:
+                wants, decl = (want,), f"list[{elem}] ({want} arrays)"
+            elif plain == elem:           # the 32-bit program: either width may be passed
+                wants = PLAIN_DTYPES[plain]
+                decl = f"list[{plain}] ({' or '.join(wants)} arrays)"
+            else:                         # a 64-bit launch: the other arrays chose the width
+                wants = (want,)
+                decl = (f"list[{plain}], {want} in this launch (as the other plain "
+                        f"list[{plain}] arguments are)")
             raise GpuInvalidArgument(
                 f"{where} is a numpy array of dtype {value.dtype}, but the kernel declares "
-                f"list[{elem}]: pass an array of dtype {want} (e.g. arr.astype(np.{want})); "
-                "it is not converted silently because results are written back in place")
+                f"{decl}: {dtype_fix(value.dtype, wants)}; it is not converted silently "
+                "because results are written back in place")
         if value.ndim != ndim:
             what = "a list" if ndim == 1 else f"a {ndim}-D list ({'list[' * ndim}...)"
             raise GpuInvalidArgument(
@@ -358,10 +466,11 @@ def pack_any(value, where: str):
         for row in ELEM_TYPES.values():
             if value.dtype.name == row.array_dtype:
                 return row.name, pack(value, row.name, where, ndim=max(1, value.ndim))
+        wants = ("float32", "float64", "int32", "int64", "uint32", "bool")
         raise GpuInvalidArgument(
-            f"{where} is a numpy array of dtype {value.dtype}; pass float32, float64, int32, "
-            "int64, uint32 or bool (e.g. arr.astype(np.float32)); it is not converted silently "
-            "because results are written back in place")
+            f"{where} is a numpy array of dtype {value.dtype}; a list holds "
+            f"{', '.join(wants)} values: {dtype_fix(value.dtype, wants)}; it is not "
+            "converted silently because results are written back in place")
     if not isinstance(value, list):
         raise GpuArgumentTypeError(
             f"{where} expects a list of floats, ints or bools (or a 1-D numpy array), got "

@@ -141,13 +141,15 @@ def _launch_program(kernel: GpuKernel, args: tuple):
             continue                   # refused by the argument checks, with their message
         seen = chosen.setdefault(p.plain, (row, p.name, what))
         if seen[0] != row:
-            spelled = {"float": "float32", "int": "int32"}
-            pin = f"list[{spelled.get(seen[0], seen[0])}]"
+            # the 32-bit one widens exactly (int32 -> int64, float32 -> float64), or pins
+            narrow, wide = (seen[1], row) if seen[0] == p.plain else (p.name, seen[0])
+            pin = f"list[{elem_type(p.plain).spelling}]"
             raise GpuInvalidArgument(
                 f"{program.name}() parameters {seen[1]!r} ({seen[2]}) and {p.name!r} ({what}): "
-                f"plain list[{p.plain}] parameters of one launch take one width; convert one "
-                f"(e.g. {p.name}.astype(np.{elem_type(seen[0]).array_dtype})), or annotate "
-                f"one with a width type (e.g. '{seen[1]}: {pin}') to pin it")
+                f"plain list[{p.plain}] parameters of one launch take one width; widen the "
+                f"32-bit one (e.g. {narrow}.astype(np.{elem_type(wide).array_dtype}), which "
+                f"keeps every value), or annotate it with a width type ('{narrow}: {pin}') to "
+                "pin it")
     if not chosen:
         return program
     widths = (chosen.get("float", ("float",))[0], chosen.get("int", ("int",))[0])
@@ -181,7 +183,8 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
             count = slot.count
             dims = slot.dims
         else:
-            convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim)
+            convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim,
+                                    p.plain)
             dims = nested.shape(value, p.ndim, where) if p.ndim > 1 else (len(value),)
             count = nested.count(dims)
         arg = ListArg(p, value, slot, None, _SIZES[p.elem] * count)
@@ -237,8 +240,10 @@ def _pack_lists(rt: KernelRuntime, lists: list) -> None:
     pool = rt.queue.pool
     for a in lists:
         if a.slot is None:
-            pool.check_size(a.nbytes, f"{name}() parameter {a.param.name!r} "
-                            f"({len(a.value):,} elements)")
+            elem = a.param.elem
+            pool.check_size(a.nbytes, f"{name}() parameter {a.param.name!r}"
+                            f", {convert.describe(a.value, a.dims)},", _SIZES[elem],
+                            convert.device_type(elem))
     for a in lists:
         if a.slot is None:
             p = a.param

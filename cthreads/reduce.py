@@ -185,18 +185,15 @@ def _array_kind(value) -> str | None:
     return None
 
 
-def _fix_for(ty: str) -> str:
-    return f"arr.astype(np.{elem_type(ty).array_dtype})"
-
-
 def _check_array(value, ty: str, where: str):
     """The contiguous 1-D view of a numpy array of ``ty`` elements, refusing other dtypes."""
     kind = _array_kind(value)
     if kind != ty:
         raise GpuInvalidArgument(
             f"{where} is a numpy array of dtype {value.dtype}, but the operation reduces "
-            f"{ty} values ({elem_type(ty).array_dtype} arrays): pass {_fix_for(ty)}, or "
-            f"reduce with an operation declared on {kind or 'float, int or bool'} values")
+            f"{ty} values ({elem_type(ty).array_dtype} arrays): "
+            f"{convert.dtype_fix(value.dtype, (elem_type(ty).array_dtype,))}; or reduce with "
+            f"an operation declared on {kind or 'float, int or bool'} values")
     if not value.flags.c_contiguous:
         value = convert._np().ascontiguousarray(value)
     return value.reshape(-1)
@@ -256,16 +253,18 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
             raise ValueError(f"{name}.reduce() of an empty sequence with no init value; pass "
                              "init= for the result of an empty input")
         return init
-    if slot is None:
-        data = convert.pack(values if data is None else data, ty, where, writable=False)
     red = _reducer_now()
     missing = [f for f in op.features if f not in red.ctx.features]
     if missing:
         raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
                                  f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
     size = elem_type(ty).size
-    if slot is None:
-        red.queue.pool.check_size(n * size, f"{where} ({n:,} elements)")
+    if slot is None:                     # checked before packing: a long list packs slowly
+        dims = values.shape if convert.is_ndarray(values) else (n,)
+        red.queue.pool.check_size(n * size, f"{where}, {convert.describe(values, dims)},",
+                                  size, convert.device_type(ty),
+                                  "reduce each part, then reduce the parts' results")
+        data = convert.pack(values if data is None else data, ty, where, writable=False)
     # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
     variant = variant or (red.variant if size == 4 else "shared")
     if variant == "subgroup" and "subgroup" not in red.ctx.features:

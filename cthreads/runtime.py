@@ -58,24 +58,59 @@ def _uniform_struct(program: KernelProgram, nd: bool = False) -> struct.Struct:
 
 #: what each device feature is for, and the way out without it
 FEATURE_FIXES = {
-    "shader-f64": ("float64 values", "pass float32 arrays (x.astype(np.float32)) or float32 "
-                   "width types"),
-    "shader-int64": ("int64 values", "pass int32 arrays (x.astype(np.int32)) or int32 width "
-                     "types"),
+    "shader-f64": ("float64 values", "pass float32 arrays (x.astype(np.float32), which rounds "
+                   "each value to float32) or float32 width types"),
+    "shader-int64": ("int64 values", "pass int32 arrays (x.astype(np.int32), which wraps values "
+                     "outside -2**31..2**31-1: check the range first) or int32 width types"),
     "shader-float32-atomic": ("atomics on list[float]", "use list[int] with scaled values"),
+    "shader-int64-atomic-all-ops": ("atomics on int64 lists", "pass int32 arrays (e.g. "
+                                    "np.zeros(n, np.int32)) for the lists used atomically"),
 }
 
 
 NARROW_KEY = NARROW.key
 
 
-def missing_feature_message(what: str, missing, device: str) -> str:
-    """The GpuInvalidArgument text for device features ``what`` needs and ``device`` lacks."""
+def missing_feature_message(what: str, missing, device: str, program=None) -> str:
+    """The GpuInvalidArgument text for device features ``what`` needs and ``device`` lacks
+    (``program``: the kernel's, for the fix that names its parameters and its line)."""
     uses = ", ".join(f"{f} (for {FEATURE_FIXES.get(f, ('it',))[0]})" for f in missing)
-    fixes = "; ".join(FEATURE_FIXES[f][1] for f in missing if f in FEATURE_FIXES)
+    fixes = "; ".join(_atomic64_fix(program) if f == ATOMIC64 and program is not None
+                      else FEATURE_FIXES[f][1] for f in missing if f in FEATURE_FIXES)
+    sites = dict(getattr(program, "feature_sites", ()))
+    lines = "".join(f"\n{sites[f]}" for f in missing if f in sites)
     return (f"{what} needs the device feature(s) {uses}, which {device!r} lacks: {fixes}, "
             "or run on another device (CTHREADS_ADAPTER; `python -m cthreads.gpu info` lists "
-            "the features)")
+            f"the features){lines}")
+
+
+#: the feature of atomics on int64 lists
+ATOMIC64 = "shader-int64-atomic-all-ops"
+
+
+def _atomic64_fix(program) -> str:
+    """The way out for a kernel whose atomics work on int64 lists on a device without 64-bit
+    atomics: the int32 arrays to pass, by parameter."""
+    lists = [p for p in program.params if p.is_list and p.atomic and p.elem == "int64"]
+    if not lists:                       # only shared arrays: they follow the plain int width
+        return ("declare the shared arrays used atomically with int32 (e.g. "
+                "'t: list[int32] = shared(64)')")
+    names = " and ".join(repr(p.name) for p in lists)
+    first = lists[0].name
+    fix = (f"the kernel uses {names} atomically, so pass an int32 array for "
+           f"{'each' if len(lists) > 1 else 'it'} (e.g. {first} = np.zeros(n, np.int32); "
+           f"{first}.astype(np.int32) wraps values beyond int32's range)")
+    pinned = [p.name for p in lists if p.plain is None]
+    if pinned:
+        fix += f" and annotate {', '.join(repr(n) for n in pinned)} list[int32]"
+    others = [p.name for p in program.params
+              if p.is_list and p.plain == "int" and p not in lists]
+    plain = [p.name for p in lists if p.plain == "int"]
+    if others and plain:
+        fix += (f"; the plain list[int] parameters of one launch take one width, so annotate "
+                f"'{plain[0]}: list[int32]' to keep {', '.join(repr(n) for n in others)} "
+                "int64, or pass int32 arrays for all of them")
+    return fix
 
 
 def choose_workgroup_size(program: KernelProgram, ctx) -> int:
@@ -256,7 +291,7 @@ class KernelRuntime:
         missing = self.ctx.missing(getattr(prog, "needs_features", ()))
         if missing:
             raise GpuInvalidArgument(missing_feature_message(f"kernel {prog.name}", missing,
-                                                             self.ctx.name))
+                                                             self.ctx.name, prog))
         wg_bytes = getattr(prog, "workgroup_bytes", 0)
         limit = self.ctx.limit("max-compute-workgroup-storage-size")
         if wg_bytes > limit:

@@ -126,16 +126,22 @@ class BufferPool:
         (an entry it just found may be gone the next moment)."""
         self._holders.add(holder)
 
-    def check_size(self, nbytes: int, what: str, binding: bool = True) -> None:
-        """Raise GpuInvalidArgument when ``nbytes`` exceeds what the device can bind."""
-        limit = self._ctx.limit("max-storage-buffer-binding-size") if binding else \
-            self._ctx.limit("max-buffer-size")
+    def check_size(self, nbytes: int, what: str, itemsize: int = 4, type_name: str = "32-bit",
+                   then: str = "launch once per part", binding: bool = True) -> None:
+        """Raise GpuInvalidArgument when ``nbytes`` exceeds what the device can bind (``what``
+        names the data, its shape and type; the list's elements are ``type_name`` values of
+        ``itemsize`` bytes on the device; ``then``: what to do with the parts)."""
+        key = "max-storage-buffer-binding-size" if binding else "max-buffer-size"
+        limit = self._ctx.limit(key)
         if nbytes > limit:
+            kind = "storage-binding" if binding else "buffer-size"
             raise GpuInvalidArgument(
-                f"{what} needs {nbytes:,} bytes on the device, more than the "
-                f"{limit:,}-byte ({limit / 2**20:.0f} MiB) storage-binding limit of "
-                f"{self._ctx.name!r}; split the data into smaller lists (at most "
-                f"{limit // 4:,} elements each)")
+                f"{what} needs {nbytes:,} bytes on the device ({type_name} elements of "
+                f"{itemsize} bytes), more than the {limit:,}-byte ({limit / 2**20:.0f} MiB) "
+                f"{kind} limit of {self._ctx.name!r}, which binds at most "
+                f"{limit // itemsize:,} {type_name} elements per list: split the data into "
+                f"parts of at most that many elements (an N-D array into blocks of rows) and "
+                f"{then}")
 
     # -- accounting ----------------------------------------------------------------------------
 

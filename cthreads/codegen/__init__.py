@@ -112,6 +112,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         if found is not None:
             vec_template, vec_tail_template, vec_plan = found
     features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
+        (("shader-int64-atomic-all-ops",) if "int64_atomic" in uses else ()) + \
         types_features(kernel)
     if any(word in helper_row(name)[1] for name in em.helpers for word in ("u64", "i64")):
         features += ("shader-int64",)          # float64 helpers work on the bits as u64
@@ -132,6 +133,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         _template=template,
         workgroup_bytes=workgroup_bytes,
         needs_features=features,
+        feature_sites=_feature_sites(fe, kernel),
         proven_checks=len(always),
         fast_requires=fast_requires,
         _fast_template=fast_template,
@@ -188,6 +190,24 @@ class _NDRender:
                                nd="grid" if grid else "tile")[0]
             self.templates[key] = template
         return template
+
+
+#: the device feature that atomics on each element type need beyond the type's own
+ATOMIC_FEATURES = {"int64": "shader-int64-atomic-all-ops"}
+
+
+def _feature_sites(fe, kernel: ir.Kernel) -> tuple:
+    """(feature, located source text) of the first use of each feature that only some devices
+    of a type's width offer (64-bit atomics), so that a launch on a device without it can
+    point at the line."""
+    sites: dict = {}
+    srcs = [fe.src] + [spec.src for spec in kernel.functions]
+    for src, body in zip(srcs, ir.all_bodies(kernel)):
+        for e in ir.walk_stmt_exprs(body):
+            feature = ATOMIC_FEATURES.get(e.lst.elem) if isinstance(e, ir.Atomic) else None
+            if feature is not None and feature not in sites:
+                sites[feature] = src.format_location(e.loc)
+    return tuple(sites.items())
 
 
 def types_features(kernel: ir.Kernel) -> tuple:

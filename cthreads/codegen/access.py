@@ -156,11 +156,10 @@ class AccessMixin:
         want = 4 if op == "compare_exchange" else 3
         self.nargs(node, text, (want,))
         lst = self.list_of(node.args[0], "used atomically")
-        if lst.elem not in ("int", "uint32", "float") or (lst.elem == "float" and op != "add"):
+        if lst.elem not in ("int", "uint32", "int64", "float") or (lst.elem == "float"
+                                                                   and op != "add"):
             self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",
-                           "atomics work on 32-bit lists: list[int] and list[uint32] (all "
-                           "operations) and list[float] as float32 (atomic_add only)",
-                           cls=GpuKernelTypeError)
+                           _atomic_hint(lst, text), cls=GpuKernelTypeError)
         if lst.elem == "float" and lst.shared_size is not None:
             self.src.error(node, f"{text}() on a shared list[float] is not supported (devices "
                            "offer float atomics on storage lists only)",
@@ -169,15 +168,33 @@ class AccessMixin:
                            "list[float] parameter", cls=GpuKernelTypeError)
         if lst.elem == "float":
             self.uses.add("float_atomic")
+        if lst.elem == "int64":
+            self.uses.add("int64_atomic")
         self.uses.add("atomic")
         _, indexes, _ = self.element(node.args[0], "used atomically", node.args[1], False)
         args = []
         for a in node.args[2:]:
             e = self.expr(a)
             if lst.elem != "float" and is_float(e.ty):
-                self.src.error(a, f"{text}() on list[int] '{lst.pyname}' needs an int value, "
-                               f"got a float", "convert with int(...)", cls=GpuKernelTypeError)
+                self.src.error(a, f"{text}() on list[{lst.elem}] '{lst.pyname}' needs an int "
+                               "value, got a float", "convert with int(...)",
+                               cls=GpuKernelTypeError)
             args.append(self.conv(e, lst.elem))
         checks = [self.new_check(node, lst, d) for d in range(lst.ndim)]
         return ir.Atomic(lst.elem, self.src.loc(node), op, lst, indexes[0], tuple(args),
                          checks[0], tuple(indexes[1:]), tuple(checks[1:]))
+
+
+def _atomic_hint(lst: ir.ListRef, text: str) -> str:
+    """The way out for ``text``() on a list whose element type has no atomics."""
+    name = lst.pyname
+    if lst.elem == "float64":
+        return (f"devices have no float64 atomics: pass a float32 array for '{name}' (e.g. "
+                "np.zeros(n, np.float32)) and annotate it list[float32] if the other floats "
+                "are float64; or accumulate scaled values in a list[int] or list[int64]")
+    if lst.elem == "float":
+        return (f"float atomics offer atomic_add only: for {text}() keep the values in a "
+                "list[int] (scaled to whole numbers) or list[uint32]")
+    return ("atomics work on list[int] (int32, or int64 where the device has 64-bit atomics), "
+            "list[int64], list[uint32] (all operations) and list[float] as float32 "
+            f"(atomic_add only): keep '{name}' in an int list (e.g. 1 for True)")

@@ -135,6 +135,9 @@ class KernelProgram:
                                       # runtime compares it with the device limit
     needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
                                            # "shader-float32-atomic" for atomic_add on floats
+    #: (feature, source location text) of the first line that needs each of some features
+    #: (64-bit atomics), for the launch error on a device that lacks it
+    feature_sites: tuple = ()
     # The four-lane variant of an element-wise kernel (codegen/vectorize.py): valid for a
     # launch when the int parameter ``vec_guard`` is at most the length of each list in
     # ``vec_lists``, which bind rounded up to whole 16-byte elements. It runs index steps

@@ -162,32 +162,57 @@ def test_a_float_into_an_int64_list():
     check_error(info, bad, "float64")
 
 
-@pytest.mark.parametrize("elem_name", ["float64", "int64"])
-def test_atomics_on_64_bit_lists(elem_name):
-    ns = {"GlobalIdx": GlobalIdx, "atomic_add": atomic_add, "float64": float64,
-          "int64": int64}
-    src = f"""
-def k(x: list[{elem_name}]) -> None:
+def test_atomics_on_float64_lists_name_the_float32_array():
+    ns = {"GlobalIdx": GlobalIdx, "atomic_add": atomic_add, "float64": float64}
+    src = """
+def k(x: list[float64]) -> None:
     i = GlobalIdx.x
     atomic_add(x, i, 1)
 """
-    path = f"<widths-atomic-{elem_name}>"
+    path = "<widths-atomic-float64>"
     import linecache
     linecache.cache[path] = (len(src), None, src.splitlines(True), path)
     exec(compile(src, path, "exec"), ns)
     with pytest.raises(GpuKernelTypeError) as info:
         compile_kernel(ns["k"])
-    check_error(info, 4, f"list[{elem_name}]", "atomic_add", "32-bit")
+    check_error(info, 4, "list[float64]", "atomic_add", "float32 array for 'x'",
+                "np.zeros(n, np.float32)")
+
+
+def test_atomics_on_int64_lists_need_the_64_bit_atomics_feature():
+    def k(x: list[int64], old: list[int64]) -> None:
+        i = GlobalIdx.x
+        old[i] = atomic_add(x, 0, int64(i) << 40)
+    program = compile_kernel(k)
+    wgsl = program.wgsl(64)
+    assert "array<atomic<i64>>" in wgsl and "atomicAdd(&x[" in wgsl
+    assert "shader-int64-atomic-all-ops" in program.needs_features
+    assert "shader-int64" in program.needs_features
+    (feature, site), = program.feature_sites
+    assert feature == "shader-int64-atomic-all-ops"
+    assert f'File "{HERE}"' in site and "atomic_add(x, 0, int64(i) << 40)" in site
 
 
 def test_atomic_max_on_list_int_in_an_int64_launch():
     def k(x: list[int]) -> None:
         i = GlobalIdx.x
         atomic_max(x, 0, i)
-    compile_kernel(k)                                 # 32-bit: fine
+    narrow = compile_kernel(k)                        # 32-bit: int32 atomics, no feature
+    assert "array<atomic<i32>>" in narrow.wgsl(64)
+    assert "shader-int64-atomic-all-ops" not in narrow.needs_features
+    assert narrow.feature_sites == ()
+    wide = compile_kernel(k, widths=WIDE)             # int64 arrays: 64-bit atomics
+    wgsl = wide.wgsl(64)
+    assert "array<atomic<i64>>" in wgsl and "atomicMax(&x[" in wgsl, wgsl
+    assert "shader-int64-atomic-all-ops" in wide.needs_features
+
+
+def test_atomics_on_bool_lists_are_refused_with_the_int_list_to_use():
     with pytest.raises(GpuKernelTypeError) as info:
-        compile_kernel(k, widths=WIDE)
-    assert "list[int64]" in str(info.value)
+        @Gpu
+        def k(x: list[bool]) -> None:
+            atomic_add(x, 0, 1)
+    assert "list[bool]" in str(info.value) and "int list" in str(info.value)
 
 
 def test_a_literal_that_does_not_fit_uint32():

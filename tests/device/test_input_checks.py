@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import (CThreadsGPUError, GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError,
-                          GpuInvalidArgument, gpu)
-from tests.device.kernels import saxpy, scale_ints
+                          GpuInvalidArgument, gpu, int32)
+from tests.device.kernels import add_one, saxpy, scale_ints
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 #: a short list (checked by array.array), one past the short-list limit, one past a pack chunk
@@ -265,3 +265,123 @@ def test_infinities_and_nan_pass_as_floats(device_name):
     x, y = [float("inf"), float("-inf"), 1.0, 2.0], [0.0] * 4
     gpu(saxpy, 4, np.float32("nan"), x, y).join()
     assert all(v != v for v in y)                           # nan * anything is nan
+
+
+# ----------------------------------------------------------------- the storage-binding limit
+# Arrays beyond the device's storage-binding limit (128 MiB on lavapipe) are provoked with
+# np.zeros, whose pages are never written (the machine maps them only when touched), so these
+# tests cost no memory; the sentinels at both ends show the caller's data is left as it was.
+
+@Gpu
+def double_rows(u: list[list[float]]) -> None:
+    i = GlobalIdx.x
+    j = GlobalIdx.y
+    if i < len(u) and j < u.shape[1]:
+        u[i, j] = u[i, j] * 2.0
+
+
+@Gpu.func
+def add_f(a: float, b: float) -> float:
+    return a + b
+
+
+def _binding_limit() -> int:
+    from cthreads.backend import device as dev
+    return dev.get_context().limit("max-storage-buffer-binding-size")
+
+
+def _untouched_zeros(shape, dtype):
+    a = np.zeros(shape, dtype)
+    a.flat[0], a.flat[-1] = 1.5, 2.5
+    return a
+
+
+def _still_untouched(a) -> bool:
+    return a.flat[0] == 1.5 and a.flat[-1] == 2.5 and np.count_nonzero(a) == 2
+
+
+@pytest.mark.parametrize("entry", ["launch", "reduce", "bind"])
+def test_a_2d_float64_array_beyond_the_binding_limit_names_its_shape(device_name, entry):
+    from cthreads.backend import get_queue
+    limit = _binding_limit()
+    rows = max(5000, limit // (8 * 4000) + 1)         # 5,000 x 4,000 float64 on lavapipe
+    a = _untouched_zeros((rows, 4000), np.float64)
+    # each entry's own buffers exist already: only the array's could be allocated below
+    gpu(double_rows, np.ones((2, 2)), threads=(2, 2)).join()
+    assert add_f.reduce(np.ones(3)) == 3.0
+    GpuArena().bind(u=np.ones(3)).release()
+    before = get_queue().pool.allocations
+    call = {"launch": lambda: gpu(double_rows, a, threads=(rows, 4000)),
+            "reduce": lambda: add_f.reduce(a),
+            "bind": lambda: GpuArena().bind(u=a)}[entry]
+    with pytest.raises(GpuInvalidArgument) as info:
+        call()
+    msg = str(info.value)
+    assert f"a {rows:,} x 4,000 float64 array of {rows * 4000:,} elements" in msg, msg
+    assert f"needs {rows * 4000 * 8:,} bytes" in msg and f"{limit:,}-byte" in msg, msg
+    assert f"at most {limit // 8:,} float64 elements per list" in msg, msg
+    assert "split the data" in msg and device_name in msg
+    assert {"launch": "'u'", "reduce": "'values'", "bind": "bind(u=...)"}[entry] in msg
+    assert get_queue().pool.allocations == before
+    assert _still_untouched(a)
+
+
+def test_a_float32_array_beyond_the_binding_limit_counts_float32_elements(device_name):
+    limit = _binding_limit()
+    y = _untouched_zeros(limit // 4 + 1, np.float32)
+    with pytest.raises(GpuInvalidArgument) as info:
+        gpu(add_one, 1, y)
+    msg = str(info.value)
+    assert f"'y', a float32 array of {limit // 4 + 1:,} elements" in msg, msg
+    assert f"at most {limit // 4:,} float32 elements per list" in msg, msg
+    assert _still_untouched(y)
+
+
+# ------------------------------------------------------------------- dtype mismatch hints
+# The hint never advises a conversion that changes values silently: complex data is named as
+# such (astype(np.float32) would drop the imaginary part), float -> int and int64 -> int32
+# conversions say what they lose, and a plain list[float] given int32 data is told float64.
+
+@Gpu
+def count_up(k: list[int32], out: list[int]) -> None:
+    i = GlobalIdx.x
+    if i < len(k):
+        out[i] = k[i] + 1
+
+
+def test_complex_data_for_a_float_list_is_not_told_to_drop_the_imaginary_part(device_name):
+    z = np.array([1 + 2j, 3 - 4j, 0.5j])
+    y = np.zeros(3, np.float32)
+    msg = _refused(GpuInvalidArgument, lambda: gpu(saxpy, 3, 2.0, z, y), z, y)
+    assert "parameter 'x'" in msg and "complex128" in msg and "astype" not in msg, msg
+    assert "complex data is not a list of real numbers" in msg
+    assert "np.ascontiguousarray(arr.real)" in msg and "np.ascontiguousarray(arr.imag)" in msg
+    for call in (lambda: add_f.reduce(z.astype(np.complex64)), lambda: GpuArena().bind(z=z)):
+        msg = _refused(GpuInvalidArgument, call, z)
+        assert "complex data is not a list of real numbers" in msg and "astype" not in msg, msg
+    # what the message says works: the two parts, each a float list
+    re_, im = np.ascontiguousarray(z.real), np.ascontiguousarray(z.imag)
+    out_re, out_im = np.zeros(3), np.zeros(3)
+    gpu(saxpy, 3, 2.0, re_, out_re).join()
+    gpu(saxpy, 3, 2.0, im, out_im).join()
+    np.testing.assert_array_equal(out_re + 1j * out_im, 2.0 * z)
+
+
+@pytest.mark.parametrize("data, says", [
+    (np.array([1.5, 2.0]), "drops fractions"),
+    (np.array([2**40, 1], np.int64), "wraps values outside -2**31..2**31-1"),
+    (np.array([True, False]), "keeps every value"),
+])
+def test_dtype_hints_for_an_int32_list_say_what_a_conversion_loses(device_name, data, says):
+    out = np.zeros(data.size, np.int32)
+    msg = _refused(GpuInvalidArgument, lambda: gpu(count_up, data, out), data, out)
+    assert "parameter 'k'" in msg and says in msg, msg
+
+
+def test_int32_data_for_a_plain_float_list_is_told_float64(device_name):
+    x = np.array([2**24 + 1, -3], np.int32)
+    y = np.zeros(2, np.float64)
+    msg = _refused(GpuInvalidArgument, lambda: gpu(saxpy, 2, 1.0, x, y), x, y)
+    assert "pass arr.astype(np.float64), which keeps every value" in msg, msg
+    gpu(saxpy, 2, 1.0, x.astype(np.float64), y).join()
+    assert y.tolist() == [2**24 + 1, -3]                 # exact, as the hint says

@@ -51,10 +51,22 @@ def test_nan_passes_as_a_float():
     (np.bool_(False), "int", GpuArgumentTypeError,
      f"a expects an int, got numpy.bool {np.bool_(False)!r} (bools are not numbers here); "
      "convert it with int(...)"),
-    (1.0, "int", GpuArgumentTypeError, "a expects an int, got float 1.0; convert it with int(...)"),
+    (1.0, "int", GpuArgumentTypeError,
+     "a expects an int, got float 1.0; convert it with int(...) if it is a whole number (int() "
+     "drops a fraction, round() rounds), or declare the parameter float"),
+    (np.float32(2.5), "int", GpuArgumentTypeError,
+     "a expects an int, got numpy.float32 np.float32(2.5); convert it with int(...) if it is a "
+     "whole number (int() drops a fraction, round() rounds), or declare the parameter float"),
     ("1", "float", GpuArgumentTypeError,
      "a expects a float, got str '1'; convert it with float(...)"),
-    (1, "bool", GpuArgumentTypeError, "a expects a bool, got int 1; convert it with bool(...)"),
+    (1, "bool", GpuArgumentTypeError,
+     "a expects a bool, got int 1; pass a bool that says what True means (e.g. x != 0)"),
+    (1 + 2j, "float", GpuArgumentTypeError,
+     "a expects a float, got complex (1+2j); complex values are not real numbers: pass the real "
+     "and imaginary parts (z.real, z.imag) as two parameters"),
+    (np.complex128(1j), "float64", GpuArgumentTypeError,
+     "a expects a float, got numpy.complex128 np.complex128(1j); complex values are not real "
+     "numbers: pass the real and imaginary parts (z.real, z.imag) as two parameters"),
     (I32_MAX + 1, "int", GpuInvalidArgument,
      "a: 2147483648 does not fit in a 32-bit int (-2147483648..2147483647); the kernel computes "
      "with int32 values here"
@@ -108,18 +120,66 @@ def test_lists_and_matching_arrays_are_accepted():
     convert.check_container(frozen, "float", "xs", writable=False)
 
 
+# Each dtype mismatch names a conversion that keeps every value, or says what the conversion
+# would lose: never advice that changes values silently (complex -> float drops the imaginary
+# part, float -> int the fractions, int64 -> int32 wraps, float64 -> float32 rounds).
+@pytest.mark.parametrize("dtype, elem, plain, says, never", [
+    (np.complex128, "float", "float", "complex data is not a list of real numbers", "astype"),
+    (np.complex64, "float", None, "np.ascontiguousarray(arr.imag)", "astype"),
+    (np.complex128, "int", "int", "complex data is not a list of real numbers", "astype"),
+    (np.complex128, "bool", None, "complex data is not a list of real numbers", "astype"),
+    (np.float64, "int", "int", "keeps only whole numbers in -2**63..2**63-1", "keeps every"),
+    (np.float32, "uint32", None, "drops fractions", "keeps every"),
+    (np.float64, "bool", None, "arr != 0", "astype"),
+    (np.int32, "bool", None, "arr != 0", "astype"),
+    (np.int64, "uint32", None, "wraps values outside 0..2**32-1", "keeps every"),
+    (np.uint32, "int", None, "wraps values outside -2**31..2**31-1", "keeps every"),
+    (np.int64, "float", "float", "exact for ints up to 2**53 in magnitude", "keeps every"),
+    (np.int32, "float", None, "exact for ints up to 2**24 in magnitude", "keeps every"),
+    (np.longdouble, "float64", None, "rounds each value to float64", "keeps every"),
+    # conversions that keep every value are named as such
+    (np.int32, "float", "float", "pass arr.astype(np.float64), which keeps every value", "2**"),
+    (np.uint32, "int", "int", "pass arr.astype(np.int64), which keeps every value", "wraps"),
+    (np.int16, "int", "int", "pass arr.astype(np.int32), which keeps every value", "wraps"),
+    (np.float16, "float", "float", "pass arr.astype(np.float32), which keeps every value",
+     "round"),
+    (np.bool_, "float64", None, "pass arr.astype(np.float64), which keeps every value", "2**"),
+])
+def test_dtype_mismatch_hints_are_safe(dtype, elem, plain, says, never):
+    value = np.array([1.5 + 2j, -3, 0.25j]).astype(dtype) if dtype in (np.complex64,
+                                                                          np.complex128) \
+        else np.arange(3).astype(dtype)
+    before = value.copy()
+    with pytest.raises(GpuInvalidArgument) as info:
+        convert.check_container(value, elem, "xs", plain=plain)
+    msg = str(info.value)
+    assert says in msg and never not in msg.split(": ", 1)[1], msg
+    assert f"dtype {value.dtype}" in msg
+    np.testing.assert_array_equal(value, before)
+
+
+def test_a_64_bit_launch_names_its_width_for_plain_lists():
+    with pytest.raises(GpuInvalidArgument) as info:
+        convert.check_container(np.zeros(3, np.float16), "float64", "xs", plain="float")
+    msg = str(info.value)
+    assert "list[float], float64 in this launch" in msg
+    assert "pass arr.astype(np.float64), which keeps every value" in msg, msg
+
+
 @pytest.mark.parametrize("make, elem, message", [
     (lambda: (1.0, 2.0), "float",
      "xs expects a list[float] (or a 1-D numpy array), got tuple; pass a list (e.g. list(values))"),
     (lambda: [], "int", "xs is an empty list; the device needs at least one element per list"),
     (lambda: np.zeros(3), "float",
-     "xs is a numpy array of dtype float64, but the kernel declares list[float]: pass an array of "
-     "dtype float32 (e.g. arr.astype(np.float32)); it is not converted silently because results "
-     "are written back in place"),
+     "xs is a numpy array of dtype float64, but the kernel declares list[float] (float32 "
+     "arrays): arr.astype(np.float32) rounds each value to float32 (about 6 significant digits; "
+     "values beyond ±3.403e+38 become inf): convert only if that precision is enough; it is not "
+     "converted silently because results are written back in place"),
     (lambda: np.zeros(3, np.int64), "int",
-     "xs is a numpy array of dtype int64, but the kernel declares list[int]: pass an array of "
-     "dtype int32 (e.g. arr.astype(np.int32)); it is not converted silently because results are "
-     "written back in place"),
+     "xs is a numpy array of dtype int64, but the kernel declares list[int] (int32 arrays): "
+     "arr.astype(np.int32) wraps values outside -2**31..2**31-1: convert only if every value is "
+     "in that range (check arr.min() >= -2**31 and arr.max() <= 2**31-1); it is not converted "
+     "silently because results are written back in place"),
     (lambda: np.zeros((2, 2), np.float32), "float",
      "xs is a 2-D numpy array, but the kernel declares a list; pass a 1-D array (e.g. "
      "arr.ravel() of a C-contiguous array, then reshape)"),
@@ -235,10 +295,19 @@ def test_pack_any_arrays_and_refusals():
         got_kind, packed = convert.pack_any(arr, "a")
         want = device_bytes(arr, kind) if kind in ("float", "int", "bool") else arr.tobytes()
         assert got_kind == kind and bytes(packed) == want
-    with pytest.raises(GpuInvalidArgument, match=r"^a is a numpy array of dtype float16; pass "
-                                                 "float32, float64, int32, int64, uint32 or "
-                                                 "bool"):
+    with pytest.raises(GpuInvalidArgument, match=r"^a is a numpy array of dtype float16; a list "
+                                                 "holds float32, float64, int32, int64, uint32, "
+                                                 r"bool values: pass arr.astype\(np.float32\), "
+                                                 "which keeps every value"):
         convert.pack_any(np.ones(3, np.float16), "a")
+    z = np.array([1 + 2j, 3 - 1j])
+    with pytest.raises(GpuInvalidArgument) as info:
+        convert.pack_any(z, "a")
+    assert "complex data is not a list of real numbers" in str(info.value)
+    assert "astype" not in str(info.value) and z.tolist() == [1 + 2j, 3 - 1j]
+    with pytest.raises(GpuInvalidArgument, match=r"astype\(np.int64\) wraps values outside "
+                                                 r"-2\*\*63"):
+        convert.pack_any(np.ones(3, np.uint64), "a")
     with pytest.raises(GpuArgumentTypeError, match=r"^a expects a list of floats, ints or bools"):
         convert.pack_any((1.0,), "a")
     values = [True, 2]                     # a list that starts with a bool is a list[bool]
