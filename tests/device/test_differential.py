@@ -12,7 +12,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from cthreads.gpu import GlobalIdx, Gpu, gpu
 from math import floor, sqrt
@@ -61,7 +61,7 @@ def int_ops(n: int, a: list[int], b: list[int], out: list[int]) -> None:
     out[o + 11] = (x > 0 and y) or -1
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(-1000, 1000), min_size=N, max_size=N),
        st.lists(st.integers(-50, 50).filter(lambda v: v != 0), min_size=N, max_size=N))
 def test_int_operators(a, b):
@@ -89,7 +89,7 @@ def float_ops(n: int, a: list[float], b: list[float], out: list[float]) -> None:
     out[o + 9] = (x > 0 or y > 0) + (not x < y) * 2
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(-400, 400), min_size=N, max_size=N),
        st.lists(st.integers(-40, 40).filter(lambda v: v != 0), min_size=N, max_size=N))
 def test_float_operators(a, b):
@@ -199,7 +199,7 @@ def loops(n: int, a: list[int], out: list[int]) -> None:
     out[i * 3 + 2] = acc
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(-60, 60), min_size=N, max_size=N))
 def test_loops_and_ranges(a):
     run_both(loops, N, a, [0] * (3 * N))

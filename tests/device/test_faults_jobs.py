@@ -57,29 +57,35 @@ def spin_expected(n: int) -> list[float]:
 
 
 def work_shape(seconds: float) -> tuple[int, int]:
-    """(n, iters) such that ``spin(n, iters, y)`` runs about ``seconds`` on this device.
+    """(n, iters) such that ``spin(n, iters, y)`` runs at least ``seconds`` on this device.
 
-    Measured, not assumed: runs grow until one lasts 0.1 s, then the shape is scaled. lavapipe
+    Measured, not assumed: runs grow until one lasts 0.2 s, then the shape is scaled. lavapipe
     runs at most 65,535 loop passes per invocation, so there n grows; on a GPU a list long
     enough for seconds of work at ``ITERS`` would not fit in memory, so iters grows first.
+    The measure errs long: the faster of two runs of the measured shape counts (a burst of
+    load during one does not shrink the work), and the shape is scaled by a quarter more than
+    the target, which covers the measured run's fixed costs (scaled as if they were work).
     """
     from cthreads.backend import device as dev
 
     cpu = dev.get_context().is_cpu
     n, iters = (1024, ITERS) if cpu else (1 << 16, ITERS)
     gpu(spin, n, iters, [0.0] * n).join()                    # compiled outside the measure
-    while True:
-        y = [0.0] * n
+    def timed() -> float:
         t0 = time.perf_counter()
-        gpu(spin, n, iters, y).join()
-        took = time.perf_counter() - t0
-        if took >= 0.1:
+        gpu(spin, n, iters, [0.0] * n).join()
+        return time.perf_counter() - t0
+
+    while True:
+        took = timed()
+        if took >= 0.2:
+            took = min(took, timed())
             break
         if cpu or iters >= 1 << 28:
             n *= 4
         else:
             iters *= 4
-    scale = seconds / took
+    scale = 1.25 * seconds / took
     if cpu or iters * scale >= 2**31:
         n = max(64, int(n * scale) // 64 * 64)
     else:
@@ -169,7 +175,7 @@ def test_shutdown_before_resident_download_raises(device_name):
 # -- timeouts and the Job contract -------------------------------------------------------------
 
 def _long_job():
-    n, iters = work_shape(4.0)
+    n, iters = work_shape(3.0)
     y = [0.0] * n
     return gpu(spin, n, iters, y), y, n
 
@@ -177,15 +183,17 @@ def _long_job():
 def test_timeouts_are_honoured_and_the_job_stays_joinable(device_name):
     job, y, n = _long_job()
     assert isinstance(job, Job)
+    # A timeout waits its time (the lower bounds) and then returns while the work still runs
+    # (an ordering, not a bound in seconds, which a loaded machine could exceed)
     t0 = time.perf_counter()
     assert job.wait(timeout=0.2) is False
-    # bounds with room for a loaded machine, well below the ~4 s the job runs
-    assert 0.15 < time.perf_counter() - t0 < 1.2
+    assert time.perf_counter() - t0 > 0.15
     assert job.state == "running" and not job.done()
     t0 = time.perf_counter()
     with pytest.raises(GpuTimeout, match="0.5"):
         job.join(timeout=0.5)
-    assert 0.4 < time.perf_counter() - t0 < 1.7
+    assert time.perf_counter() - t0 > 0.4
+    assert not job.done()
     assert y == [0.0] * n                                   # nothing written by the timeout
     assert job.join() is None
     assert y == spin_expected(n)
@@ -214,7 +222,7 @@ def test_job_contract_kept_by_gpu_job(device_name):
 
 def test_ctrl_c_interrupts_join_promptly(device_name, tmp_path):
     code = SPIN_SRC + textwrap.dedent('''
-        n, iters = work_shape(6.0)
+        n, iters = work_shape(5.0)
         y = [0.0] * n
         job = gpu(spin, n, iters, y)
         sent = []
@@ -241,41 +249,54 @@ def test_ctrl_c_interrupts_join_promptly(device_name, tmp_path):
     assert out.returncode == 0, out.stderr
     lines = [line.split() for line in out.stdout.splitlines() if line.startswith("LATENCY")]
     assert "NOT INTERRUPTED" not in out.stdout and len(lines) == 2, out.stdout
-    # both interrupts came while the ~6 s of work still ran (or the test proves nothing), and
-    # acted well before it ended (room for a loaded machine)
+    # both interrupts acted while the ~6 s of work still ran: join() and wait() did not wait
+    # for the work (an ordering; the latency printed is for the reader, not asserted, since a
+    # loaded machine may take its time)
     assert all(line[3] == "True" for line in lines), out.stdout
-    assert max(float(line[1]) for line in lines) < 1.5, out.stdout
     assert "RESULT True" in out.stdout
 
 
 def test_exit_with_a_daemon_thread_blocked_in_join(device_name, tmp_path):
     code = SPIN_SRC + textwrap.dedent(f'''
-        n, iters = work_shape(8.0)
+        from cthreads.backend import device as dev
+        gpu(spin, 64, 1, [0.0] * 64).join()
+        cpu = dev.get_context().is_cpu
+        # on a CPU driver the exit must not wait for the work, so the work costs nothing and
+        # can be long enough for any machine; NVIDIA's driver waits for it (see below)
+        seconds = 30.0 if cpu else 8.0
+        n, iters = work_shape(seconds)
         y = [0.0] * n
         job = gpu(spin, n, iters, y)
-        t = threading.Thread(target=job.join, daemon=True)
+        entered = threading.Event()
+
+        def joiner():
+            entered.set()
+            job.join()
+
+        t = threading.Thread(target=joiner, daemon=True)
         t.start()
-        time.sleep(0.3)
-        from cthreads.backend import device as dev
-        print("EXITING", time.time(), not job.done(), dev.get_context().is_cpu, flush=True)
+        entered.wait()
+        time.sleep(0.3)                          # inside join() by now, or about to enter it
+        print("EXITING", time.time(), not job.done(), cpu, seconds, flush=True)
     ''')
     out = run_script(tmp_path, code)
     ended = time.time()
     assert out.returncode == 0, out.stderr
     words = next(line for line in out.stdout.splitlines() if line.startswith("EXITING")).split()
-    assert words[2] == "True", out.stdout         # the ~8 s of work still ran at exit
-    # The exit did not wait for the thread in join() (room for a loaded machine). On a CPU
-    # driver it does not wait for the work either; NVIDIA's driver ends a process only once its
-    # running kernels end, with or without a thread in join() (measured on the H200), so there
-    # the bound is the work plus the same room.
-    limit = 4.0 if words[3] == "True" else 8.0 + 4.0
+    assert words[2] == "True", out.stdout         # the work still ran at exit
+    # The exit did not wait for the thread in join(). On a CPU driver it does not wait for the
+    # work either: it must end well within the ~30 s of work (half of it, room for any load).
+    # NVIDIA's driver ends a process only once its running kernels end, with or without a
+    # thread in join() (measured on the H200), so there the bound is the work plus room.
+    seconds = float(words[4])
+    limit = seconds / 2 if words[3] == "True" else seconds + 4.0
     assert ended - float(words[1]) < limit, (ended - float(words[1]), out.stdout)
 
 
 # -- the asyncio event loop --------------------------------------------------------------------
 
 def test_gather_of_downloading_jobs_keeps_the_event_loop_running(device_name):
-    n, iters = work_shape(0.3)                               # each job runs ~0.3 s
+    n, iters = work_shape(0.4)                               # each job runs ~0.5 s
 
     async def main():
         stalls = []
@@ -310,11 +331,12 @@ def test_gather_of_downloading_jobs_keeps_the_event_loop_running(device_name):
     for y, _ in results:
         assert y == spin_expected(n)
     worst = max(stalls)
-    # when gpu() waited for the previous job, the 1 ms ticker stalled for a whole job (~0.3 s)
-    # at each launch; the bounds leave room for a loaded machine
-    assert total > 0.3
-    assert worst < 0.15 and worst < total / 4, (worst, total)
-    assert max(launch for _, launch in results) < 0.1
+    # When gpu() waited for the previous job, the 1 ms ticker stalled for a whole job at each
+    # launch. The jobs run one after the other, so a job lasted total / 6 here, whatever the
+    # machine's speed or load; no stall and no launch may come near that.
+    job_s = total / 6
+    assert worst < job_s / 3, (worst, total)
+    assert max(launch for _, launch in results) < job_s / 3, ([t for _, t in results], total)
 
 
 # -- shutdown() racing with threads that launch and join ---------------------------------------
@@ -355,11 +377,17 @@ def test_shutdown_racing_with_launching_threads_raises_only_our_errors(device_na
         for _ in range(6):
             time.sleep(0.15)
             shutdown()
-        time.sleep(0.15)
+        # a launch that succeeds after the last shutdown, however slow the machine (a new
+        # device may take longer than 0.15 s to come up under load)
+        after = ok[0]
+        deadline = time.monotonic() + 120
+        while ok[0] == after and not foreign and time.monotonic() < deadline:
+            time.sleep(0.01)
         stop.set()
         for t in threads:
             t.join()
         print("OK", ok[0], "OURS", ours[0], "WRONG", wrong[0], "FOREIGN", len(foreign))
+        print("RECOVERED", ok[0] > after)
         for f in foreign[:3]:
             print(f)
     ''')
@@ -367,6 +395,7 @@ def test_shutdown_racing_with_launching_threads_raises_only_our_errors(device_na
     assert out.returncode == 0, out.stdout + out.stderr
     assert "FOREIGN 0" in out.stdout and "WRONG 0" in out.stdout, out.stdout
     assert " OK 0 " not in " " + out.stdout
+    assert "RECOVERED True" in out.stdout, out.stdout
 
 
 # -- an arena released while another thread launches with its list -----------------------------
@@ -420,6 +449,9 @@ def test_arena_released_while_another_thread_launches_with_its_list(device_name,
         for t in threads:
             t.start()
         time.sleep(4.0)
+        deadline = time.monotonic() + 120        # at least one launch, however slow the machine
+        while ok[0] == 0 and not foreign and time.monotonic() < deadline:
+            time.sleep(0.01)
         stop.set()
         for t in threads:
             t.join()
@@ -481,6 +513,9 @@ def test_bind_group_cache_while_the_pool_drops_its_buffer(device_name, tmp_path)
         for t in threads:
             t.start()
         stop.wait(3.0)
+        deadline = time.monotonic() + 120        # at least one look-up, however slow the machine
+        while looked[0] == 0 and not stop.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
         stop.set()
         for t in threads:
             t.join()

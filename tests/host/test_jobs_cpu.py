@@ -33,7 +33,7 @@ def test_cpu_barrier():
     for t in threads:
         t.start()
     for t in threads:
-        t.join(10)
+        t.join()                      # no timeout: a hang is pytest-timeout's
     assert [s for s, _ in seen[:3]] == ["before"] * 3 and len(seen) == 6
     with pytest.raises(ValueError):
         Barrier(0)
