@@ -63,7 +63,8 @@ def main(n: int = 1_000_000, steps: int = 100, seed: int = 0) -> dict:
     err = float(np.max(np.abs(z - exact)))
     ok2 = bool(np.all(np.abs(z - exact) <= saxpy_bound(a, x, y0, steps)))
 
-    # 3. a float64 array is refused with a message naming the parameter and the fix
+    # 3. a float32 and a float64 array in one launch are refused (one width per launch), with a
+    #    message naming both parameters and the fix
     try:
         gpu(saxpy, n, a, x, y0.astype(np.float64))
         refusal = ""
@@ -75,7 +76,7 @@ def main(n: int = 1_000_000, steps: int = 100, seed: int = 0) -> dict:
           f"({'OK' if ok1 else 'MISMATCH'})")
     print(f"  {steps} launches in a GpuArena:  {1e3 * seconds:.1f} ms, max error {err:.2e} "
           f"({'OK' if ok2 else 'MISMATCH'})")
-    print(f"  float64 array refused: {refusal.splitlines()[0] if refusal else 'NOT REFUSED'}")
+    print(f"  float32 x beside float64 y refused: {refusal.splitlines()[0] if refusal else 'NOT REFUSED'}")
     return {"a": a, "x": x, "y0": y0, "y": y, "z": z, "steps": steps, "seconds": seconds,
             "refusal": refusal, "ok": ok1 and ok2 and bool(refusal)}
 
