@@ -98,6 +98,25 @@ def test_wheel_ships_the_start_up_entry_of_this_environment(dist):
     assert json.loads(data)["key"] == entries[0].rsplit("-", 1)[1][:-len(".json")]
 
 
+def test_a_wheel_build_without_a_usable_wgpu_leaves_the_entry_out_with_a_warning(tmp_path):
+    """Where the start-up entry cannot be built (here wgpu cannot be imported), the wheel is
+    still built, without it (a first start then parses and caches as before)."""
+    for module in ("build", "hatchling"):
+        _need(module)
+    fake = tmp_path / "fake"
+    (fake / "wgpu").mkdir(parents=True)
+    (fake / "wgpu" / "__init__.py").write_text("raise ImportError('no wgpu in this build')\n")
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(fake))
+    res = _run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", out,
+                ROOT], env=env)
+    assert "cthreads: no start-up entry in this wheel" in res.stdout + res.stderr
+    with zipfile.ZipFile(next(out.glob("*.whl"))) as z:
+        names = z.namelist()
+    assert "cthreads/gpu.py" in names and "cthreads/py.typed" in names
+    assert not [n for n in names if "shipped/cffi-decls-" in n], names
+
+
 def test_installed_wheel_runs_an_example_in_a_fresh_venv(dist, tmp_path, device_name):
     """The wheel goes into a new venv (created without pip; this interpreter's pip installs into
     it). Its dependencies are not downloaded again: a .pth file points at the folders this test
