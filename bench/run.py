@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The cthreads benchmark: every workload, every implementation, in the same run.
 
-    python bench/run.py [--quick] [--only W1,W3] [--repeats K] [--json PATH]
+    python bench/run.py [--quick] [--only W1,W3] [--repeats K] [--json PATH [--overwrite]]
 
 Implementations: ``ours`` (cthreads from this repository), ``raw`` (the same computation
 hand-written in WGSL on wgpu-py: the expert's floor on the same driver), ``original`` (PyPI
@@ -13,7 +13,10 @@ runs ours against torch, CuPy and Triton, whichever are installed, inside our wo
 Each implementation runs in its own worker process (``bench/worker.py``); workloads alternate
 between implementations (the order rotates every round) and repeat; the table shows medians.
 W4, W5 and W7 use a fresh process per measurement (cold start, peak RSS, compile caches).
-Results go to ``bench/results/<host>-<date>.json`` (and ``.txt``, the printed report).
+Results go to ``bench/results/<device>-<date>-<mode>[-<workloads>].json`` (and ``.txt``, the
+printed report; ``result_path``), with ``-2``, ``-3`` ... when that name is taken: one run never
+overwrites another's results. ``--json PATH`` names the file; an existing one is refused unless
+``--overwrite`` is given.
 """
 
 from __future__ import annotations
@@ -699,6 +702,46 @@ def render_peers(summary: dict, meta: dict) -> list:
     return out
 
 
+# -- where the results go --------------------------------------------------------------------------
+
+def device_slug(name: str) -> str:
+    """A file-name form of a device name: 'llvmpipe (LLVM 15.0.6, 256 bits)' -> 'llvmpipe',
+    'NVIDIA H200' -> 'nvidia-h200'."""
+    head = name.split("(")[0].strip().lower()
+    slug = "".join(c if c.isalnum() else "-" for c in head)
+    slug = "-".join(p for p in slug.split("-") if p)[:40].strip("-")
+    return slug or "unknown-device"
+
+
+def result_path(results: str, device: str, day: str, quick: bool, only: list | None) -> str:
+    """The first free ``<results>/<device>-<day>-<full|quick>[-W1-W3].json`` (neither it nor
+    its ``.txt`` exists: a suffix ``-2``, ``-3`` ... otherwise). Reserved by creating it."""
+    base = f"{device_slug(device)}-{day}-{'quick' if quick else 'full'}"
+    if only:
+        base += "-" + "-".join(only)
+    os.makedirs(results, exist_ok=True)
+    for k in range(1, 10_000):
+        path = os.path.join(results, base + ("" if k == 1 else f"-{k}") + ".json")
+        if os.path.exists(os.path.splitext(path)[0] + ".txt"):
+            continue
+        try:
+            with open(path, "x") as f:        # exclusive: two runs never get the same name
+                f.write('{"meta": {"complete": false}}\n')
+            return path
+        except FileExistsError:
+            continue
+    raise SystemExit(f"no free result name for {base} in {results}")
+
+
+def refuse_to_overwrite(path: str) -> str | None:
+    """The error for ``--json PATH`` when the run would overwrite results (None: free)."""
+    taken = [p for p in (path, os.path.splitext(path)[0] + ".txt") if os.path.exists(p)]
+    if taken:
+        return (f"{taken[0]} exists: pass another --json path, or --overwrite to replace it "
+                "(without --json each run gets a new name in bench/results/)")
+    return None
+
+
 # -- the run -------------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> int:
@@ -707,8 +750,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--only", help="comma-separated workloads, e.g. W1,W3 (W5big: n>=64M)")
     ap.add_argument("--repeats", type=int, help="rounds of the in-process workloads "
                     "(default 5, quick 2); fresh-process workloads use min(K, 3)")
-    ap.add_argument("--json", help="where to write the results (default "
-                    "bench/results/<host>-<date>.json)")
+    ap.add_argument("--json", help="where to write the results (default: a new file "
+                    "bench/results/<device>-<date>-<full|quick>[-<workloads>].json)")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="let --json replace an existing file")
     ap.add_argument("--impls", default=",".join(IMPLS[:4]) + ",torch",
                     help="implementations to run (default: all available)")
     ap.add_argument("--original-venv", default=os.path.join(BENCH, ".venv-original"))
@@ -736,6 +781,8 @@ def main(argv: list[str]) -> int:
         bad = [w for w in only if w not in ALL]
         if bad:
             ap.error(f"unknown workload(s) {bad}; choose from {', '.join(ALL)}")
+    if args.json and not args.overwrite and refuse_to_overwrite(args.json):
+        ap.error(refuse_to_overwrite(args.json))
 
     tmp = tempfile.mkdtemp(prefix="cthreads-bench-")
     logdir = os.path.join(tmp, "logs")
@@ -841,8 +888,9 @@ def main(argv: list[str]) -> int:
         for impl in runnable("W4"):
             impls[impl].one_shot("W4", {}, args.timeout)
 
-    path = args.json or os.path.join(
-        BENCH, "results", f"{socket.gethostname()}-{_dt.date.today().isoformat()}.json")
+    path = args.json or result_path(os.path.join(BENCH, "results"),
+                                    device.get("device") or socket.gethostname(),
+                                    _dt.date.today().isoformat(), args.quick, only)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
 
     def save(final: bool) -> str:

@@ -81,8 +81,17 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
   fi
 fi
-say "installing cthreads[$extra] into .venv"
+say "installing cthreads-wgpu[$extra] into .venv"
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+# This project was installed as `cthreads` before it became `cthreads-wgpu`; PyPI's `cthreads`
+# and `cthreads-gpu` (the original project) provide the same import name. An existing .venv
+# loses them first, so that exactly one distribution provides `import cthreads`.
+for old in cthreads cthreads-gpu; do
+  if .venv/bin/python -m pip show -q --disable-pip-version-check "$old" >/dev/null 2>&1; then
+    say "removing $old from .venv (replaced by cthreads-wgpu, which has the same import name)"
+    .venv/bin/python -m pip uninstall -y -q --disable-pip-version-check "$old" >/dev/null
+  fi
+done
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extra]"
 rm -f cthreads/backend/shipped/cffi-decls-*
 shipped

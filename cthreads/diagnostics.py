@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import platform
 import sys
 import time
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
 
 from . import __version__, config
 from .backend import device as _device
@@ -15,8 +19,111 @@ KEY_LIMITS = ("max-storage-buffer-binding-size", "max-buffer-size",
               "max-compute-invocations-per-workgroup", "max-storage-buffers-per-shader-stage")
 
 
+#: this project's distribution name (the import name is ``cthreads``)
+DISTRIBUTION = "cthreads-wgpu"
+#: the package that ``import cthreads`` imports
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class Provider:
+    """An installed distribution that provides the import name ``cthreads``."""
+    name: str
+    version: str
+    location: str        # where its ``cthreads`` package is (or its source tree, if editable)
+    imported: bool       # whether ``import cthreads`` imports this one
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.normpath(a) == os.path.normpath(b)
+
+
+def _provider(dist, package_dir: str) -> Provider | None:
+    """``dist`` as a provider of ``cthreads`` (None when it provides another import name): by
+    its files (``cthreads/...``), its ``top_level.txt``, or, for an editable install, the
+    source tree its ``direct_url.json`` names."""
+    name, version = dist.metadata["Name"], dist.version
+    files = [f for f in (dist.files or ()) if f.parts and f.parts[0] == "cthreads"]
+    top = (dist.read_text("top_level.txt") or "").split()
+    if files or "cthreads" in top:
+        init = next((f for f in files if f.parts[1:] == ("__init__.py",)), None)
+        where = os.path.dirname(str(dist.locate_file(init))) if init else \
+            str(dist.locate_file("cthreads"))
+        return Provider(name, version, where, _same(where, package_dir))
+    try:
+        url = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        return None
+    if url.get("dir_info", {}).get("editable") and url.get("url", "").startswith("file:"):
+        where = os.path.join(unquote(urlparse(url["url"]).path), "cthreads")
+        if os.path.isfile(os.path.join(where, "__init__.py")):
+            return Provider(name, version, where, _same(where, package_dir))
+    return None
+
+
+def providers(path: list[str] | None = None, package_dir: str = PACKAGE_DIR) -> list[Provider]:
+    """Every installed distribution on ``path`` (default ``sys.path``) that provides the import
+    name ``cthreads`` (what ``importlib.metadata.packages_distributions()`` maps it to, plus
+    editable installs, whose files lie in their source tree)."""
+    from importlib import metadata  # noqa: PLC0415
+    found, seen = [], set()
+    for dist in metadata.distributions(path=sys.path if path is None else path):
+        try:
+            p = _provider(dist, package_dir)
+        except Exception:                      # a broken dist-info folder: not ours to judge
+            continue
+        key = (p.name.lower().replace("_", "-"), p.location) if p else None
+        if p and key not in seen:
+            seen.add(key)
+            found.append(p)
+    return found
+
+
+def _describe(p: Provider) -> str:
+    name = p.name.lower().replace("_", "-")
+    if name == "cthreads-gpu":
+        return "the original project's GPU package (PyPI's cthreads-gpu)"
+    if name == "cthreads" and p.version.split(".")[:2] in (["0", "1"], ["0", "2"]):
+        return "the original project's CPU package (PyPI's cthreads)"
+    if name == "cthreads":
+        return f"this project under its former distribution name (now {DISTRIBUTION})"
+    return "another install of the same import name"
+
+
+def distribution_lines(found: list[Provider], package_dir: str = PACKAGE_DIR) -> list[str]:
+    """What ``info`` says about the distributions providing ``cthreads``: which one is
+    imported, and a warning for each other one (the original project's ``cthreads`` and
+    ``cthreads-gpu`` share the import name: only one can be installed)."""
+    mine = sorted((p for p in found if p.imported), key=lambda p: p.name != DISTRIBUTION)
+    if mine:
+        p = mine[0]
+        lines = [f"distribution {p.name} {p.version} ({p.location})"]
+    else:
+        lines = [f"distribution none: cthreads is imported from {package_dir}, which no "
+                 "installed distribution provides (a source tree on PYTHONPATH)"]
+    for p in found:
+        if mine and p is mine[0]:
+            continue
+        fix = f"pip uninstall {p.name}"
+        if mine and _same(p.location, mine[0].location):
+            # their files share one folder: uninstalling one removes files of the other
+            fix += f", then pip install --force-reinstall --no-deps {mine[0].name}"
+        lines.append(f"warning: {p.name} {p.version} ({p.location}) is installed too: "
+                     f"{_describe(p)}, which also provides the import name 'cthreads'. "
+                     f"Install only one of them: {fix}")
+    return lines
+
+
 def _versions() -> list[str]:
-    lines = [f"cthreads     {__version__}",
+    lines = [f"cthreads     {__version__}"]
+    try:
+        lines += distribution_lines(providers())
+    except Exception as exc:                   # the report goes on without it
+        lines.append(f"distribution ? ({type(exc).__name__}: {exc})")
+    lines += [
              f"python       {platform.python_version()} ({sys.executable})",
              f"os           {platform.platform()}"]
     try:

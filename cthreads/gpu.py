@@ -6,7 +6,10 @@ device, its limits and features.
 
 from __future__ import annotations
 
+from typing import cast
+
 from .arena import GpuArena
+from .arrays import Array1D, Array2D, Array3D
 from .errors import (
     CThreadsGPUError, GpuArgumentTypeError, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
     GpuKernelError, GpuKernelTypeError, GPUNotAvailable, GpuTimeout, GpuUnresolvedName,
@@ -16,16 +19,20 @@ from .errors import (
 )
 from .devices import current_device, devices, use_device
 from .gpu_job import GpuJob
+from .gpu_typing import GpuDecorator
 from .indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
 from .intrinsics import (
     atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max, atomic_min, atomic_sub,
     shared,
 )
 from .func import GpuFunc
-from .kernel import Gpu, GpuKernel
+from .kernel import Gpu as _gpu_decorator, GpuKernel
 from .launch import compile, gpu, prepare  # noqa: A004
 from .probes import available, device_name, init, shutdown
 from .widths import float32, float64, int32, int64, uint32
+
+#: the same object as cthreads.kernel.Gpu, typed so that checkers see @Gpu(...) and @Gpu.func
+Gpu = cast(GpuDecorator, _gpu_decorator)
 
 __all__ = [
     "Gpu", "GpuKernel", "GpuFunc", "gpu", "prepare", "compile", "GpuJob", "GpuArena",
@@ -33,6 +40,7 @@ __all__ = [
     "available", "device_name", "init", "shutdown", "devices", "use_device", "current_device",
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",
     "atomic_compare_exchange", "float32", "float64", "int32", "int64", "uint32",
+    "Array1D", "Array2D", "Array3D",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",

@@ -1,7 +1,8 @@
 """Build at install time what a first process would otherwise compute (the start-up entry of
 ``backend/shipped_cache.py``: wgpu.h's parse and the C type strings of a first launch).
 
-    python -m cthreads.prebuild      # ci/setup.sh runs it after each install
+    python -m cthreads.prebuild                 # ci/setup.sh runs it after each install
+    python -m cthreads.prebuild --into FOLDER   # the wheel's build hook (hatch_build.py)
 
 It runs itself again in a child process with empty cache folders (``--child PATH``), where two
 tiny launches show which C types wgpu-py needs on the way to a first result.
@@ -38,6 +39,12 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"] and len(argv) == 2:
         cffi_types.write_build_entry(argv[1], _first_launches)
         return 0
+    if argv[:1] == ["--into"] and len(argv) == 2:
+        print(build(argv[1]))
+        return 0
+    if argv:
+        print("usage: python -m cthreads.prebuild [--into FOLDER]", file=sys.stderr)
+        return 2
     print(build())
     return 0
 

@@ -1,13 +1,18 @@
-"""Packaging: the wheel and sdist build and pass ``twine check``; the wheel, installed into a fresh
-virtual environment, runs an example from outside the source tree; the promised Python version
-is the one the code needs and CI tests."""
+"""Packaging: the wheel and sdist build and pass ``twine check``; the wheel (distribution
+``cthreads-wgpu``, import name ``cthreads``) holds the licence, ``py.typed`` and the start-up
+entry its build hook made; installed into a fresh virtual environment, it runs an example from
+outside the source tree, its first process parses no C, and ``info`` names it; the promised
+Python version is the one the code needs and CI tests."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -65,9 +70,51 @@ def test_wheel_and_sdist_pass_twine_check(dist):
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "cthreads/gpu.py" in names and "cthreads/backend/device.py" in names
     assert not [n for n in names if n.startswith(("tests/", "bench/", ".venv"))]
+    assert "cthreads/py.typed" in names
+    [licence] = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert "Name: cthreads-wgpu\n" in meta and "License-Expression: MIT\n" in meta
+    assert wheels[0].name.startswith("cthreads_wgpu-")
+    with tarfile.open(sdists[0]) as t:
+        in_sdist = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
+    assert {"LICENSE", "CHANGELOG.md", "hatch_build.py", "pyproject.toml"} <= in_sdist
+    assert not [n for n in in_sdist if "/shipped/cffi-decls-" in n]     # a checkout's own
     assert f"Requires-Python: {_project()['requires-python']}" in meta
     from packaging.requirements import Requirement
     assert _requirements(meta) == {str(Requirement(d)) for d in _project()["dependencies"]}
+
+
+def test_wheel_ships_the_start_up_entry_of_this_environment(dist):
+    """The build hook put one parse of wgpu.h in the wheel, named by its key and with the digest
+    the loader checks (that a fresh install uses it: the next test)."""
+    wheel = next(dist.glob("*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        entries = [n for n in names if re.fullmatch(
+            r"cthreads/backend/shipped/cffi-decls-[0-9a-f]{32}\.json", n)]
+        assert len(entries) == 1, names
+        data = z.read(entries[0])
+        digest = z.read(entries[0][:-len(".json")] + ".sha256").decode().strip()
+    assert hashlib.sha256(data).hexdigest() == digest
+    assert json.loads(data)["key"] == entries[0].rsplit("-", 1)[1][:-len(".json")]
+
+
+def test_a_wheel_build_without_a_usable_wgpu_leaves_the_entry_out_with_a_warning(tmp_path):
+    """Where the start-up entry cannot be built (here wgpu cannot be imported), the wheel is
+    still built, without it (a first start then parses and caches as before)."""
+    for module in ("build", "hatchling"):
+        _need(module)
+    fake = tmp_path / "fake"
+    (fake / "wgpu").mkdir(parents=True)
+    (fake / "wgpu" / "__init__.py").write_text("raise ImportError('no wgpu in this build')\n")
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(fake))
+    res = _run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", out,
+                ROOT], env=env)
+    assert "cthreads: no start-up entry in this wheel" in res.stdout + res.stderr
+    with zipfile.ZipFile(next(out.glob("*.whl"))) as z:
+        names = z.namelist()
+    assert "cthreads/gpu.py" in names and "cthreads/py.typed" in names
+    assert not [n for n in names if "shipped/cffi-decls-" in n], names
 
 
 def test_installed_wheel_runs_an_example_in_a_fresh_venv(dist, tmp_path, device_name):
@@ -105,11 +152,44 @@ def test_installed_wheel_runs_an_example_in_a_fresh_venv(dist, tmp_path, device_
     where = _run([py, "-c", "import cthreads, sys; print(cthreads.__file__); "
                   "print(cthreads.__version__)"], cwd=work, env=env).stdout.split()
     assert Path(where[0]).resolve().is_relative_to(site.resolve()), where
-    assert wheel.name.startswith(f"cthreads-{where[1]}-")
+    assert wheel.name.startswith(f"cthreads_wgpu-{where[1]}-")
     out = _run([py, "numpy_saxpy.py", "5000"], cwd=work, env=env)
     assert "saxpy on float32 arrays of 5,000 elements" in out.stdout
     assert out.stdout.count("(OK)") == 2, out.stdout            # checked against float64 there
     assert "float64 array refused: " in out.stdout and "NOT REFUSED" not in out.stdout
+
+    # a first process with new, empty cache folders parses no C: the wheel's entry is used
+    fresh = tmp_path / "fresh-cache"
+    env_fresh = dict(env, CTHREADS_CACHE_DIR=str(fresh / "cthreads"), XDG_CACHE_HOME=str(fresh),
+                     MESA_SHADER_CACHE_DIR=str(fresh / "mesa"))
+    out = _run([py, "-c", COUNT_HEADER_PARSES], cwd=work, env=env_fresh)
+    assert out.stdout.split()[-1] == "header-parses=0", out.stdout
+
+    # info names the distribution that provides the import (the test run's own cthreads, if
+    # its dependency folders hold one, may be warned about: it is another install)
+    out = subprocess.run([py, "-m", "cthreads.gpu", "info"], cwd=work, env=env,
+                         capture_output=True, text=True, timeout=120)
+    line = next(l for l in out.stdout.splitlines() if l.startswith("distribution "))
+    assert line.startswith(f"distribution cthreads-wgpu {where[1]} ("), out.stdout
+    assert Path(line.split(" (", 1)[1].rstrip(")")).resolve() == (site / "cthreads").resolve()
+    assert not [l for l in out.stdout.splitlines()
+                if l.startswith("warning: ") and str(venv) in l], out.stdout
+
+
+#: run in the wheel's venv: how many times wgpu.h (the one C source over 10,000 characters) is
+#: parsed on the way to a device
+COUNT_HEADER_PARSES = """
+from cffi import cparser
+parse, big = cparser.Parser.parse, []
+def counting(self, csource, *args, **kwargs):
+    if len(csource) >= 10_000:
+        big.append(len(csource))
+    return parse(self, csource, *args, **kwargs)
+cparser.Parser.parse = counting
+import cthreads.gpu as g
+g.init()
+print(f"header-parses={len(big)}")
+"""
 
 
 # -- the promised Python version ------------------------------------------------------------

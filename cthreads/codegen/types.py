@@ -17,6 +17,7 @@ import sys
 import typing
 from dataclasses import dataclass
 
+from ..arrays import ARRAY_DIMS
 from ..widths import WIDTH_TYPES
 
 @dataclass(frozen=True)
@@ -212,8 +213,10 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
     """Turn an annotation expression into an annotation name (``ANNOTATION_NAMES``) or a
     ``ListType`` of one; ``lookup(name)`` returns the global object.
 
-    Accepts ``int float bool``, the width types, ``list[T]``, ``typing.List[T]`` and string
-    annotations of the same (as ``from __future__ import annotations`` produces).
+    Accepts ``int float bool``, the width types, ``list[T]``, ``typing.List[T]``,
+    ``Array1D[T]`` ... ``Array3D[T]`` (``cthreads/arrays.py``: ``list[T]`` ... in a form type
+    checkers understand) and string annotations of the same (as ``from __future__ import
+    annotations`` produces).
     """
     hint = ("annotate with int, float, bool, list[int], list[float] or list[bool] (or a width "
             "type: float32, float64, int32, int64, uint32)")
@@ -234,8 +237,19 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         if obj in _LIST_OBJECTS:
             raise AnnotationError(node, "a bare 'list' annotation does not say the element type",
                                   "write list[int], list[float] or list[bool]")
+        if isinstance(obj, type) and obj in ARRAY_DIMS:
+            raise AnnotationError(node, f"a bare '{obj.__name__}' annotation does not say the "
+                                  "element type", f"write {obj.__name__}[float] (or int, bool, a "
+                                  "width type)")
     if isinstance(node, ast.Subscript):
         base = _resolve_object(node.value, lookup)
+        if isinstance(base, type) and base in ARRAY_DIMS:     # Array2D[T] is list[list[T]]
+            inner = resolve_annotation(node.slice, lookup)
+            if isinstance(inner, ListType):
+                raise AnnotationError(node, f"{base.__name__}[...] takes an element type, not a "
+                                      f"list", f"write {base.__name__}[float] (or int, bool, a "
+                                      "width type)")
+            return ListType(inner, ARRAY_DIMS[base])
         if base in _LIST_OBJECTS:
             inner = resolve_annotation(node.slice, lookup)
             if isinstance(inner, ListType):
