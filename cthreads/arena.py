@@ -27,6 +27,25 @@ def _retire_lost_device() -> None:
         _device.get_context()
 
 
+def _check_memory(arena, name: str, value, plans: list, where: str) -> None:
+    """Refuse a numpy array that shares memory with one bound in another slot (of any arena)
+    or given for another slot of this call: one memory has one device copy."""
+    for slot in residency.overlapping(value):
+        if slot.arena_ref() is arena and slot.name == name:
+            continue                       # this slot, re-bound: its old copy goes
+        owner = "this arena" if slot.arena_ref() is arena else "another arena"
+        raise GpuInvalidArgument(
+            f"{where}: this array shares memory with the array bound as {slot.name!r} in "
+            f"{owner} (a view, reshape or slice of one, or one that contains it); memory can "
+            "live in one slot only, else one slot's device copy would go stale: bind a copy "
+            "(arr.copy()), or bind the whole array once and index it in the kernel")
+    for other, value2, _, _ in plans:
+        if convert.is_ndarray(value2) and residency.arrays_overlap(value, value2):
+            raise GpuInvalidArgument(
+                f"{where}: this array shares memory with the one given for {other!r}; memory "
+                "can live in one slot only: bind a copy (arr.copy()) for one of them")
+
+
 class GpuArena:
     """A set of named lists kept on the device: ``with GpuArena() as a: a.bind(x=x)``."""
 
@@ -67,6 +86,8 @@ class GpuArena:
                     raise GpuInvalidArgument(
                         f"{where}: this list is already bound as {other.name!r} in {owner}; a "
                         "list can live in one slot only (release it there, or bind a copy)")
+                if convert.is_ndarray(value):
+                    _check_memory(self, name, value, plans, where)
                 elem, data = convert.pack_any(value, where)
                 plans.append((name, value, elem, data))
             queue = self._queue_now()

@@ -181,9 +181,14 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
             count = slot.count
             dims = slot.dims
         else:
+            if residency.arrays_bound() and convert.is_ndarray(value):
+                # a view of a bound array: its device copy, or an error (never stale data)
+                slot = residency.shared_slot(value, where)
             convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim)
             dims = nested.shape(value, p.ndim, where) if p.ndim > 1 else (len(value),)
             count = nested.count(dims)
+            if slot is not None:
+                slot.check_view_for(p, where)
         arg = ListArg(p, value, slot, None, _SIZES[p.elem] * count)
         arg.dims = dims
         lists.append(arg)

@@ -203,7 +203,7 @@ def _check_array(value, ty: str, where: str):
 
 
 def _check_slot(slot, value, ty: str, where: str) -> None:
-    if len(value) != slot.length:
+    if value is slot.target and len(value) != slot.length:
         raise GpuInvalidArgument(
             f"{where}: the list bound as arena slot {slot.name!r} changed length from "
             f"{slot.length} to {len(value)}; re-bind it after resizing")
@@ -238,10 +238,13 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     if init is not None:
         init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
     slot = residency.lookup(values)
+    if slot is None and residency.arrays_bound() and convert.is_ndarray(values):
+        # a reshape of a bound array reduces its device copy; another view of one raises
+        slot = residency.shared_slot(values, where)
     data = None
     if slot is not None:
         _check_slot(slot, values, ty, where)
-        n = slot.length
+        n = slot.count                 # every element of an N-D array (len() is its rows)
     elif convert.is_ndarray(values):
         data = _check_array(values, ty, where)
         n = data.size

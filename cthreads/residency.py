@@ -29,6 +29,9 @@ launch_lock = threading.RLock()
 registry_lock = threading.RLock()
 #: id(list) -> Slot for every bound list of every live arena
 _resident: dict[int, "Slot"] = {}
+#: id(memory owner) -> the slots of the bound numpy arrays whose memory it owns (``owner``):
+#: an argument that is not itself bound is looked for here only while it is not empty
+_owners: dict[int, list] = {}
 
 
 class Slot:
@@ -90,6 +93,18 @@ class Slot:
                 f"elements but the kernel declares list[{param.elem}]; bind a list of "
                 f"{param.elem} values")
 
+    def check_view_for(self, param, where: str) -> None:
+        """Raise unless this slot's device copy can stand for a reshape of its array (already
+        checked as the kernel's ``param`` by ``convert.check_container``)."""
+        if self.pooled is None:
+            raise GpuInvalidArgument(f"{where}: the arena holding the array it is a reshape of "
+                                     "was released or the device was shut down; bind it again")
+        if self.elem != param.elem:
+            raise GpuInvalidArgument(
+                f"{where} is a reshape of the array bound as arena slot {self.name!r}, whose "
+                f"device copy holds {self.elem} elements, but the kernel declares "
+                f"list[{param.elem}]; pass an array of {param.elem} values")
+
     def take(self, rt, param):
         """The slot's buffer for a launch of ``rt`` (launch lock held): an int list first used
         as float is re-uploaded; a kernel that may write it is recorded. Raises
@@ -129,12 +144,114 @@ def lookup(value) -> "Slot | None":
 def register(slot: Slot) -> None:
     """``slot.target`` is now resident (registry lock held)."""
     _resident[id(slot.target)] = slot
+    if convert.is_ndarray(slot.target):
+        _owners.setdefault(id(owner(slot.target)), []).append(slot)
 
 
 def forget(slot: Slot) -> None:
     """``slot.target`` is no longer resident (registry lock held)."""
     if _resident.get(id(slot.target)) is slot:
         del _resident[id(slot.target)]
+    if convert.is_ndarray(slot.target):
+        key = id(owner(slot.target))
+        slots = [s for s in _owners.get(key, ()) if s is not slot]
+        if slots:
+            _owners[key] = slots
+        else:
+            _owners.pop(key, None)
+
+
+# -- arguments that share memory with a bound array --------------------------------------------
+
+def owner(array):
+    """The object that owns ``array``'s memory: the end of its chain of bases (numpy arrays
+    that own no data, and memoryviews, point further). Two arrays that share memory have the
+    same owner (views, reshapes, slices, ``np.frombuffer`` of one buffer)."""
+    obj = array
+    while True:
+        base = getattr(obj, "base", None) if convert.is_ndarray(obj) else (
+            obj.obj if isinstance(obj, memoryview) else None)
+        if base is None:
+            return obj
+        obj = base
+
+
+def _extent(array) -> tuple[int, int]:
+    """The byte addresses [lo, hi) that ``array``'s elements occupy (from its data pointer,
+    shape and strides: no element is looked at)."""
+    lo = hi = array.__array_interface__["data"][0]
+    for dim, stride in zip(array.shape, array.strides):
+        if stride < 0:
+            lo += stride * (dim - 1)
+        else:
+            hi += stride * (dim - 1)
+    return lo, hi + array.itemsize
+
+
+def arrays_bound() -> bool:
+    """Whether any live arena holds a numpy array (the only case ``shared_slot`` can find)."""
+    return bool(_owners)
+
+
+def shared_slot(value, where: str) -> "Slot | None":
+    """For a numpy array that is not itself bound: the slot of the bound array that covers
+    exactly the same memory with the same dtype (a reshape or ravel of the whole array, C
+    order), whose device copy then stands for it; None when it shares no memory with a bound
+    array. Any other overlap (a slice, a strided or transposed view, another dtype, an array
+    the bound one is a part of) raises ``GpuInvalidArgument``: its host memory may be older
+    than the device copy, and results written through it would miss that copy."""
+    for slot in overlapping(value):
+        target = slot.target
+        if _extent(value) == _extent(target) and value.dtype == target.dtype and \
+                value.flags.c_contiguous and value.size == target.size:
+            return slot
+        raise view_error(slot, value, where)
+    return None
+
+
+def overlapping(value) -> list:
+    """The slots of the bound numpy arrays whose memory overlaps ``value``'s (a numpy array),
+    by their owner and byte extents."""
+    if not _owners or value.size == 0:
+        return []
+    slots = _owners.get(id(owner(value)))
+    if not slots:
+        return []
+    lo, hi = _extent(value)
+    return [slot for slot in slots if slot.target.size and
+            _overlap((lo, hi), _extent(slot.target))]
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def arrays_overlap(x, y) -> bool:
+    """Whether two numpy arrays share memory (by owner and byte extents)."""
+    return x.size > 0 and y.size > 0 and owner(x) is owner(y) and \
+        _overlap(_extent(x), _extent(y))
+
+
+def view_error(slot: Slot, value, where: str) -> GpuInvalidArgument:
+    """The error for an argument that overlaps the bound array of ``slot`` without being it
+    (or all of it)."""
+    target = slot.target
+    if value.dtype != target.dtype:
+        what = f"a {value.dtype} view of it"
+    elif value.size < target.size:
+        what = f"a part of it ({value.size:,} of its {target.size:,} elements)"
+    elif value.size > target.size:
+        what = f"an array it is a part of ({value.size:,} elements, it has {target.size:,})"
+    else:
+        what = "a view of it in another element order"
+    return GpuInvalidArgument(
+        f"{where} shares memory with the numpy array of shape {tuple(target.shape)} bound as "
+        f"arena slot {slot.name!r}: it is {what}. The bound array's current values are on the "
+        "device (its host memory is only updated by join() or GpuArena.sync()), so this "
+        "argument could read stale data, and what a kernel wrote through it would miss the "
+        f"device copy. Pass the bound array itself (a reshape or ravel of the whole array "
+        f"also works) and index the part inside the kernel, or call arena.sync({slot.name!r}) "
+        "and pass a copy (arr[...].copy()), or release the arena first")
 
 
 def download_slots(slots, runtimes=()) -> None:
@@ -183,6 +300,7 @@ def _invalidate_all(ctx) -> None:
         for slot in list(_resident.values()):
             slot.pooled = None
         _resident.clear()
+        _owners.clear()
 
 
 _device.on_shutdown(_invalidate_all)
@@ -196,6 +314,7 @@ def _forget_after_fork() -> None:
     launch_lock = threading.RLock()
     registry_lock = threading.RLock()
     _resident.clear()
+    _owners.clear()
 
 
 _device.on_fork_child(_forget_after_fork)
