@@ -1,7 +1,9 @@
 """``GpuArena``: lists that stay on the device across launches.
 
 Residency is by identity plus length: a launch whose argument *is* a bound list (the same object,
-same length) uses that list's device buffer instead of uploading it. Buffers come from the
+same length) uses that list's device buffer instead of uploading it; a numpy argument that shares
+memory with a bound array uses its buffer when it is a reshape of the whole array, else raises
+(``residency.shared_slot``), and ``bind`` refuses memory bound in another slot. Buffers come from the
 device's pool, so re-binding or re-creating arenas in a loop allocates nothing new. Every misuse
 raises ``GpuInvalidArgument`` before anything changes. The slots, the registry of bound lists and
 their download live in ``residency.py`` (launches and jobs use them too); an arena owns its

@@ -19,6 +19,7 @@ from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
+from .notices import warn_nd_launch
 from .func import GpuFunc
 from .plan import ListArg
 from .probes import shutdown
@@ -53,6 +54,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
         else None
     if lists is not None:                      # a repeat with the same arena lists
+        if threads is None and fn.nd_hint is not None:
+            warn_nd_launch(fn, fn.nd_hint)
         scalars, n = memo.scalars(args)
         rt = memo.rt
         with residency.launch_lock:
@@ -62,6 +65,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
         return GpuJob(rt, seq, plan)
     kernel = _check_call(fn, args, kwargs)
     shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
+    if shape is None and kernel.nd_hint is not None:
+        warn_nd_launch(kernel, kernel.nd_hint)
     if force:
         prepare(force=True)
     program = _launch_program(kernel, args)

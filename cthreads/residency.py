@@ -3,7 +3,10 @@
 ``launch_lock`` serialises launches, joins, arena transfers and ``shutdown()`` across Python
 threads. The registry maps every list bound in a live arena to its ``Slot`` (by identity: the
 same object, checked, not only its id); a launch whose argument is a bound list binds the slot's
-device buffer instead of uploading it (``Slot.check_for`` and ``Slot.take``). ``download_slots``
+device buffer instead of uploading it (``Slot.check_for`` and ``Slot.take``). Bound numpy arrays
+are also kept by the owner of their memory, so that an argument sharing memory with one (a
+reshape, a slice) is found without reading an element: ``shared_slot`` gives the slot a whole
+reshape stands for, and raises for any other overlap, whose host memory may be stale. ``download_slots``
 copies resident buffers back into their lists (``GpuArena.sync()``, and the join of a launch
 that wrote resident lists), reading the status of the kernels that wrote them in the same map.
 

@@ -147,7 +147,16 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         shapes=tuple(layout.shapes),
         nd_offset=layout.nd_offset,
         nd_uniform_size=layout.nd_uniform_size,
+        index_reads=_index_reads(kernel),
     )
+
+
+def _index_reads(kernel: ir.Kernel) -> tuple:
+    """The (builtin, axis) pairs of the index builtins read by the kernel and the device
+    functions it calls, sorted (``KernelProgram.index_reads``)."""
+    found = {(e.name, e.axis) for body in ir.all_bodies(kernel)
+             for e in ir.walk_stmt_exprs(body) if isinstance(e, ir.Special)}
+    return tuple(sorted(found))
 
 
 class _NDRender:
