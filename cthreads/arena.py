@@ -48,6 +48,19 @@ def _check_memory(arena, name: str, value, plans: list, where: str) -> None:
                 "can live in one slot only: bind a copy (arr.copy()) for one of them")
 
 
+def _check_rows(name: str, value: list, plans: list, where: str) -> None:
+    """Refuse a list given in one bind call both whole and as a row of another one's."""
+    for other, value2, _, _ in plans:
+        if not isinstance(value2, list):
+            continue
+        for outer, inner in ((value2, value), (value, value2)):
+            if outer and isinstance(outer[0], list) and \
+                    any(row is inner for row in residency.inner_lists(outer)):
+                raise GpuInvalidArgument(
+                    f"{where}: one of this list and the one given for {other!r} is a row of "
+                    "the other; a list can live in one slot only: bind a copy for one of them")
+
+
 class GpuArena:
     """A set of named lists kept on the device: ``with GpuArena() as a: a.bind(x=x)``."""
 
@@ -90,6 +103,10 @@ class GpuArena:
                         "list can live in one slot only (release it there, or bind a copy)")
                 if convert.is_ndarray(value):
                     _check_memory(self, name, value, plans, where)
+                elif isinstance(value, list):
+                    if residency.lists_bound():
+                        residency.check_list_parts(value, where, self._slots.get(name))
+                    _check_rows(name, value, plans, where)
                 elem, data = convert.pack_any(value, where)
                 plans.append((name, value, elem, data))
             queue = self._queue_now()
@@ -113,6 +130,8 @@ class GpuArena:
                 else:
                     slot = old
                     queue.upload(slot.pooled, data)
+                    residency.forget(slot)        # registered again: a nested list's rows
+                    residency.register(slot)      # may be other lists now
                 slot.written = False
                 slot.used = False
             return self

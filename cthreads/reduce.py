@@ -241,6 +241,8 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     if slot is None and residency.arrays_bound() and convert.is_ndarray(values):
         # a reshape of a bound array reduces its device copy; another view of one raises
         slot = residency.shared_slot(values, where)
+    elif slot is None and residency.lists_bound() and isinstance(values, list):
+        residency.check_list_parts(values, where)          # a row of a bound nested list
     data = None
     if slot is not None:
         _check_slot(slot, values, ty, where)

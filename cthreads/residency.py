@@ -35,13 +35,17 @@ _resident: dict[int, "Slot"] = {}
 #: id(memory owner) -> the slots of the bound numpy arrays whose memory it owns (``owner``):
 #: an argument that is not itself bound is looked for here only while it is not empty
 _owners: dict[int, list] = {}
+#: id(inner list) -> (slot, that list) for the rows (and rows of rows) of bound nested lists
+_rows: dict[int, tuple] = {}
+#: id(slot) -> slot for every bound Python list (not numpy arrays)
+_lists: dict[int, "Slot"] = {}
 
 
 class Slot:
     """One list bound in an arena: its device buffer and what launches did with it."""
 
     __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "arena_ref",
-                 "written", "used", "writers", "queue", "__weakref__")
+                 "written", "used", "writers", "queue", "rows", "__weakref__")
 
     def __init__(self, name, target, elem, pooled, arena, queue):
         self.name = name
@@ -56,6 +60,7 @@ class Slot:
         self.used = False         # some launch has used the device copy
         self.writers = set()      # kernel runtimes that wrote it since the last sync
         self.queue = queue        # the DeviceQueue of the device holding it
+        self.rows = ()            # a nested list's inner lists, as registered
 
     def other_device(self, ctx, where: str) -> GpuInvalidArgument:
         """The error for a launch on device ``ctx`` that passes this list, resident on
@@ -149,12 +154,23 @@ def register(slot: Slot) -> None:
     _resident[id(slot.target)] = slot
     if convert.is_ndarray(slot.target):
         _owners.setdefault(id(owner(slot.target)), []).append(slot)
+    else:
+        _lists[id(slot)] = slot
+        if len(slot.dims) > 1:
+            slot.rows = tuple(inner_lists(slot.target))
+            for row in slot.rows:
+                _rows[id(row)] = (slot, row)
 
 
 def forget(slot: Slot) -> None:
     """``slot.target`` is no longer resident (registry lock held)."""
     if _resident.get(id(slot.target)) is slot:
         del _resident[id(slot.target)]
+    _lists.pop(id(slot), None)
+    for row in slot.rows:
+        if _rows.get(id(row), (None,))[0] is slot:
+            del _rows[id(row)]
+    slot.rows = ()
     if convert.is_ndarray(slot.target):
         key = id(owner(slot.target))
         slots = [s for s in _owners.get(key, ()) if s is not slot]
@@ -235,6 +251,48 @@ def arrays_overlap(x, y) -> bool:
         _overlap(_extent(x), _extent(y))
 
 
+def inner_lists(value: list):
+    """Every list inside a nested list (its rows, their rows, ...), depth first."""
+    for row in value:
+        if isinstance(row, list):
+            yield row
+            yield from inner_lists(row)
+
+
+def lists_bound() -> bool:
+    """Whether any live arena holds a Python list (``check_list_parts`` can find something)."""
+    return bool(_lists)
+
+
+def check_list_parts(value: list, where: str, allow: "Slot | None" = None) -> None:
+    """Raise ``GpuInvalidArgument`` when a Python list argument that is not itself bound is a
+    row of a bound nested list, or (a nested list) holds a bound list or such a row: its host
+    elements may be older than the device copy. Looks at ``value``'s inner lists only (a
+    nested argument is flattened element by element anyway). ``allow``: a slot being re-bound
+    (its parts are its own)."""
+    hit = _rows.get(id(value))
+    if hit is not None and hit[1] is value and hit[0] is not allow:
+        raise _part_error(hit[0], where, "is a row of")
+    if value and isinstance(value[0], list):
+        for row in inner_lists(value):
+            slot = lookup(row)
+            hit = _rows.get(id(row))
+            if slot is None and hit is not None and hit[1] is row:
+                slot = hit[0]
+            if slot is not None and slot is not allow:
+                raise _part_error(slot, where, "holds a row that is, or is part of,")
+
+
+def _part_error(slot: Slot, where: str, what: str) -> GpuInvalidArgument:
+    return GpuInvalidArgument(
+        f"{where} {what} the list bound as arena slot {slot.name!r}. The bound list's current "
+        "values are on the device (its host lists are only updated by join() or "
+        "GpuArena.sync()), so this argument could read stale data, and what a kernel wrote "
+        f"into it would miss the device copy. Pass the bound list itself and index the part "
+        f"inside the kernel, or call arena.sync({slot.name!r}) and pass a copy "
+        "(copy.deepcopy(rows) or list(row)), or release the arena first")
+
+
 def view_error(slot: Slot, value, where: str) -> GpuInvalidArgument:
     """The error for an argument that overlaps the bound array of ``slot`` without being it
     (or all of it)."""
@@ -304,6 +362,8 @@ def _invalidate_all(ctx) -> None:
             slot.pooled = None
         _resident.clear()
         _owners.clear()
+        _rows.clear()
+        _lists.clear()
 
 
 _device.on_shutdown(_invalidate_all)
@@ -318,6 +378,8 @@ def _forget_after_fork() -> None:
     registry_lock = threading.RLock()
     _resident.clear()
     _owners.clear()
+    _rows.clear()
+    _lists.clear()
 
 
 _device.on_fork_child(_forget_after_fork)

@@ -344,3 +344,62 @@ def test_map_blocks_refuses_bound_arrays(device_name):
     got = map_blocks(scale_by, 2.0, da.from_array(x, chunks=4), w,
                      da.zeros(8, chunks=4, dtype=np.float32), out="y").compute(scheduler="sync")
     np.testing.assert_array_equal(got, 2.0 * x)
+
+
+# -- the rows of bound nested lists --------------------------------------------------------------
+
+@Gpu
+def total_rows(a: list[list[float]], out: list[float]) -> None:
+    if GlobalIdx.x == 0:
+        s: float = 0.0
+        for i in range(len(a)):
+            for j in range(a.shape[1]):
+                s += a[i, j]
+        out[0] = s
+
+
+def test_rows_of_a_bound_nested_list_raise(device_name):
+    grid = [[0.0] * 4 for _ in range(3)]
+    out = [-1.0]
+    with GpuArena() as arena:
+        arena.bind(g=grid)
+        gpu(fill_grid, grid, threads=(4, 3)).join(download=False)   # host rows: still zeros
+        with pytest.raises(GpuInvalidArgument, match=r"is a row of the list bound as arena "
+                                                     r"slot 'g'"):
+            gpu(total, 4, grid[1], out)
+        with pytest.raises(GpuInvalidArgument, match="is a row of the list bound as arena slot"):
+            add.reduce(grid[2])
+        with pytest.raises(GpuInvalidArgument, match="holds a row that is, or is part of, the "
+                                                     "list bound as arena slot 'g'"):
+            gpu(total_rows, [grid[0], [1.0] * 4], out)
+        with pytest.raises(GpuInvalidArgument, match="is a row of the list bound as arena slot"):
+            arena.bind(r=grid[0])
+        assert out == [-1.0] and grid == [[0.0] * 4 for _ in range(3)]
+        gpu(total_rows, grid, out).join()                # the bound list itself: device data
+        assert out == [66.0]
+        gpu(total, 4, list(grid[1]), out).join()         # a copy: an ordinary argument
+        assert out == [0.0]
+        arena.bind(g=grid)                               # re-binding its own rows: fine
+        arena.sync()
+    assert grid == [[0.0] * 4 for _ in range(3)]         # the re-bind uploaded the host zeros
+
+
+def test_a_nested_list_holding_a_bound_list_raises(device_name):
+    row = [0.0] * 4
+    out = [-1.0]
+    with GpuArena() as arena:
+        arena.bind(row=row)
+        gpu(fill_ones, 4, row).join(download=False)
+        with pytest.raises(GpuInvalidArgument, match="holds a row that is, or is part of, the "
+                                                     "list bound as arena slot 'row'"):
+            gpu(total_rows, [row, [2.0] * 4], out)
+        with pytest.raises(GpuInvalidArgument, match="the list bound as arena slot 'row'"):
+            GpuArena().bind(a=[row])
+        fresh = [3.0] * 4
+        with pytest.raises(GpuInvalidArgument, match="is a row of the other"):
+            GpuArena().bind(a=[fresh], b=fresh)
+        with pytest.raises(GpuInvalidArgument, match="is a row of the other"):
+            GpuArena().bind(b=fresh, a=[fresh])
+        assert out == [-1.0] and row == [0.0] * 4
+        arena.sync()
+    assert row == [1.0] * 4
