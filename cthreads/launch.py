@@ -186,10 +186,10 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
             count = slot.count
             dims = slot.dims
         else:
-            if residency.arrays_bound() and convert.is_ndarray(value):
+            if residency.bound_owners and convert.is_ndarray(value):
                 # a view of a bound array: its device copy, or an error (never stale data)
                 slot = residency.shared_slot(value, where)
-            elif residency.lists_bound() and isinstance(value, list):
+            elif residency.bound_lists and isinstance(value, list):
                 residency.check_list_parts(value, where)     # a row of a bound nested list
             convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim)
             dims = nested.shape(value, p.ndim, where) if p.ndim > 1 else (len(value),)

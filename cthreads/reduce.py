@@ -203,6 +203,10 @@ def _check_array(value, ty: str, where: str):
 
 
 def _check_slot(slot, value, ty: str, where: str) -> None:
+    if value is slot.target and convert.is_ndarray(value) and value.size != slot.count:
+        raise GpuInvalidArgument(
+            f"{where}: the array bound as arena slot {slot.name!r} was resized in place from "
+            f"{slot.count:,} to {value.size:,} elements; re-bind it after resizing")
     if value is slot.target and len(value) != slot.length:
         raise GpuInvalidArgument(
             f"{where}: the list bound as arena slot {slot.name!r} changed length from "

@@ -33,12 +33,13 @@ registry_lock = threading.RLock()
 #: id(list) -> Slot for every bound list of every live arena
 _resident: dict[int, "Slot"] = {}
 #: id(memory owner) -> the slots of the bound numpy arrays whose memory it owns (``owner``):
-#: an argument that is not itself bound is looked for here only while it is not empty
-_owners: dict[int, list] = {}
+#: an argument that is not itself bound is looked for here only while it is not empty (read
+#: as ``residency.bound_owners``; cleared in place, never replaced)
+bound_owners: dict[int, list] = {}
 #: id(inner list) -> (slot, that list) for the rows (and rows of rows) of bound nested lists
 _rows: dict[int, tuple] = {}
-#: id(slot) -> slot for every bound Python list (not numpy arrays)
-_lists: dict[int, "Slot"] = {}
+#: id(slot) -> slot for every bound Python list (not numpy arrays; as ``bound_owners``)
+bound_lists: dict[int, "Slot"] = {}
 
 
 class Slot:
@@ -153,9 +154,9 @@ def register(slot: Slot) -> None:
     """``slot.target`` is now resident (registry lock held)."""
     _resident[id(slot.target)] = slot
     if convert.is_ndarray(slot.target):
-        _owners.setdefault(id(owner(slot.target)), []).append(slot)
+        bound_owners.setdefault(id(owner(slot.target)), []).append(slot)
     else:
-        _lists[id(slot)] = slot
+        bound_lists[id(slot)] = slot
         if len(slot.dims) > 1:
             slot.rows = tuple(inner_lists(slot.target))
             for row in slot.rows:
@@ -166,18 +167,18 @@ def forget(slot: Slot) -> None:
     """``slot.target`` is no longer resident (registry lock held)."""
     if _resident.get(id(slot.target)) is slot:
         del _resident[id(slot.target)]
-    _lists.pop(id(slot), None)
+    bound_lists.pop(id(slot), None)
     for row in slot.rows:
         if _rows.get(id(row), (None,))[0] is slot:
             del _rows[id(row)]
     slot.rows = ()
     if convert.is_ndarray(slot.target):
         key = id(owner(slot.target))
-        slots = [s for s in _owners.get(key, ()) if s is not slot]
+        slots = [s for s in bound_owners.get(key, ()) if s is not slot]
         if slots:
-            _owners[key] = slots
+            bound_owners[key] = slots
         else:
-            _owners.pop(key, None)
+            bound_owners.pop(key, None)
 
 
 # -- arguments that share memory with a bound array --------------------------------------------
@@ -188,8 +189,9 @@ def owner(array):
     same owner (views, reshapes, slices, ``np.frombuffer`` of one buffer)."""
     obj = array
     while True:
-        base = getattr(obj, "base", None) if convert.is_ndarray(obj) else (
-            obj.obj if isinstance(obj, memoryview) else None)
+        # (an object of another kind with a ``base`` only makes the owner coarser: overlaps
+        # are decided by byte addresses, ``_extent``)
+        base = obj.obj if isinstance(obj, memoryview) else getattr(obj, "base", None)
         if base is None:
             return obj
         obj = base
@@ -209,7 +211,7 @@ def _extent(array) -> tuple[int, int]:
 
 def arrays_bound() -> bool:
     """Whether any live arena holds a numpy array (the only case ``shared_slot`` can find)."""
-    return bool(_owners)
+    return bool(bound_owners)
 
 
 def shared_slot(value, where: str) -> "Slot | None":
@@ -219,6 +221,8 @@ def shared_slot(value, where: str) -> "Slot | None":
     array. Any other overlap (a slice, a strided or transposed view, another dtype, an array
     the bound one is a part of) raises ``GpuInvalidArgument``: its host memory may be older
     than the device copy, and results written through it would miss that copy."""
+    if not bound_owners.get(id(owner(value))):
+        return None                           # the common case: memory of no bound array
     for slot in overlapping(value):
         target = slot.target
         if _extent(value) == _extent(target) and value.dtype == target.dtype and \
@@ -231,10 +235,8 @@ def shared_slot(value, where: str) -> "Slot | None":
 def overlapping(value) -> list:
     """The slots of the bound numpy arrays whose memory overlaps ``value``'s (a numpy array),
     by their owner and byte extents."""
-    if not _owners or value.size == 0:
-        return []
-    slots = _owners.get(id(owner(value)))
-    if not slots:
+    slots = bound_owners.get(id(owner(value)))
+    if not slots or value.size == 0:
         return []
     lo, hi = _extent(value)
     return [slot for slot in slots if slot.target.size and
@@ -261,7 +263,7 @@ def inner_lists(value: list):
 
 def lists_bound() -> bool:
     """Whether any live arena holds a Python list (``check_list_parts`` can find something)."""
-    return bool(_lists)
+    return bool(bound_lists)
 
 
 def check_list_parts(value: list, where: str, allow: "Slot | None" = None) -> None:
@@ -361,9 +363,9 @@ def _invalidate_all(ctx) -> None:
         for slot in list(_resident.values()):
             slot.pooled = None
         _resident.clear()
-        _owners.clear()
+        bound_owners.clear()
         _rows.clear()
-        _lists.clear()
+        bound_lists.clear()
 
 
 _device.on_shutdown(_invalidate_all)
@@ -377,9 +379,9 @@ def _forget_after_fork() -> None:
     launch_lock = threading.RLock()
     registry_lock = threading.RLock()
     _resident.clear()
-    _owners.clear()
+    bound_owners.clear()
     _rows.clear()
-    _lists.clear()
+    bound_lists.clear()
 
 
 _device.on_fork_child(_forget_after_fork)

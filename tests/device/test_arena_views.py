@@ -403,3 +403,16 @@ def test_a_nested_list_holding_a_bound_list_raises(device_name):
         assert out == [-1.0] and row == [0.0] * 4
         arena.sync()
     assert row == [1.0] * 4
+
+
+def test_a_bound_array_resized_in_place_raises(device_name):
+    a = np.ones((4, 4), np.float32)
+    with GpuArena() as arena:
+        arena.bind(a=a)
+        a.resize((4, 8), refcheck=False)             # same rows, twice the elements
+        with pytest.raises(GpuInvalidArgument, match=r"resized in place from 16 to 32"):
+            add.reduce(a)
+        with pytest.raises(GpuInvalidArgument, match=r"changed shape from \(4, 4\) to \(4, 8\)"):
+            gpu(fill_grid, a, threads=(8, 4))
+        arena.bind(a=a)                              # re-bound: all 32
+        assert add.reduce(a) == float(a.sum()) == 16.0   # resize() keeps the 16 ones, flat
