@@ -31,7 +31,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
                       "`pip install 'cthreads[dask]'`") from None
 import numpy as np
 
-from . import residency
+from . import residency, sharing
 from .backend import device as _device
 from .codegen.types import elem as elem_type
 from .devices import devices, use_device
@@ -105,7 +105,7 @@ def _refuse_bound(name: str, value) -> None:
         return
     slot = residency.lookup(value)
     if slot is None:
-        slot = next(iter(residency.overlapping(value)), None)
+        slot = next(iter(sharing.overlapping(value)), None)
     if slot is not None:
         raise GpuInvalidArgument(
             f"map_blocks parameter {name!r}: it is, or shares memory with, the numpy array "
@@ -182,7 +182,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
     else:
         zeros, result = None, args[out_pos]
     written = [k for k, p in enumerate(taken) if p.is_list and (p.written or p.atomic)]
-    if residency.arrays_bound():
+    if sharing.bound_arrays:
         for k, a in enumerate(args):
             if k not in arrays:
                 _refuse_bound(taken[k].name, a)

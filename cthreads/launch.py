@@ -11,7 +11,7 @@ joined. ``compile()`` compiles every variant a plan may pick.
 
 from __future__ import annotations
 
-from . import convert, nested, residency
+from . import convert, nested, residency, sharing
 from .backend import device as _device
 from .devices import use_device
 from .codegen.types import DTYPE_ROWS, ELEM_TYPES
@@ -186,11 +186,11 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
             count = slot.count
             dims = slot.dims
         else:
-            if residency.bound_owners and convert.is_ndarray(value):
+            if sharing.bound_arrays and convert.is_ndarray(value):
                 # a view of a bound array: its device copy, or an error (never stale data)
-                slot = residency.shared_slot(value, where)
-            elif residency.bound_lists and isinstance(value, list):
-                residency.check_list_parts(value, where)     # a row of a bound nested list
+                slot = sharing.shared_slot(value, where)
+            elif sharing.bound_lists and isinstance(value, list):
+                sharing.check_list_parts(value, where)     # a row of a bound nested list
             convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim)
             dims = nested.shape(value, p.ndim, where) if p.ndim > 1 else (len(value),)
             count = nested.count(dims)

@@ -22,7 +22,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from . import convert, residency
+from . import convert, residency, sharing
 from .backend import device as _device
 from .backend import get_queue
 from .backend.bind_groups import BindGroupCache
@@ -242,11 +242,11 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     if init is not None:
         init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
     slot = residency.lookup(values)
-    if slot is None and residency.arrays_bound() and convert.is_ndarray(values):
+    if slot is None and sharing.bound_arrays and convert.is_ndarray(values):
         # a reshape of a bound array reduces its device copy; another view of one raises
-        slot = residency.shared_slot(values, where)
-    elif slot is None and residency.lists_bound() and isinstance(values, list):
-        residency.check_list_parts(values, where)          # a row of a bound nested list
+        slot = sharing.shared_slot(values, where)
+    elif slot is None and sharing.bound_lists and isinstance(values, list):
+        sharing.check_list_parts(values, where)          # a row of a bound nested list
     data = None
     if slot is not None:
         _check_slot(slot, values, ty, where)

@@ -3,10 +3,8 @@
 ``launch_lock`` serialises launches, joins, arena transfers and ``shutdown()`` across Python
 threads. The registry maps every list bound in a live arena to its ``Slot`` (by identity: the
 same object, checked, not only its id); a launch whose argument is a bound list binds the slot's
-device buffer instead of uploading it (``Slot.check_for`` and ``Slot.take``). Bound numpy arrays
-are also kept by the owner of their memory, so that an argument sharing memory with one (a
-reshape, a slice) is found without reading an element: ``shared_slot`` gives the slot a whole
-reshape stands for, and raises for any other overlap, whose host memory may be stale. ``download_slots``
+device buffer instead of uploading it (``Slot.check_for`` and ``Slot.take``); ``sharing.py``
+finds the arguments that share memory with a bound list without being it. ``download_slots``
 copies resident buffers back into their lists (``GpuArena.sync()``, and the join of a launch
 that wrote resident lists), reading the status of the kernels that wrote them in the same map.
 
@@ -20,7 +18,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from . import convert, nested
+from . import convert, nested, sharing
 from .backend import device as _device
 from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
@@ -32,14 +30,6 @@ launch_lock = threading.RLock()
 registry_lock = threading.RLock()
 #: id(list) -> Slot for every bound list of every live arena
 _resident: dict[int, "Slot"] = {}
-#: id(memory owner) -> the slots of the bound numpy arrays whose memory it owns (``owner``):
-#: an argument that is not itself bound is looked for here only while it is not empty (read
-#: as ``residency.bound_owners``; cleared in place, never replaced)
-bound_owners: dict[int, list] = {}
-#: id(inner list) -> (slot, that list) for the rows (and rows of rows) of bound nested lists
-_rows: dict[int, tuple] = {}
-#: id(slot) -> slot for every bound Python list (not numpy arrays; as ``bound_owners``)
-bound_lists: dict[int, "Slot"] = {}
 
 
 class Slot:
@@ -153,168 +143,14 @@ def lookup(value) -> "Slot | None":
 def register(slot: Slot) -> None:
     """``slot.target`` is now resident (registry lock held)."""
     _resident[id(slot.target)] = slot
-    if convert.is_ndarray(slot.target):
-        bound_owners.setdefault(id(owner(slot.target)), []).append(slot)
-    else:
-        bound_lists[id(slot)] = slot
-        if len(slot.dims) > 1:
-            slot.rows = tuple(inner_lists(slot.target))
-            for row in slot.rows:
-                _rows[id(row)] = (slot, row)
+    sharing.note_bound(slot)
 
 
 def forget(slot: Slot) -> None:
     """``slot.target`` is no longer resident (registry lock held)."""
     if _resident.get(id(slot.target)) is slot:
         del _resident[id(slot.target)]
-    bound_lists.pop(id(slot), None)
-    for row in slot.rows:
-        if _rows.get(id(row), (None,))[0] is slot:
-            del _rows[id(row)]
-    slot.rows = ()
-    if convert.is_ndarray(slot.target):
-        key = id(owner(slot.target))
-        slots = [s for s in bound_owners.get(key, ()) if s is not slot]
-        if slots:
-            bound_owners[key] = slots
-        else:
-            bound_owners.pop(key, None)
-
-
-# -- arguments that share memory with a bound array --------------------------------------------
-
-def owner(array):
-    """The object that owns ``array``'s memory: the end of its chain of bases (numpy arrays
-    that own no data, and memoryviews, point further). Two arrays that share memory have the
-    same owner (views, reshapes, slices, ``np.frombuffer`` of one buffer)."""
-    obj = array
-    while True:
-        # (an object of another kind with a ``base`` only makes the owner coarser: overlaps
-        # are decided by byte addresses, ``_extent``)
-        base = obj.obj if isinstance(obj, memoryview) else getattr(obj, "base", None)
-        if base is None:
-            return obj
-        obj = base
-
-
-def _extent(array) -> tuple[int, int]:
-    """The byte addresses [lo, hi) that ``array``'s elements occupy (from its data pointer,
-    shape and strides: no element is looked at)."""
-    lo = hi = array.__array_interface__["data"][0]
-    for dim, stride in zip(array.shape, array.strides):
-        if stride < 0:
-            lo += stride * (dim - 1)
-        else:
-            hi += stride * (dim - 1)
-    return lo, hi + array.itemsize
-
-
-def arrays_bound() -> bool:
-    """Whether any live arena holds a numpy array (the only case ``shared_slot`` can find)."""
-    return bool(bound_owners)
-
-
-def shared_slot(value, where: str) -> "Slot | None":
-    """For a numpy array that is not itself bound: the slot of the bound array that covers
-    exactly the same memory with the same dtype (a reshape or ravel of the whole array, C
-    order), whose device copy then stands for it; None when it shares no memory with a bound
-    array. Any other overlap (a slice, a strided or transposed view, another dtype, an array
-    the bound one is a part of) raises ``GpuInvalidArgument``: its host memory may be older
-    than the device copy, and results written through it would miss that copy."""
-    if not bound_owners.get(id(owner(value))):
-        return None                           # the common case: memory of no bound array
-    for slot in overlapping(value):
-        target = slot.target
-        if _extent(value) == _extent(target) and value.dtype == target.dtype and \
-                value.flags.c_contiguous and value.size == target.size:
-            return slot
-        raise view_error(slot, value, where)
-    return None
-
-
-def overlapping(value) -> list:
-    """The slots of the bound numpy arrays whose memory overlaps ``value``'s (a numpy array),
-    by their owner and byte extents."""
-    slots = bound_owners.get(id(owner(value)))
-    if not slots or value.size == 0:
-        return []
-    lo, hi = _extent(value)
-    return [slot for slot in slots if slot.target.size and
-            _overlap((lo, hi), _extent(slot.target))]
-
-
-def _overlap(a: tuple, b: tuple) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
-
-
-def arrays_overlap(x, y) -> bool:
-    """Whether two numpy arrays share memory (by owner and byte extents)."""
-    return x.size > 0 and y.size > 0 and owner(x) is owner(y) and \
-        _overlap(_extent(x), _extent(y))
-
-
-def inner_lists(value: list):
-    """Every list inside a nested list (its rows, their rows, ...), depth first."""
-    for row in value:
-        if isinstance(row, list):
-            yield row
-            yield from inner_lists(row)
-
-
-def lists_bound() -> bool:
-    """Whether any live arena holds a Python list (``check_list_parts`` can find something)."""
-    return bool(bound_lists)
-
-
-def check_list_parts(value: list, where: str, allow: "Slot | None" = None) -> None:
-    """Raise ``GpuInvalidArgument`` when a Python list argument that is not itself bound is a
-    row of a bound nested list, or (a nested list) holds a bound list or such a row: its host
-    elements may be older than the device copy. Looks at ``value``'s inner lists only (a
-    nested argument is flattened element by element anyway). ``allow``: a slot being re-bound
-    (its parts are its own)."""
-    hit = _rows.get(id(value))
-    if hit is not None and hit[1] is value and hit[0] is not allow:
-        raise _part_error(hit[0], where, "is a row of")
-    if value and isinstance(value[0], list):
-        for row in inner_lists(value):
-            slot = lookup(row)
-            hit = _rows.get(id(row))
-            if slot is None and hit is not None and hit[1] is row:
-                slot = hit[0]
-            if slot is not None and slot is not allow:
-                raise _part_error(slot, where, "holds a row that is, or is part of,")
-
-
-def _part_error(slot: Slot, where: str, what: str) -> GpuInvalidArgument:
-    return GpuInvalidArgument(
-        f"{where} {what} the list bound as arena slot {slot.name!r}. The bound list's current "
-        "values are on the device (its host lists are only updated by join() or "
-        "GpuArena.sync()), so this argument could read stale data, and what a kernel wrote "
-        f"into it would miss the device copy. Pass the bound list itself and index the part "
-        f"inside the kernel, or call arena.sync({slot.name!r}) and pass a copy "
-        "(copy.deepcopy(rows) or list(row)), or release the arena first")
-
-
-def view_error(slot: Slot, value, where: str) -> GpuInvalidArgument:
-    """The error for an argument that overlaps the bound array of ``slot`` without being it
-    (or all of it)."""
-    target = slot.target
-    if value.dtype != target.dtype:
-        what = f"a {value.dtype} view of it"
-    elif value.size < target.size:
-        what = f"a part of it ({value.size:,} of its {target.size:,} elements)"
-    elif value.size > target.size:
-        what = f"an array it is a part of ({value.size:,} elements, it has {target.size:,})"
-    else:
-        what = "a view of it in another element order"
-    return GpuInvalidArgument(
-        f"{where} shares memory with the numpy array of shape {tuple(target.shape)} bound as "
-        f"arena slot {slot.name!r}: it is {what}. The bound array's current values are on the "
-        "device (its host memory is only updated by join() or GpuArena.sync()), so this "
-        "argument could read stale data, and what a kernel wrote through it would miss the "
-        f"device copy. Pass the bound array itself (a reshape or ravel of the whole array "
-        f"also works) and index the part inside the kernel, or call arena.sync({slot.name!r}) "
-        "and pass a copy (arr[...].copy()), or release the arena first")
+    sharing.note_unbound(slot)
 
 
 def download_slots(slots, runtimes=()) -> None:
@@ -363,9 +199,7 @@ def _invalidate_all(ctx) -> None:
         for slot in list(_resident.values()):
             slot.pooled = None
         _resident.clear()
-        bound_owners.clear()
-        _rows.clear()
-        bound_lists.clear()
+        sharing.clear()
 
 
 _device.on_shutdown(_invalidate_all)
@@ -379,9 +213,7 @@ def _forget_after_fork() -> None:
     launch_lock = threading.RLock()
     registry_lock = threading.RLock()
     _resident.clear()
-    bound_owners.clear()
-    _rows.clear()
-    bound_lists.clear()
+    sharing.clear()
 
 
 _device.on_fork_child(_forget_after_fork)
