@@ -54,19 +54,17 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
         else None
     if lists is not None:                      # a repeat with the same arena lists
-        if threads is None and fn.nd_hint is not None:
-            warn_nd_launch(fn, fn.nd_hint)
         scalars, n = memo.scalars(args)
         rt = memo.rt
         with residency.launch_lock:
             _check_generation(rt)
             plan = rt.plan(scalars, lists, n)
             seq = rt.submit(plan)
+        if threads is None and fn.nd_hint is not None:
+            warn_nd_launch(fn, fn.nd_hint)
         return GpuJob(rt, seq, plan)
     kernel = _check_call(fn, args, kwargs)
     shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
-    if shape is None and kernel.nd_hint is not None:
-        warn_nd_launch(kernel, kernel.nd_hint)
     if force:
         prepare(force=True)
     program = _launch_program(kernel, args)
@@ -85,6 +83,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
         seq = rt.submit(plan)
     kernel._memo = LaunchMemo(kernel, threads, shape, program, rt, lists, _wheres(program)) \
         if LaunchMemo.eligible(lists) else None
+    if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
+        warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
     return GpuJob(rt, seq, plan)
 
 

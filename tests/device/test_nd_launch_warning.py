@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 import pytest
 
-from cthreads.gpu import (BlockIdx, GlobalIdx, Gpu, GpuArena, GpuNDLaunchWarning, ThreadIdx, gpu)
+from cthreads.gpu import (BlockIdx, GlobalIdx, Gpu, GpuArena, GpuInvalidArgument,
+                          GpuNDLaunchWarning, ThreadIdx, gpu)
 from tests.device import nd_kernels as nk
 
 
@@ -116,3 +117,19 @@ def test_1d_kernels_and_launches_with_threads_do_not_warn(device_name):
     np.testing.assert_array_equal(ys, np.full(10, 100, np.int32))
     z, y, x = np.indices((2, 3, 4))
     np.testing.assert_array_equal(v, 10000 * z + 100 * y + x)
+
+
+def test_a_launch_that_raises_does_not_use_up_the_warning(device_name):
+    """The warning comes with a launch that was submitted: one refused for its arguments does
+    not warn (and so does not use up the call site)."""
+    mark_rows.__dict__.pop("_nd_warned", None)
+    counts = []
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for a in (np.zeros((2, 4), np.int32), np.zeros((2, 4), np.float32)):
+            try:
+                gpu(mark_rows, a).join()               # int32 refused first, then runs
+            except GpuInvalidArgument:
+                pass
+            counts.append(sum(r.category is GpuNDLaunchWarning for r in record))
+    assert counts == [0, 1]
