@@ -133,3 +133,12 @@ def test_a_launch_that_raises_does_not_use_up_the_warning(device_name):
                 pass
             counts.append(sum(r.category is GpuNDLaunchWarning for r in record))
     assert counts == [0, 1]
+
+
+def test_device_keyword_still_points_at_the_caller(device_name):
+    mark_rows.__dict__.pop("_nd_warned", None)
+    a = np.zeros((2, 4), np.float32)
+    with pytest.warns(GpuNDLaunchWarning) as record:
+        gpu(mark_rows, a, device=0).join()
+    (w,) = [r for r in record if r.category is GpuNDLaunchWarning]
+    assert w.filename == __file__
