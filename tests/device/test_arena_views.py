@@ -341,6 +341,12 @@ def test_map_blocks_refuses_bound_arrays(device_name):
                 map_blocks(scale_by, 2.0, da.from_array(x, chunks=4), whole,
                            da.zeros(8, chunks=4, dtype=np.float32), out="y")
         np.testing.assert_array_equal(w, np.ones(4, np.float32))
+        wl = [1.0]
+        arena.bind(wl=wl)
+        with pytest.raises(GpuInvalidArgument, match=r"map_blocks parameter 'w'.*arena "
+                                                     r"slot 'wl'"):
+            map_blocks(scale_by, 2.0, da.from_array(x, chunks=4), wl,
+                       da.zeros(8, chunks=4, dtype=np.float32), out="y")
     got = map_blocks(scale_by, 2.0, da.from_array(x, chunks=4), w,
                      da.zeros(8, chunks=4, dtype=np.float32), out="y").compute(scheduler="sync")
     np.testing.assert_array_equal(got, 2.0 * x)
