@@ -307,9 +307,8 @@ def test_bind_refuses_memory_already_bound(device_name):
     np.testing.assert_array_equal(a, np.arange(16, dtype=np.float32))
 
 
-def test_unbound_views_cost_nothing_new(device_name):
-    """With no array bound, views upload as before (and disjoint memory of a bound array's
-    buffer is its own)."""
+def test_views_of_unbound_arrays_upload_as_before(device_name):
+    """With no array bound, views upload from their memory and write back into it, as before."""
     base = np.zeros(64, np.float32)
     out = np.zeros(1, np.float32)
     gpu(fill_ones, 32, base[32:]).join()
