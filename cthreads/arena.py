@@ -1,7 +1,9 @@
 """``GpuArena``: lists that stay on the device across launches.
 
 Residency is by identity plus length: a launch whose argument *is* a bound list (the same object,
-same length) uses that list's device buffer instead of uploading it. Buffers come from the
+same length) uses that list's device buffer instead of uploading it; a numpy argument that shares
+memory with a bound array uses its buffer when it is a reshape of the whole array, else raises
+(``sharing.shared_slot``), and ``bind`` refuses memory bound in another slot. Buffers come from the
 device's pool, so re-binding or re-creating arenas in a loop allocates nothing new. Every misuse
 raises ``GpuInvalidArgument`` before anything changes. The slots, the registry of bound lists and
 their download live in ``residency.py`` (launches and jobs use them too); an arena owns its
@@ -12,7 +14,7 @@ named slots and their buffers. An arena belongs to the device selected when it w
 
 from __future__ import annotations
 
-from . import convert, nested, pickling, residency
+from . import convert, nested, pickling, residency, sharing
 from .backend import device as _device
 from .backend import get_queue
 from .codegen.types import elem as elem_type
@@ -25,6 +27,38 @@ def _retire_lost_device() -> None:
     gone); outside the arena lock, which the device's shutdown hooks take."""
     if _device.is_lost():
         _device.get_context()
+
+
+def _check_memory(arena, name: str, value, plans: list, where: str) -> None:
+    """Refuse a numpy array that shares memory with one bound in another slot (of any arena)
+    or given for another slot of this call: one memory has one device copy."""
+    for slot in sharing.overlapping(value):
+        if slot.arena_ref() is arena and slot.name == name:
+            continue                       # this slot, re-bound: its old copy goes
+        owner = "this arena" if slot.arena_ref() is arena else "another arena"
+        raise GpuInvalidArgument(
+            f"{where}: this array shares memory with the array bound as {slot.name!r} in "
+            f"{owner} (a view, reshape or slice of one, or one that contains it); memory can "
+            "live in one slot only, else one slot's device copy would go stale: bind a copy "
+            "(arr.copy()), or bind the whole array once and index it in the kernel")
+    for other, value2, _, _ in plans:
+        if convert.is_ndarray(value2) and sharing.arrays_overlap(value, value2):
+            raise GpuInvalidArgument(
+                f"{where}: this array shares memory with the one given for {other!r}; memory "
+                "can live in one slot only: bind a copy (arr.copy()) for one of them")
+
+
+def _check_rows(name: str, value: list, plans: list, where: str) -> None:
+    """Refuse a list given in one bind call both whole and as a row of another one's."""
+    for other, value2, _, _ in plans:
+        if not isinstance(value2, list):
+            continue
+        for outer, inner in ((value2, value), (value, value2)):
+            if outer and isinstance(outer[0], list) and \
+                    any(row is inner for row in sharing.inner_lists(outer)):
+                raise GpuInvalidArgument(
+                    f"{where}: one of this list and the one given for {other!r} is a row of "
+                    "the other; a list can live in one slot only: bind a copy for one of them")
 
 
 class GpuArena:
@@ -67,6 +101,12 @@ class GpuArena:
                     raise GpuInvalidArgument(
                         f"{where}: this list is already bound as {other.name!r} in {owner}; a "
                         "list can live in one slot only (release it there, or bind a copy)")
+                if convert.is_ndarray(value):
+                    _check_memory(self, name, value, plans, where)
+                elif isinstance(value, list):
+                    if sharing.bound_lists:
+                        sharing.check_list_parts(value, where, self._slots.get(name))
+                    _check_rows(name, value, plans, where)
                 elem, data = convert.pack_any(value, where)
                 plans.append((name, value, elem, data))
             queue = self._queue_now()
@@ -93,6 +133,8 @@ class GpuArena:
                 else:
                     slot = old
                     queue.upload(slot.pooled, data)
+                    residency.forget(slot)        # registered again: a nested list's rows
+                    residency.register(slot)      # may be other lists now
                 slot.written = False
                 slot.used = False
             return self

@@ -31,6 +31,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
                       "`pip install 'cthreads[dask]'`") from None
 import numpy as np
 
+from . import residency, sharing
 from .backend import device as _device
 from .codegen.types import elem as elem_type
 from .devices import devices, use_device
@@ -93,6 +94,31 @@ def _run_block(spec: dict, *blocks):
         with use_device(index):
             gpu(spec["kernel"], *values, **kwargs).join()
     return result
+
+
+def _refuse_bound(name: str, value) -> None:
+    """Refuse a list or numpy array bound in a GpuArena, or sharing memory with one (a view, a
+    row of a bound nested list): a task reads its host memory (copied, or in another process),
+    which is stale while the device copy is ahead. (Dask arrays hold copies of what they were
+    made from: ``da.from_array`` of a bound array copies its host memory, which is current
+    only after ``GpuArena.sync()``.)"""
+    if not isinstance(value, (np.ndarray, list)):
+        return
+    slot = residency.lookup(value)
+    if slot is None and isinstance(value, np.ndarray):
+        slot = next(iter(sharing.overlapping(value)), None)
+    elif slot is None:
+        try:
+            sharing.check_list_parts(value, f"map_blocks parameter {name!r}")
+        except GpuInvalidArgument as exc:
+            raise GpuInvalidArgument(f"{exc} (tasks read lists from host memory)") from None
+    if slot is not None:
+        raise GpuInvalidArgument(
+            f"map_blocks parameter {name!r}: it is, or shares memory with, the list or array "
+            f"bound as arena slot {slot.name!r}; tasks read it from host memory, which is "
+            "behind the device copy until GpuArena.sync(). Call "
+            f"arena.sync({slot.name!r}) and pass a copy (arr.copy(), list(x)), or release the "
+            "arena first")
 
 
 def map_blocks(kernel, *args, out: str = "y", threads=None):
@@ -162,6 +188,10 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
     else:
         zeros, result = None, args[out_pos]
     written = [k for k, p in enumerate(taken) if p.is_list and (p.written or p.atomic)]
+    if sharing.bound_arrays or sharing.bound_lists:
+        for k, a in enumerate(args):
+            if k not in arrays:
+                _refuse_bound(taken[k].name, a)
     values = [None if k in arrays else a for k, a in enumerate(args)]
     spec = {"kernel": kernel, "values": tuple(values), "array_pos": tuple(arrays),
             "written_pos": tuple(written), "n_pos": n_pos, "out_pos": out_pos,

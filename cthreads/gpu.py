@@ -28,6 +28,7 @@ from .intrinsics import (
 from .func import GpuFunc
 from .kernel import Gpu as _gpu_decorator, GpuKernel
 from .launch import compile, gpu, prepare  # noqa: A004
+from .notices import GpuNDLaunchWarning
 from .probes import available, device_name, init, shutdown
 from .widths import float32, float64, int32, int64, uint32
 
@@ -44,7 +45,7 @@ __all__ = [
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",
-    "GpuArgumentTypeError", "GpuTimeout", "GpuUnresolvedName",
+    "GpuArgumentTypeError", "GpuTimeout", "GpuUnresolvedName", "GpuNDLaunchWarning",
 ]
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import sys
 import threading
 import weakref
 
-from . import pickling, simulator
+from . import notices, pickling, simulator
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
@@ -137,6 +137,8 @@ class GpuKernel:
         except (GpuKernelError, GpuKernelTypeError) as exc:
             raise exc.with_traceback(None) from None
         self._program = program
+        # whether a launch without threads= warns (notices.py): once per kernel, not per launch
+        self.nd_hint = notices.nd_hint(program)
         try:
             self._check_workgroup_memory()
         except GpuKernelError:
@@ -195,6 +197,8 @@ class GpuKernel:
     _pickle_state = None
     #: the last resident launch's settled checks (relaunch.LaunchMemo), or None
     _memo = None
+    #: the GpuNDLaunchWarning text of a launch without threads= (notices.nd_hint), or None
+    nd_hint = None
 
     def __reduce__(self):
         """By reference when importable, else by value (``cthreads/pickling.py``); compiled

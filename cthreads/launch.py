@@ -11,7 +11,7 @@ joined. ``compile()`` compiles every variant a plan may pick.
 
 from __future__ import annotations
 
-from . import convert, nested, residency
+from . import convert, nested, residency, sharing
 from .backend import device as _device
 from .devices import use_device
 from .codegen.types import DTYPE_ROWS, ELEM_TYPES
@@ -19,6 +19,7 @@ from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
+from .notices import warn_nd_launch
 from .func import GpuFunc
 from .plan import ListArg
 from .probes import shutdown
@@ -59,6 +60,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
             _check_generation(rt)
             plan = rt.plan(scalars, lists, n)
             seq = rt.submit(plan)
+        if threads is None and fn.nd_hint is not None:
+            warn_nd_launch(fn, fn.nd_hint)
         return GpuJob(rt, seq, plan)
     kernel = _check_call(fn, args, kwargs)
     shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
@@ -80,6 +83,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
         seq = rt.submit(plan)
     kernel._memo = LaunchMemo(kernel, threads, shape, program, rt, lists, _wheres(program)) \
         if LaunchMemo.eligible(lists) else None
+    if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
+        warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
     return GpuJob(rt, seq, plan)
 
 
@@ -183,10 +188,17 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
             count = slot.count
             dims = slot.dims
         else:
+            if sharing.bound_arrays and convert.is_ndarray(value):
+                # a view of a bound array: its device copy, or an error (never stale data)
+                slot = sharing.shared_slot(value, where)
+            elif sharing.bound_lists and isinstance(value, list):
+                sharing.check_list_parts(value, where)     # a row of a bound nested list
             convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim,
                                     p.plain)
             dims = nested.shape(value, p.ndim, where) if p.ndim > 1 else (len(value),)
             count = nested.count(dims)
+            if slot is not None:
+                slot.check_view_for(p, where)
         arg = ListArg(p, value, slot, None, _SIZES[p.elem] * count)
         arg.dims = dims
         lists.append(arg)

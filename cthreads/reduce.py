@@ -22,7 +22,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from . import convert, residency
+from . import convert, residency, sharing
 from .backend import device as _device
 from .backend import get_queue
 from .backend.bind_groups import BindGroupCache
@@ -200,7 +200,11 @@ def _check_array(value, ty: str, where: str):
 
 
 def _check_slot(slot, value, ty: str, where: str) -> None:
-    if len(value) != slot.length:
+    if value is slot.target and convert.is_ndarray(value) and value.size != slot.count:
+        raise GpuInvalidArgument(
+            f"{where}: the array bound as arena slot {slot.name!r} was resized in place from "
+            f"{slot.count:,} to {value.size:,} elements; re-bind it after resizing")
+    if value is slot.target and len(value) != slot.length:
         raise GpuInvalidArgument(
             f"{where}: the list bound as arena slot {slot.name!r} changed length from "
             f"{slot.length} to {len(value)}; re-bind it after resizing")
@@ -235,10 +239,15 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     if init is not None:
         init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
     slot = residency.lookup(values)
+    if slot is None and sharing.bound_arrays and convert.is_ndarray(values):
+        # a reshape of a bound array reduces its device copy; another view of one raises
+        slot = sharing.shared_slot(values, where)
+    elif slot is None and sharing.bound_lists and isinstance(values, list):
+        sharing.check_list_parts(values, where)          # a row of a bound nested list
     data = None
     if slot is not None:
         _check_slot(slot, values, ty, where)
-        n = slot.length
+        n = slot.count                 # every element of an N-D array (len() is its rows)
     elif convert.is_ndarray(values):
         data = _check_array(values, ty, where)
         n = data.size

@@ -60,9 +60,11 @@ class LaunchMemo:
     @staticmethod
     def eligible(lists: list) -> bool:
         """Whether a launch with these ListArgs may be repeated through a memo: every list
-        resident, and each a numpy array or a flat Python list."""
+        resident (the bound object itself, not a reshape of it), and each a numpy array or a
+        flat Python list."""
         return bool(lists) and all(
-            a.slot is not None and (convert.is_ndarray(a.value) or len(a.dims) == 1)
+            a.slot is not None and a.value is a.slot.target
+            and (convert.is_ndarray(a.value) or len(a.dims) == 1)
             for a in lists)
 
     def list_args(self, args: tuple, threads) -> list | None:

@@ -3,7 +3,8 @@
 ``launch_lock`` serialises launches, joins, arena transfers and ``shutdown()`` across Python
 threads. The registry maps every list bound in a live arena to its ``Slot`` (by identity: the
 same object, checked, not only its id); a launch whose argument is a bound list binds the slot's
-device buffer instead of uploading it (``Slot.check_for`` and ``Slot.take``). ``download_slots``
+device buffer instead of uploading it (``Slot.check_for`` and ``Slot.take``); ``sharing.py``
+finds the arguments that share memory with a bound list without being it. ``download_slots``
 copies resident buffers back into their lists (``GpuArena.sync()``, and the join of a launch
 that wrote resident lists), reading the status of the kernels that wrote them in the same map.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from . import convert, nested
+from . import convert, nested, sharing
 from .backend import device as _device
 from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
@@ -35,7 +36,7 @@ class Slot:
     """One list bound in an arena: its device buffer and what launches did with it."""
 
     __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "arena_ref",
-                 "written", "used", "writers", "queue", "__weakref__")
+                 "written", "used", "writers", "queue", "rows", "__weakref__")
 
     def __init__(self, name, target, elem, pooled, arena, queue):
         self.name = name
@@ -50,6 +51,7 @@ class Slot:
         self.used = False         # some launch has used the device copy
         self.writers = set()      # kernel runtimes that wrote it since the last sync
         self.queue = queue        # the DeviceQueue of the device holding it
+        self.rows = ()            # a nested list's inner lists, as registered
 
     def other_device(self, ctx, where: str) -> GpuInvalidArgument:
         """The error for a launch on device ``ctx`` that passes this list, resident on
@@ -90,6 +92,18 @@ class Slot:
                 f"elements but the kernel declares list[{param.elem}]; bind a list of "
                 f"{param.elem} values")
 
+    def check_view_for(self, param, where: str) -> None:
+        """Raise unless this slot's device copy can stand for a reshape of its array (already
+        checked as the kernel's ``param`` by ``convert.check_container``)."""
+        if self.pooled is None:
+            raise GpuInvalidArgument(f"{where}: the arena holding the array it is a reshape of "
+                                     "was released or the device was shut down; bind it again")
+        if self.elem != param.elem:
+            raise GpuInvalidArgument(
+                f"{where} is a reshape of the array bound as arena slot {self.name!r}, whose "
+                f"device copy holds {self.elem} elements, but the kernel declares "
+                f"list[{param.elem}]; pass an array of {param.elem} values")
+
     def take(self, rt, param):
         """The slot's buffer for a launch of ``rt`` (launch lock held): an int list first used
         as float is re-uploaded; a kernel that may write it is recorded. Raises
@@ -129,12 +143,14 @@ def lookup(value) -> "Slot | None":
 def register(slot: Slot) -> None:
     """``slot.target`` is now resident (registry lock held)."""
     _resident[id(slot.target)] = slot
+    sharing.note_bound(slot)
 
 
 def forget(slot: Slot) -> None:
     """``slot.target`` is no longer resident (registry lock held)."""
     if _resident.get(id(slot.target)) is slot:
         del _resident[id(slot.target)]
+    sharing.note_unbound(slot)
 
 
 def download_slots(slots, runtimes=()) -> None:
@@ -183,6 +199,7 @@ def _invalidate_all(ctx) -> None:
         for slot in list(_resident.values()):
             slot.pooled = None
         _resident.clear()
+        sharing.clear()
 
 
 _device.on_shutdown(_invalidate_all)
@@ -196,6 +213,7 @@ def _forget_after_fork() -> None:
     launch_lock = threading.RLock()
     registry_lock = threading.RLock()
     _resident.clear()
+    sharing.clear()
 
 
 _device.on_fork_child(_forget_after_fork)

@@ -152,6 +152,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         barrier_lines=tuple(sorted({s.loc.lineno for s in ir.walk_stmts(kernel.body)
                                     if isinstance(s, ir.Barrier)})),
         shared_arrays=_shared_arrays(kernel, src),
+        index_reads=_index_reads(kernel),
     )
 
 
@@ -167,6 +168,14 @@ def _shared_arrays(kernel: ir.Kernel, src) -> tuple:
             out.append(SharedArray(name, ref.elem, ref.shared_size, src.abs_line(stmt.lineno),
                                    src.abs_line(stmt.end_lineno or stmt.lineno)))
     return tuple(out)
+
+
+def _index_reads(kernel: ir.Kernel) -> tuple:
+    """The (builtin, axis) pairs of the index builtins read by the kernel and the device
+    functions it calls, sorted (``KernelProgram.index_reads``)."""
+    found = {(e.name, e.axis) for body in ir.all_bodies(kernel)
+             for e in ir.walk_stmt_exprs(body) if isinstance(e, ir.Special)}
+    return tuple(sorted(found))
 
 
 class _NDRender:

@@ -164,6 +164,16 @@ class KernelProgram:
     # kernel's barriers (empty: it has none) and its shared() declarations.
     barrier_lines: tuple[int, ...] = ()
     shared_arrays: tuple[SharedArray, ...] = ()
+    # The index builtins the kernel reads, in its body or a device function it calls, as
+    # sorted (builtin, axis) pairs: (("GlobalIdx", "x"), ("GlobalIdx", "y")) for a kernel of
+    # ``GlobalIdx.x`` and ``.y``. The runtime warns when a kernel that reads a .y or .z and
+    # takes N-D lists is launched without threads= (a 1-D launch, where they read 0 or 1).
+    index_reads: tuple = ()
+
+    @property
+    def index_axes(self) -> frozenset:
+        """The axes ('x', 'y', 'z') of every index builtin the kernel reads."""
+        return frozenset(axis for _, axis in self.index_reads)
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
              vec: str = "", cpu: bool = False, nd: tuple | None = None,
