@@ -117,6 +117,15 @@ class DeviceContext:
     def is_cpu(self) -> bool:
         return self.info.adapter_type == "CPU"
 
+    @property
+    def fma_rounds_once(self) -> bool:
+        """Whether the shader compiler computes a float32 ``fma`` with one rounding. Vulkan
+        lets it round the product and the sum apart; CPU drivers do (lavapipe's LLVM code
+        rounds twice), GPU drivers fuse (NVIDIA's). Kernels get it as the pipeline constant
+        ``ct_fused_f32`` (codegen/builtins.py): the exact division helpers use one fma
+        where it holds and Dekker's product where it does not."""
+        return not self.is_cpu
+
     def limit(self, key: str) -> int:
         return int(self.limits[key])
 

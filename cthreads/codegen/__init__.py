@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir
-from .builtins import HELPERS, helper_row
+from .builtins import HELPERS, OVERRIDES, helper_row
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
 from .functions import FunctionSet, OpSource
@@ -116,6 +116,10 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     if any(word in helper_row(name)[1] for name in em.helpers for word in ("u64", "i64")):
         features += ("shader-int64",)          # float64 helpers work on the bits as u64
     features = tuple(sorted(set(features)))
+    # pipeline constants the WGSL declares (every variant of the kernel the same ones: the
+    # four-lane variant divides only where the scalar kernel does)
+    overrides = tuple(sorted((OVERRIDES & em.helpers) |
+                             ({"ct_fused_f32"} if vec_plan and vec_plan.divides else set())))
     nd_render = _NDRender(fn, fe, kernel, layout, always, frozenset(proofs), has_loops)
     return KernelProgram(
         name=fn.__name__,
@@ -147,6 +151,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         shapes=tuple(layout.shapes),
         nd_offset=layout.nd_offset,
         nd_uniform_size=layout.nd_uniform_size,
+        overrides=overrides,
     )
 
 
@@ -330,7 +335,7 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     features += tuple(elem(t).feature for t in {widths.concrete(types[0])}
                       if elem(t).feature)
     return OpSource(root.ident, widths.concrete(types[0]), "\n\n".join(helpers + blocks),
-                    features)
+                    features, tuple(sorted(OVERRIDES & em.helpers)))
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

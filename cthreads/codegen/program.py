@@ -147,6 +147,9 @@ class KernelProgram:
     shapes: tuple = ()
     nd_offset: int = 0
     nd_uniform_size: int = 16
+    # The pipeline-overridable constants every variant's WGSL declares (builtins.OVERRIDES),
+    # which the runtime sets per device when it makes a pipeline
+    overrides: tuple = ()
 
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
              vec: str = "", cpu: bool = False, nd: tuple | None = None,

@@ -12,7 +12,7 @@ import math
 import struct
 
 from . import ir
-from .builtins import CALL_HELPERS, CALLS, TO_INT, f64_call, helper_row
+from .builtins import CALL_HELPERS, CALLS, FLOAT_TO_INT, TO_INT, f64_call, helper_row
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
@@ -210,9 +210,11 @@ class Emitter(Visitor):
         if dst == "int64" and src in WIDEN:
             self.helper(WIDEN[src])
             return f"{WIDEN[src]}({text})"
-        if dst == "uint32" and elem(src).kind == "f":
-            # negative floats wrap as their int32 value would (numpy's astype on x86)
-            return f"select(u32({text}), bitcast<u32>(i32({text})), {text} < {elem(src).zero})"
+        if (src, dst) in FLOAT_TO_INT:
+            # saturating at the int's limits; negative floats into uint32 wrap as their int32
+            # value would (numpy's astype on x86)
+            self.helper(FLOAT_TO_INT[(src, dst)])
+            return f"{FLOAT_TO_INT[(src, dst)]}({text})"
         return f"{elem(dst).wgsl}({text})"
 
     def visit_Cast(self, e):
@@ -224,7 +226,7 @@ class Emitter(Visitor):
         arg_ty = e.args[0].ty if e.args else e.ty
         if e.fn in TO_INT and (arg_ty != "float" or e.ty != "int"):
             # floor ceil trunc round of a float64, or to an int64: the float, then the int
-            return f"{elem(e.ty).wgsl}({TO_INT[e.fn].format(*args)})"
+            return self.cast(TO_INT[e.fn].format(*args), arg_ty, e.ty)
         if e.fn == "abs" and arg_ty == "uint32":
             return args[0]
         if arg_ty == "float64":
