@@ -267,14 +267,20 @@ HELPERS = {
     if (x == 0.0f || ct_isnan(x)) { return bitcast<f32>(0x7fc00000u); }
     return bitcast<f32>(0x7f800000u | ((bitcast<u32>(x) ^ bitcast<u32>(y)) & 0x80000000u));
 }"""),
-    # The quotient without a single-rounding fma: the driver's (the divisor hidden), corrected
-    # when the candidate's own exact residual is smaller (so a correction that rounds can never
-    # make a right quotient wrong); tiny or huge operands keep the driver's quotient.
+    # The quotient without a single-rounding fma: the driver's (the divisor hidden), kept when
+    # its exact residual shows it is the nearest float, else corrected when the candidate's own
+    # exact residual is smaller (so a correction that rounds can never make a right quotient
+    # wrong); tiny or huge operands keep the driver's quotient.
     "ct_div_exact_f": (("ct_hide_f", "ct_residual_f", "ct_isfinite"), """fn ct_div_exact_f(x: f32, y: f32) -> f32 {
     let q = ct_hide_f(x / ct_hide_f(y));
     if (!(abs(x) >= 0x1p-96f) || !(min(abs(q), abs(y)) >= 0x1p-100f)) { return q; }
     let r = ct_residual_f(x, q, y);
-    if (r == 0.0f || !ct_isfinite(r)) { return q; }
+    // q is the nearest float when |x / y - q| is below half the gap to its neighbours: |r|
+    // below |y| times half q's ulp (a quarter below a power of 2, where the lower gap halves)
+    let bits = bitcast<u32>(q);
+    let down = select(24u, 25u, (bits & 0x7fffffu) == 0u) << 23u;
+    if (r == 0.0f || !ct_isfinite(r)
+        || abs(r) < abs(y) * bitcast<f32>((bits & 0x7f800000u) - down)) { return q; }
     let c = ct_hide_f(q + ct_hide_f(r / y));
     if (c == q || !ct_isfinite(c)) { return q; }
     return select(q, c, abs(ct_residual_f(x, c, y)) < abs(r));
@@ -287,10 +293,24 @@ HELPERS = {
     let c = q + r / y;
     return select(q, c, r != 0.0f && ct_isfinite(r) && ct_isfinite(c));
 }"""),
-    # fmod for finite a, finite nonzero b and |trunc(a / b)| < 2^24, without a single-rounding
-    # fma: tiny and huge divisors are scaled by a power of 2 first (exact both ways) so that
-    # the residuals are exact
-    "ct_fmod_exact_f": (("ct_hide_f", "ct_residual_f", "ct_copysign"), """fn ct_fmod_exact_f(a: f32, b: f32) -> f32 {
+    # (fmod(a, b), trunc(a / b)), both exact, for finite a, finite nonzero b and
+    # |trunc(a / b)| < 2^24: the quotient's truncation corrected with the sign and size of the
+    # exact residual, which is then the remainder (with a's sign, as fmod's zero has)
+    "ct_fmodq_f": (("ct_copysign", "ct_fused_f32", "ct_fmodq_exact_f"), """fn ct_fmodq_f(a: f32, b: f32) -> vec2<f32> {
+    if (!ct_fused_f32) { return ct_fmodq_exact_f(a, b); }
+    var q = trunc(a / b);
+    let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
+    let r = fma(-q, b, a);
+    if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
+        q = q - s;
+    } else if (abs(r) >= abs(b)) {
+        q = q + s;
+    }
+    return vec2<f32>(ct_copysign(fma(-q, b, a), a), q);
+}"""),
+    # the same without a single-rounding fma: tiny and huge divisors are scaled by a power of
+    # 2 first (exact both ways) so that the residuals are exact
+    "ct_fmodq_exact_f": (("ct_hide_f", "ct_residual_f", "ct_copysign"), """fn ct_fmodq_exact_f(a: f32, b: f32) -> vec2<f32> {
     var x = a;
     var y = b;
     var sc = 1.0f;
@@ -311,25 +331,15 @@ HELPERS = {
     } else if (abs(r) >= abs(y)) {
         q = q + s;
     }
-    if (q == 0.0f) { return a; }
-    return ct_copysign(ct_hide_f(ct_residual_f(x, q, y) * sc), a);
+    if (q == 0.0f) { return vec2<f32>(a, q); }
+    return vec2<f32>(ct_copysign(ct_hide_f(ct_residual_f(x, q, y) * sc), a), q);
 }"""),
-    "ct_fmod": (("ct_isfinite", "ct_isinf", "ct_isnan", "ct_copysign", "ct_fused_f32",
-                 "ct_fmod_exact_f"),
-                """fn ct_fmod(a: f32, b: f32) -> f32 {
+    # quotients beyond 2^24: the driver's `%`, as precise as float32 allows (docs/language.md)
+    "ct_fmod": (("ct_isfinite", "ct_isinf", "ct_isnan", "ct_fmodq_f"), """fn ct_fmod(a: f32, b: f32) -> f32 {
     if (!ct_isfinite(a) || b == 0.0f || ct_isnan(b)) { return bitcast<f32>(0x7fc00000u); }
     if (ct_isinf(b)) { return a; }
-    var q = trunc(a / b);
-    if (!(abs(q) < 16777216.0f)) { return a % b; }
-    if (!ct_fused_f32) { return ct_fmod_exact_f(a, b); }
-    let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
-    let r = fma(-q, b, a);
-    if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
-        q = q - s;
-    } else if (abs(r) >= abs(b)) {
-        q = q + s;
-    }
-    return ct_copysign(fma(-q, b, a), a);
+    if (!(abs(trunc(a / b)) < 16777216.0f)) { return a % b; }
+    return ct_fmodq_f(a, b).x;
 }"""),
     "ct_mod_f": (("ct_copysign", "ct_fmod"), """fn ct_mod_f(a: f32, b: f32) -> f32 {
     var r = ct_fmod(a, b);
@@ -337,8 +347,18 @@ HELPERS = {
     if ((r < 0.0f) != (b < 0.0f)) { r = r + b; }
     return r;
 }"""),
-    "ct_floordiv_f": (("ct_copysign", "ct_fmod", "ct_div0_f"), """fn ct_floordiv_f(a: f32, b: f32) -> f32 {
+    # the exact truncated quotient, one less where the remainder's sign differs from b's;
+    # quotients beyond 2^24, infinities and NaN as numpy (from fmod, rounded to an integer)
+    "ct_floordiv_f": (("ct_copysign", "ct_fmod", "ct_div0_f", "ct_fmodq_f", "ct_isfinite",
+                       "ct_isinf"), """fn ct_floordiv_f(a: f32, b: f32) -> f32 {
     if (b == 0.0f) { return ct_div0_f(a, b); }
+    if (ct_isfinite(a) && !ct_isinf(b) && abs(trunc(a / b)) < 16777216.0f) {
+        let rq = ct_fmodq_f(a, b);
+        var k = rq.y;
+        if (rq.x != 0.0f && ((rq.x < 0.0f) != (b < 0.0f))) { k = k - 1.0f; }
+        if (k == 0.0f) { return ct_copysign(0.0f, a / b); }
+        return k;
+    }
     var m = ct_fmod(a, b);
     var d = (a - m) / b;
     if (!(m == 0.0f) && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }

@@ -19,6 +19,13 @@ fn ct_div0_f(x: f32, y: f32) -> f32 {
 
 fn ct_floordiv_f(a: f32, b: f32) -> f32 {
     if (b == 0.0f) { return ct_div0_f(a, b); }
+    if (ct_isfinite(a) && !ct_isinf(b) && abs(trunc(a / b)) < 16777216.0f) {
+        let rq = ct_fmodq_f(a, b);
+        var k = rq.y;
+        if (rq.x != 0.0f && ((rq.x < 0.0f) != (b < 0.0f))) { k = k - 1.0f; }
+        if (k == 0.0f) { return ct_copysign(0.0f, a / b); }
+        return k;
+    }
     var m = ct_fmod(a, b);
     var d = (a - m) / b;
     if (!(m == 0.0f) && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
@@ -41,20 +48,11 @@ fn ct_floordiv_i(a: i32, b: i32) -> i32 {
 fn ct_fmod(a: f32, b: f32) -> f32 {
     if (!ct_isfinite(a) || b == 0.0f || ct_isnan(b)) { return bitcast<f32>(0x7fc00000u); }
     if (ct_isinf(b)) { return a; }
-    var q = trunc(a / b);
-    if (!(abs(q) < 16777216.0f)) { return a % b; }
-    if (!ct_fused_f32) { return ct_fmod_exact_f(a, b); }
-    let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
-    let r = fma(-q, b, a);
-    if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
-        q = q - s;
-    } else if (abs(r) >= abs(b)) {
-        q = q + s;
-    }
-    return ct_copysign(fma(-q, b, a), a);
+    if (!(abs(trunc(a / b)) < 16777216.0f)) { return a % b; }
+    return ct_fmodq_f(a, b).x;
 }
 
-fn ct_fmod_exact_f(a: f32, b: f32) -> f32 {
+fn ct_fmodq_exact_f(a: f32, b: f32) -> vec2<f32> {
     var x = a;
     var y = b;
     var sc = 1.0f;
@@ -75,8 +73,21 @@ fn ct_fmod_exact_f(a: f32, b: f32) -> f32 {
     } else if (abs(r) >= abs(y)) {
         q = q + s;
     }
-    if (q == 0.0f) { return a; }
-    return ct_copysign(ct_hide_f(ct_residual_f(x, q, y) * sc), a);
+    if (q == 0.0f) { return vec2<f32>(a, q); }
+    return vec2<f32>(ct_copysign(ct_hide_f(ct_residual_f(x, q, y) * sc), a), q);
+}
+
+fn ct_fmodq_f(a: f32, b: f32) -> vec2<f32> {
+    if (!ct_fused_f32) { return ct_fmodq_exact_f(a, b); }
+    var q = trunc(a / b);
+    let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
+    let r = fma(-q, b, a);
+    if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
+        q = q - s;
+    } else if (abs(r) >= abs(b)) {
+        q = q + s;
+    }
+    return vec2<f32>(ct_copysign(fma(-q, b, a), a), q);
 }
 
 override ct_fused_f32: bool = true;
