@@ -257,7 +257,8 @@ HELPERS = {
     return ct_hide_f(e1 + ct_hide_f(al * bh)) + ct_hide_f(al * bl);
 }"""),
     # n - a * b with one rounding, for a * b within a factor 2 of n (a quotient's residual)
-    "ct_residual_f": (("ct_hide_f", "ct_mul_err_f"), """fn ct_residual_f(n: f32, a: f32, b: f32) -> f32 {
+    "ct_residual_f": (("ct_hide_f", "ct_mul_err_f"),
+                """fn ct_residual_f(n: f32, a: f32, b: f32) -> f32 {
     let p = ct_hide_f(a * b);
     return ct_hide_f(n - p) - ct_mul_err_f(a, b, p);
 }"""),
@@ -271,7 +272,8 @@ HELPERS = {
     # its exact residual shows it is the nearest float, else corrected when the candidate's own
     # exact residual is smaller (so a correction that rounds can never make a right quotient
     # wrong); tiny or huge operands keep the driver's quotient.
-    "ct_div_exact_f": (("ct_hide_f", "ct_residual_f", "ct_isfinite"), """fn ct_div_exact_f(x: f32, y: f32) -> f32 {
+    "ct_div_exact_f": (("ct_hide_f", "ct_residual_f", "ct_isfinite"),
+                """fn ct_div_exact_f(x: f32, y: f32) -> f32 {
     let q = ct_hide_f(x / ct_hide_f(y));
     if (!(abs(x) >= 0x1p-96f) || !(min(abs(q), abs(y)) >= 0x1p-100f)) { return q; }
     let r = ct_residual_f(x, q, y);
@@ -286,7 +288,8 @@ HELPERS = {
     return select(q, c, abs(ct_residual_f(x, c, y)) < abs(r));
 }"""),
     # an exact residual of zero keeps q (q + 0.0 would turn -0.0 / y into +0.0)
-    "ct_div_f": (("ct_isfinite", "ct_fused_f32", "ct_div_exact_f"), """fn ct_div_f(x: f32, y: f32) -> f32 {
+    "ct_div_f": (("ct_isfinite", "ct_fused_f32", "ct_div_exact_f"),
+                """fn ct_div_f(x: f32, y: f32) -> f32 {
     if (!ct_fused_f32) { return ct_div_exact_f(x, y); }
     let q = bitcast<f32>(bitcast<u32>(x / y) ^ ct_zero());
     let r = fma(-q, y, x);
@@ -296,7 +299,8 @@ HELPERS = {
     # (fmod(a, b), trunc(a / b)), both exact, for finite a, finite nonzero b and
     # |trunc(a / b)| < 2^24: the quotient's truncation corrected with the sign and size of the
     # exact residual, which is then the remainder (with a's sign, as fmod's zero has)
-    "ct_fmodq_f": (("ct_copysign", "ct_fused_f32", "ct_fmodq_exact_f"), """fn ct_fmodq_f(a: f32, b: f32) -> vec2<f32> {
+    "ct_fmodq_f": (("ct_copysign", "ct_fused_f32", "ct_fmodq_exact_f"),
+                """fn ct_fmodq_f(a: f32, b: f32) -> vec2<f32> {
     if (!ct_fused_f32) { return ct_fmodq_exact_f(a, b); }
     var q = trunc(a / b);
     let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
@@ -310,7 +314,8 @@ HELPERS = {
 }"""),
     # the same without a single-rounding fma: tiny and huge divisors are scaled by a power of
     # 2 first (exact both ways) so that the residuals are exact
-    "ct_fmodq_exact_f": (("ct_hide_f", "ct_residual_f", "ct_copysign"), """fn ct_fmodq_exact_f(a: f32, b: f32) -> vec2<f32> {
+    "ct_fmodq_exact_f": (("ct_hide_f", "ct_residual_f", "ct_copysign"),
+                """fn ct_fmodq_exact_f(a: f32, b: f32) -> vec2<f32> {
     var x = a;
     var y = b;
     var sc = 1.0f;
@@ -335,7 +340,8 @@ HELPERS = {
     return vec2<f32>(ct_copysign(ct_hide_f(ct_residual_f(x, q, y) * sc), a), q);
 }"""),
     # quotients beyond 2^24: the driver's `%`, as precise as float32 allows (docs/language.md)
-    "ct_fmod": (("ct_isfinite", "ct_isinf", "ct_isnan", "ct_fmodq_f"), """fn ct_fmod(a: f32, b: f32) -> f32 {
+    "ct_fmod": (("ct_isfinite", "ct_isinf", "ct_isnan", "ct_fmodq_f"),
+                """fn ct_fmod(a: f32, b: f32) -> f32 {
     if (!ct_isfinite(a) || b == 0.0f || ct_isnan(b)) { return bitcast<f32>(0x7fc00000u); }
     if (ct_isinf(b)) { return a; }
     if (!(abs(trunc(a / b)) < 16777216.0f)) { return a % b; }
@@ -473,7 +479,12 @@ HELPERS = {
     let w = select(i64(v), 9223372036854775807li, v >= 0x1p63lf);
     return bitcast<i64>(bitcast<u64>(w) ^ u64(ct_zero()));
 }"""),
-    "ct_fid": ((), "fn ct_fid(v: f32) -> f32 { return v; }"),
+    # the value, unknown to the driver's compiler (ct_zero()): for literal-only expressions
+    # (which WGSL would evaluate at compile time) and the operands of fold-prone shapes
+    # (wgsl.fold_guard: x * 0.0, x - x, ...), which the drivers simplified as if NaN, inf and
+    # -0.0 did not exist (lavapipe's abs(-0.0) gave -0.0)
+    "ct_fid": ((), "fn ct_fid(v: f32) -> f32 "
+                   "{ return bitcast<f32>(bitcast<u32>(v) ^ ct_zero()); }"),
     "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
 }
 

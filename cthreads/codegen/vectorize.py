@@ -31,7 +31,7 @@ from .builtins import CALLS, HELPERS
 from .types import elem
 from .visit import Visitor
 from .entry import grid_entry
-from .wgsl import _const_tree, literal
+from .wgsl import _const_tree, fold_guard, literal
 
 #: math functions whose WGSL form applies lane by lane to a vec4<f32>
 LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
@@ -223,8 +223,8 @@ class _Printer(Visitor):
         if _const_tree(e):
             raise _NotLanewise          # WGSL would evaluate it at compile time (and may reject
                                         # an overflow): the scalar kernel guards against that
-        if e.op not in _ARITH:
-            raise _NotLanewise
+        if e.op not in _ARITH or fold_guard(e):
+            raise _NotLanewise          # (x * 0.0, x - x ...: the scalar kernel hides them)
         left, right = self.expr(e.left), self.expr(e.right)
         if e.op == "truediv":
             return self.div(left, right)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import fields
 
 from . import ir
 from .builtins import CALL_HELPERS, CALLS, FLOAT_TO_INT, TO_INT, f64_call, helper_row
@@ -187,6 +188,14 @@ class Emitter(Visitor):
 
     def visit_Binary(self, e):
         a, b = self.operands(e, [e.left, e.right])
+        hide = fold_guard(e)
+        if hide:
+            # shapes a driver simplifies as if NaN, inf and -0.0 did not exist (x * 0.0,
+            # x + 0.0, x - x, -x + x): the operand it would need is hidden from it
+            ident = IDENTITY[e.left.ty]
+            self.helper(ident)
+            a = f"{ident}({a})" if "left" in hide else a
+            b = f"{ident}({b})" if "right" in hide else b
         return self.binop(e.op, e.left.ty, a, b)
 
     def binop(self, op, ty, a, b) -> str:
@@ -552,6 +561,49 @@ def _balanced(text: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+def _zero_literal(e: ir.Expr) -> bool:
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return isinstance(e, ir.Const) and not isinstance(e.value, bool) and e.value == 0
+
+
+#: expression nodes whose value is a function of their fields (no memory writes, no calls)
+_VALUE_NODES = (ir.Const, ir.Var, ir.Special, ir.Load, ir.Len, ir.Unary, ir.Binary, ir.Cast,
+                ir.Call)
+#: fields that do not change a node's value (its place, its bounds checks' numbers)
+_NOT_VALUE = {"loc", "check", "more_checks"}
+
+
+def same_value(a, b) -> bool:
+    """True when ``a`` and ``b`` are the same expression (the same reads of the same names
+    and lists, the same operations), so the same value at one point of a thread."""
+    if isinstance(a, ir.Expr) or isinstance(b, ir.Expr):
+        if type(a) is not type(b) or not isinstance(a, _VALUE_NODES):
+            return False
+        return all(same_value(getattr(a, f.name), getattr(b, f.name))
+                   for f in fields(a) if f.name not in _NOT_VALUE)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def fold_guard(e: ir.Binary) -> tuple:
+    """The operands ('left', 'right') of a float ``+ - *`` to hide from the driver's compiler,
+    which folds x * 0.0 to 0.0, x + 0.0 to x, x - x and -x + x to 0.0 (lavapipe's and NVIDIA's:
+    wrong for NaN, infinities and -0.0); () for every other expression."""
+    if e.op not in ("add", "sub", "mul") or elem(e.left.ty).kind != "f" or \
+            e.left.ty not in IDENTITY:
+        return ()
+    hide = tuple(side for side, x in (("left", e.left), ("right", e.right)) if _zero_literal(x))
+    if e.op == "sub" and same_value(e.left, e.right):
+        hide += ("right",)
+    if e.op == "add":
+        for side, neg, other in (("right", e.left, e.right), ("left", e.right, e.left)):
+            if isinstance(neg, ir.Unary) and neg.op == "neg" and same_value(neg.operand, other):
+                hide += (side,)
+    return tuple(sorted(set(hide)))
 
 
 def _pure(e: ir.Expr) -> bool:
