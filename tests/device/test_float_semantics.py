@@ -317,3 +317,135 @@ def test_power_special_values_follow_python(device_name, dt):
         if not ok:
             bad.append((x, y, g, w))
     assert not bad, f"{len(bad)} differ (base, exponent, device, expected): {bad[:8]}"
+
+
+# ------------------------------------------------------------ folds the drivers make (F05, F06)
+@Gpu
+def fold_prone(n: int, x: list[float], o: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    o[i * 9 + 0] = x[i] * 0.0
+    o[i * 9 + 1] = 0.0 * x[i]
+    o[i * 9 + 2] = x[i] * -0.0
+    o[i * 9 + 3] = x[i] + 0.0
+    o[i * 9 + 4] = x[i] - x[i]
+    o[i * 9 + 5] = -x[i] + x[i]
+    o[i * 9 + 6] = (x[i] + 1.0) - (x[i] + 1.0)
+    o[i * 9 + 7] = abs(-0.0)
+    o[i * 9 + 8] = 0.0 - x[i]
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=IDS)
+def test_literal_zeros_and_self_differences_keep_ieee_results(device_name, dt):
+    rng = np.random.default_rng(5)
+    x = np.concatenate([np.array([math.inf, -math.inf, math.nan, -0.0, 0.0, 2.0]),
+                        rng.standard_normal(2000) * 1e3]).astype(dt)
+    n = len(x)
+    o = np.zeros(9 * n, dt)
+    gpu(fold_prone, n, x, o).join()
+    zero, one = dt(0.0), dt(1.0)
+    with np.errstate(all="ignore"):
+        want = np.stack([x * zero, zero * x, x * -zero, x + zero, x - x, -x + x,
+                         (x + one) - (x + one), np.full(n, 0.0, dt), zero - x],
+                        axis=1).ravel()
+    _assert_same("fold-prone shapes", np.repeat(x, 9), np.tile(np.arange(9.0), n), o, want)
+
+
+@Gpu
+def driver_folds(n: int, x: list[float], s: list[float], y: list[float], o: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    w: float = 0.0
+    o[i * 4 + 0] = x[i] * w
+    o[i * 4 + 1] = x[i] + w
+    o[i * 4 + 2] = (x[i] + s[i]) - x[i]
+    o[i * 4 + 3] = (x[i] * y[i]) * 0.001
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=IDS)
+def test_driver_folds_give_one_of_the_documented_values(device_name, dt):
+    """docs/language.md, "What the drivers' compilers may change": with a zero the driver
+    can see (a local set to 0.0), x * w is IEEE's value or 0.0 and x + w is IEEE's or x; a
+    kernel's own arithmetic may be re-associated: (x + s) - x is the rounded value or s, and
+    (x * y) * c is that, x * (y * c) or (x * c) * y."""
+    rng = np.random.default_rng(6)
+    x = np.concatenate([np.array([math.inf, -math.inf, math.nan, -0.0, 1e30, 3.4e38]),
+                        rng.standard_normal(2000) * 10.0 ** rng.integers(-6, 30, 2000)])
+    x = x.astype(dt)
+    n = len(x)
+    s = np.concatenate([np.array([1.0, 1.0, 1.0, 1.0, 1.0, 2.5]),
+                        rng.standard_normal(2000)]).astype(dt)
+    y = np.concatenate([np.array([2.0, 2.0, 2.0, 2.0, -31.0, -31.0]),
+                        rng.standard_normal(2000)]).astype(dt)
+    o = np.zeros(4 * n, dt)
+    gpu(driver_folds, n, x, s, y, o).join()
+    o = o.reshape(n, 4)
+    zero, c = dt(0.0), dt(0.001)
+    with np.errstate(all="ignore"):
+        allowed = [((x * zero), np.zeros(n, dt)), ((x + zero), x), ((x + s) - x, s),
+                   ((x * y) * c, x * (y * c), (x * c) * y)]
+    for k, values in enumerate(allowed):
+        ok = np.zeros(n, bool)
+        for v in values:
+            ok |= _same(o[:, k], v)
+        bad = [(float(a), float(o[j, k]), *(float(v[j]) for v in values))
+               for j, a in enumerate(x) if not ok[j]]
+        assert not bad, f"column {k}: (x, device, IEEE, folded ...) {bad[:6]}"
+
+
+# ------------------------------------------------------------ int64 beside float64 code (F07)
+@Gpu
+def int64_beside_f64(n: int, x1: list[int], x3: list[float], s0: int64, o0: list[int64],
+                     o1: list[int64]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    v5 = (x1[i] % (o0[i] * 65535))
+    v4: int32 = math.floor((3.14159 / 1000.0))
+    if ((850 // 2) * abs(v4)):
+        pass
+    else:
+        if ((s0 << s0) < o1[i]):
+            pass
+    o1[i] = v5
+
+
+@Gpu
+def int64_beside_f64_one(n: int, x1: list[int], x3: list[float], s0: int64, o0: list[int64],
+                         o1: list[int64]) -> None:
+    i = GlobalIdx.x
+    if i:
+        return
+    v5 = (x1[i] % (o0[i] * 65535))
+    v4: int32 = math.floor((3.14159 / 1000.0))
+    if ((850 // 2) * abs(v4)):
+        pass
+    else:
+        if ((s0 << s0) < o1[i]):
+            pass
+    o1[i] = v5
+
+
+@pytest.mark.parametrize("a, b", [(-5, 14), (-1, 3), (7, -2), (-2**31, 1), (-70000, 5)])
+def test_int64_remainder_of_the_finding(device_name, a, b):
+    """F07 as found: one thread (lavapipe gave 65531 for -5 % (14 * 65535))."""
+    o1 = np.zeros(1, np.int64)
+    gpu(int64_beside_f64_one, 1, np.array([a], np.int32), np.array([-1.05]), -32,
+        np.array([b], np.int64), o1).join()
+    assert int(o1[0]) == a % (b * 65535)
+
+
+def test_int64_remainder_does_not_depend_on_unrelated_code(device_name):
+    rng = np.random.default_rng(7)
+    x1 = np.concatenate([[-5, -1, 5, -2**31, 2**31 - 1],
+                         rng.integers(-2**31, 2**31, 3000)]).astype(np.int32)
+    o0 = np.concatenate([[14, 14, -14, 3, -7],
+                         rng.integers(-2**20, 2**20, 3000) | 1]).astype(np.int64)
+    n = len(x1)
+    o1 = np.zeros(n, np.int64)
+    gpu(int64_beside_f64, n, x1, np.full(n, -1.05), -32, o0, o1).join()
+    want = [int(a) % (int(b) * 65535) for a, b in zip(x1, o0)]
+    bad = [(int(a), int(b), int(g), w) for a, b, g, w in zip(x1, o0, o1, want) if g != w]
+    assert not bad, f"{len(bad)} differ (x1, o0, device, Python): {bad[:6]}"
