@@ -1,7 +1,8 @@
-"""What the exact float32 division helpers cost on this device: each kernel run with the
-device's own setting of the pipeline constant ``ct_fused_f32`` (Dekker's product on CPU
-drivers) and with the single-fma form GPUs run (wrong on a device whose fma rounds twice, so
-timed only). Prints the best of several runs of each.
+"""What the exact float32 division helpers cost on this device: each kernel run in the form
+the device picks (on a CPU driver with shader-f64: the fma-free helpers in float64), in the
+fma-free float32 form (Dekker's product: shader-f64 hidden), and in the single-fma form GPUs
+run (wrong on a device whose fma rounds twice, so timed only). Prints the best of several
+runs of each.
 
     python bench/f32_division.py [n]
 """
@@ -17,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from cthreads import config                             # noqa: E402
 from cthreads.backend.device import DeviceContext      # noqa: E402
 from cthreads.gpu import GlobalIdx, Gpu, gpu            # noqa: E402
 
@@ -79,18 +81,22 @@ def main() -> int:
             if vec == "1" and kernel is mods:
                 continue                       # no four-lane form
             times = []
-            for forced in (False, True):
+            for form in ("own", "float32", "fma"):
                 kernel._runtime = None
-                if forced:
+                if form == "fma":
                     DeviceContext.fma_rounds_once = property(lambda self: True)
+                hide = ("shader-f64",) if form == "float32" else ()
                 try:
-                    times.append(_best(kernel, (n, x, y, o)))
+                    with config.override(hide_features=hide):
+                        times.append(_best(kernel, (n, x, y, o)))
                 finally:
                     DeviceContext.fma_rounds_once = own
                     kernel._runtime = None
-            form = "four-lane" if vec == "1" else "scalar"
-            print(f"{kernel.__name__:5s} {form:9s} this device's form {times[0] * 1e3:7.2f} ms,"
-                  f"  single-fma form {times[1] * 1e3:7.2f} ms,  ratio {times[0] / times[1]:.2f}")
+            shape = "four-lane" if vec == "1" else "scalar"
+            print(f"{kernel.__name__:5s} {shape:9s} device's form {times[0] * 1e3:7.2f} ms, "
+                  f"fma-free float32 {times[1] * 1e3:7.2f} ms, single fma "
+                  f"{times[2] * 1e3:7.2f} ms; ratios {times[0] / times[2]:.2f}, "
+                  f"{times[1] / times[2]:.2f}")
     return 0
 
 

@@ -29,6 +29,7 @@ from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 device_constants, make_bind_group_layout, make_pipeline)
 from .codegen import reduction as codegen
+from .codegen.builtins import device_form
 from .codegen.types import ELEM_TYPES
 from .codegen.types import elem as elem_type
 from .errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,
@@ -86,7 +87,8 @@ class _Reducer:
         wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
                                       probe)
         try:
-            pipe = make_pipeline(self.ctx, wgsl, codegen.ENTRY_POINT,
+            pipe = make_pipeline(self.ctx, device_form(wgsl, self.ctx.exact_f32_in_f64),
+                                 codegen.ENTRY_POINT,
                                  _PROBE_BINDINGS if probe else _BINDINGS,
                                  layout=self.layouts[probe],
                                  constants=device_constants(self.ctx, op.overrides))

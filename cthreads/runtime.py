@@ -25,6 +25,7 @@ from .backend import get_queue
 from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 device_constants, make_bind_group_layout, make_pipeline)
+from .codegen.builtins import device_form
 from .codegen.types import NARROW
 from .codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
 from .codegen.types import elem as elem_type
@@ -292,7 +293,8 @@ class KernelRuntime:
                 wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
                                          vec=vec, cpu=self.loop_variant)
             try:
-                pipe = make_pipeline(self.ctx, wgsl, self.program.entry_point, self.bindings,
+                pipe = make_pipeline(self.ctx, device_form(wgsl, self.ctx.exact_f32_in_f64),
+                                     self.program.entry_point, self.bindings,
                                      layout=self.layout,
                                      constants=device_constants(self.ctx,
                                                                 self.program.overrides))

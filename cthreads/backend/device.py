@@ -126,6 +126,13 @@ class DeviceContext:
         where it holds and Dekker's product where it does not."""
         return not self.is_cpu
 
+    @property
+    def exact_f32_in_f64(self) -> bool:
+        """Whether the fma-free float32 helpers run in float64 (``codegen.builtins.F64_FORMS``):
+        on devices whose fma rounds twice and that have ``shader-f64`` (CPU drivers, where a
+        float64 division costs what a float32 one does; measured: ``bench/f32_division.py``)."""
+        return not self.fma_rounds_once and not self.missing(["shader-f64"])
+
     def limit(self, key: str) -> int:
         return int(self.limits[key])
 

@@ -235,7 +235,8 @@ HELPERS = {
     # with its exact residual; fmod's integer quotient is fixed with the residual's sign.
     # Where fma rounds once (GPU drivers: ct_fused_f32, a pipeline constant the runtime sets
     # per device, docs/language.md) the residual is one fma; where it may round twice (Vulkan
-    # allows that, and lavapipe's does) it comes from Dekker's exact product (ct_residual_f).
+    # allows that, and lavapipe's does) it comes from Dekker's exact product (ct_residual_f),
+    # or, on devices with shader-f64, the same helpers compute in float64 (F64_FORMS).
     # ct_zero() (emitted per kernel, codegen/__init__.py) is 0 at run time but unknown to the
     # driver's compiler, which folded fma(-(x / y), y, x) to 0 otherwise (NVIDIA).
     "ct_fused_f32": ((), "override ct_fused_f32: bool = true;"),
@@ -489,6 +490,39 @@ HELPERS = {
 }
 
 HELPERS.update(WIDE_INT_HELPERS)
+
+#: The fma-free float32 helpers computed in float64 instead, for devices with ``shader-f64``
+#: whose fma rounds twice (CPU drivers, where float64 is as fast as float32): a float64
+#: quotient of float32 values rounded to float32 is the correctly rounded float32 quotient
+#: (53 >= 2 * 24 + 2 bits), and for |trunc(a / b)| < 2^24 the float64 ``a - q * b`` is exact
+#: (q * b has at most 48 bits, and the remainder fits 24 bits of b's last place), as is
+#: trunc of the float64 quotient (a / b is at least 2^-48 relative from an integer it is not).
+#: ``device_form`` swaps these texts in for the ``HELPERS`` ones of the same name.
+F64_FORMS = {
+    "ct_div_exact_f": """fn ct_div_exact_f(x: f32, y: f32) -> f32 {
+    return f32(f64(x) / f64(ct_hide_f(y)));
+}""",
+    "ct_fmodq_exact_f": """fn ct_fmodq_exact_f(a: f32, b: f32) -> vec2<f32> {
+    let x = f64(a);
+    let y = f64(ct_hide_f(b));
+    let q = trunc(x / y);
+    let r = f32(x - q * y);
+    if (q == 0.0lf) { return vec2<f32>(a, 0.0f); }
+    return vec2<f32>(ct_copysign(r, a), f32(q));
+}""",
+}
+
+
+def device_form(wgsl: str, f64: bool) -> str:
+    """The WGSL for a device: with ``f64`` (a device with ``shader-f64`` whose fma rounds
+    twice), the ``F64_FORMS`` of the fma-free float32 helpers the text contains; else the
+    text itself."""
+    if not f64:
+        return wgsl
+    for name, text in F64_FORMS.items():
+        wgsl = wgsl.replace(HELPERS[name][1], text)
+    return wgsl
+
 
 #: the helpers that declare a pipeline-overridable constant (WGSL ``override``), which the
 #: runtime sets per device when it makes the pipeline: ``ct_fused_f32``, whether the device's

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 
+from cthreads import config
 from cthreads.gpu import GlobalIdx, Gpu, float32, float64, gpu, int32, int64, uint32
 
 FLOATS = [np.float32, np.float64]
@@ -80,25 +81,37 @@ def _divmod_inputs(dt, n=4000, seed=21):
             np.concatenate([np.array(fy, dt), y, y2]))
 
 
-def _run_divmod(dt, x, y):
+def _run_divmod(dt, x, y, hide=()):
+    """The four results; ``hide``: device features to hide (``shader-f64`` makes a CPU
+    driver run the fma-free float32 helpers in float32, Dekker's form, instead of float64)."""
     n = len(x)
     q, m, f, d = (np.zeros(n, dt) for _ in range(4))
-    gpu(divmod_all, n, x, y, q, m, f, d).join()
+    divmod_all._runtime = None
+    try:
+        with config.override(hide_features=hide):
+            gpu(divmod_all, n, x, y, q, m, f, d).join()
+    finally:
+        divmod_all._runtime = None
     return q, m, f, d
 
 
-@pytest.mark.parametrize("dt", FLOATS, ids=IDS)
-def test_division_is_correctly_rounded(device_name, dt):
+#: (launch type, features hidden): float32 in each form the device may run, and float64
+FORMS = [(np.float32, ()), (np.float32, ("shader-f64",)), (np.float64, ())]
+FORM_IDS = ["float32", "float32-without-f64", "float64"]
+
+
+@pytest.mark.parametrize("dt, hide", FORMS, ids=FORM_IDS)
+def test_division_is_correctly_rounded(device_name, dt, hide):
     x, y = _divmod_inputs(dt)
-    q = _run_divmod(dt, x, y)[0]
+    q = _run_divmod(dt, x, y, hide)[0]
     with np.errstate(all="ignore"):
         _assert_same("/", x, y, q, x / y)
 
 
-@pytest.mark.parametrize("dt", FLOATS, ids=IDS)
-def test_remainders_and_floor_division_are_exact(device_name, dt):
+@pytest.mark.parametrize("dt, hide", FORMS, ids=FORM_IDS)
+def test_remainders_and_floor_division_are_exact(device_name, dt, hide):
     x, y = _divmod_inputs(dt)
-    _, m, f, d = _run_divmod(dt, x, y)
+    _, m, f, d = _run_divmod(dt, x, y, hide)
     # docs/language.md: exact for quotients below 2^24 (float32; the float64 helpers are
     # exact for every quotient)
     keep = np.abs(x.astype(np.float64) / y.astype(np.float64)) < 2.0**24
@@ -126,7 +139,8 @@ def quotient4(n: int, x: list[float], y: list[float], q: list[float]) -> None:
     q[i] = x[i] / y[i]
 
 
-def test_four_lane_division_is_correctly_rounded(device_name, monkeypatch):
+@pytest.mark.parametrize("hide", [(), ("shader-f64",)], ids=["", "without-f64"])
+def test_four_lane_division_is_correctly_rounded(device_name, monkeypatch, hide):
     monkeypatch.setenv("CTHREADS_VEC", "1")
     quotient4._runtime = None
     try:
@@ -134,7 +148,8 @@ def test_four_lane_division_is_correctly_rounded(device_name, monkeypatch):
         n = len(x) // 4 * 4
         x, y = x[:n], y[:n]
         q = np.zeros(n, np.float32)
-        gpu(quotient4, n, x, y, q).join()
+        with config.override(hide_features=hide):
+            gpu(quotient4, n, x, y, q).join()
         assert any(key[2] for key in quotient4._runtime._pipelines), "four-lane form not run"
         with np.errstate(all="ignore"):
             _assert_same("/ (four lanes)", x, y, q, x / y)
@@ -151,6 +166,9 @@ def test_the_exact_helpers_follow_the_device_fma(device_name):
     assert device_constants(ctx, ("ct_fused_f32",)) == (("ct_fused_f32",
                                                           ctx.fma_rounds_once),)
     assert ctx.fma_rounds_once == (not ctx.is_cpu)
+    with config.override(hide_features=("shader-f64",)):
+        assert not ctx.exact_f32_in_f64
+    assert ctx.exact_f32_in_f64 == (not ctx.fma_rounds_once and "shader-f64" in ctx.features)
 
 
 # ------------------------------------------------------------ division by a visible zero (F05)
