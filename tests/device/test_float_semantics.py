@@ -467,3 +467,19 @@ def test_int64_remainder_does_not_depend_on_unrelated_code(device_name):
     want = [int(a) % (int(b) * 65535) for a, b in zip(x1, o0)]
     bad = [(int(a), int(b), int(g), w) for a, b, g, w in zip(x1, o0, o1, want) if g != w]
     assert not bad, f"{len(bad)} differ (x1, o0, device, Python): {bad[:6]}"
+
+
+# ------------------------------------------------------------ the helpers in a reduction
+@Gpu.func
+def max_by_division(a: float, b: float) -> float:
+    # the larger of the two, through the division and fmod helpers (x / 1.0 == x; the
+    # fmod term is a zero for finite values)
+    return max(a / 1.0, b / 1.0) + math.fmod(a, 1.0) * 0.0
+
+
+def test_a_reduction_gets_the_device_form_of_the_helpers(device_name):
+    """A reduction's pipeline takes the pipeline constant and the helper texts too (a wrong
+    one would refuse the shader or round the quotients)."""
+    rng = np.random.default_rng(9)
+    values = (rng.standard_normal(5000) * 1e3).astype(np.float32)
+    assert max_by_division.reduce(values) == float(values.max())
