@@ -29,7 +29,7 @@ from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 device_constants, make_bind_group_layout, make_pipeline)
 from .codegen import reduction as codegen
-from .codegen.builtins import device_form
+from .codegen.float_ops import device_form
 from .codegen.types import ELEM_TYPES
 from .codegen.types import elem as elem_type
 from .errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,

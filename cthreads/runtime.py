@@ -25,7 +25,7 @@ from .backend import get_queue
 from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 device_constants, make_bind_group_layout, make_pipeline)
-from .codegen.builtins import device_form
+from .codegen.float_ops import device_form
 from .codegen.types import NARROW
 from .codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
 from .codegen.types import elem as elem_type

@@ -9,8 +9,9 @@ variant). A compilation is for one ``types.Widths`` (what plain float and int me
 follows its arrays); N-D launches get their own entry forms, rendered on first use. Device
 functions (``functions``) are translated after the kernel, one specialisation per choice of the
 caller's lists. Tables: ``types`` (element types and promotion), ``builtins`` (callables,
-operators, WGSL helpers), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64
-library), ``unsupported`` (constructs kernels lack). Every pass dispatches with
+operators, WGSL helpers), ``float_ops`` (float32 operators and conversions with Python's
+exact meaning), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64 library),
+``unsupported`` (constructs kernels lack). Every pass dispatches with
 ``visit.Visitor``. Needs no device and never imports wgpu.
 """
 
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir
-from .builtins import HELPERS, OVERRIDES, helper_row
+from .builtins import HELPERS, helper_row
+from .float_ops import OVERRIDES
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
 from .functions import FunctionSet, OpSource

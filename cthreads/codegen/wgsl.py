@@ -13,7 +13,8 @@ import struct
 from dataclasses import fields
 
 from . import ir
-from .builtins import CALL_HELPERS, CALLS, FLOAT_TO_INT, TO_INT, f64_call, helper_row
+from .builtins import CALL_HELPERS, CALLS, TO_INT, f64_call, helper_row
+from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
