@@ -371,6 +371,30 @@ def test_literal_zeros_and_self_differences_keep_ieee_results(device_name, dt):
 
 
 @Gpu
+def times_zero4(n: int, x: list[float], y: list[float], z: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    y[i] = x[i] * 0.0
+    z[i] = x[i] - x[i]
+
+
+def test_fold_prone_shapes_in_an_element_wise_kernel(device_name, monkeypatch):
+    """With the four-lane variant on, such a kernel keeps the IEEE values (it runs scalar)."""
+    monkeypatch.setenv("CTHREADS_VEC", "1")
+    times_zero4._runtime = None
+    try:
+        x = np.array([math.inf, math.nan, -0.0, 2.0, -3.0, 0.0, math.inf, 1.0], np.float32)
+        y, z = np.ones(8, np.float32), np.ones(8, np.float32)
+        gpu(times_zero4, 8, x, y, z).join()
+        with np.errstate(all="ignore"):
+            _assert_same("x * 0.0", x, x, y, x * np.float32(0.0))
+            _assert_same("x - x", x, x, z, x - x)
+    finally:
+        times_zero4._runtime = None
+
+
+@Gpu
 def driver_folds(n: int, x: list[float], s: list[float], y: list[float], o: list[float]) -> None:
     i: int = GlobalIdx.x
     if i >= n:
