@@ -279,12 +279,12 @@ HELPERS = {
     }
     return 0u;
 }"""),
-    # the value, unknown to the driver's compiler (ct_zero()): for literal-only expressions
-    # (which WGSL would evaluate at compile time) and the operands of fold-prone shapes
-    # (wgsl.fold_guard: x * 0.0, x - x, ...), which the drivers simplified as if NaN, inf and
-    # -0.0 did not exist (lavapipe's abs(-0.0) gave -0.0)
-    "ct_fid": ((), "fn ct_fid(v: f32) -> f32 "
-                   "{ return bitcast<f32>(bitcast<u32>(v) ^ ct_zero()); }"),
+    "ct_fid": ((), "fn ct_fid(v: f32) -> f32 { return v; }"),
+    # the value, unknown to the driver's compiler (ct_zero()): the operands of fold-prone
+    # shapes (wgsl.fold_guard: x * 0.0, x - x, ...) and of a literal abs(), which the drivers
+    # simplified as if NaN, inf and -0.0 did not exist (lavapipe's abs(-0.0) gave -0.0)
+    "ct_opaque_f": ((), "fn ct_opaque_f(v: f32) -> f32 "
+                        "{ return bitcast<f32>(bitcast<u32>(v) ^ ct_zero()); }"),
     "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
 }
 

@@ -37,6 +37,8 @@ HELPER_OP = {("truediv", "float"): "ct_div_f",
 #: helpers that keep WGSL from evaluating a constant expression at compile time
 IDENTITY = {"float": "ct_fid", "int": "ct_iid", "int64": "ct_id_l", "uint32": "ct_id_u",
             "float64": "ct_id_d"}
+#: helpers that hide a float from the driver's compiler (the operands ``fold_guard`` names)
+OPAQUE = {"float": "ct_opaque_f", "float64": "ct_opaque_d"}
 #: an index of these types reaches the (i32) array access through a helper
 INDEX_HELPER = {"int64": "ct_index_l", "uint32": "ct_index_u"}
 #: index builtins in the N-D launch variant (entry.nd_entry defines the names)
@@ -193,7 +195,7 @@ class Emitter(Visitor):
         if hide:
             # shapes a driver simplifies as if NaN, inf and -0.0 did not exist (x * 0.0,
             # x + 0.0, x - x, -x + x): the operand it would need is hidden from it
-            ident = IDENTITY[e.left.ty]
+            ident = OPAQUE[e.left.ty]
             self.helper(ident)
             a = f"{ident}({a})" if "left" in hide else a
             b = f"{ident}({b})" if "right" in hide else b
@@ -239,6 +241,10 @@ class Emitter(Visitor):
             return self.cast(TO_INT[e.fn].format(*args), arg_ty, e.ty)
         if e.fn == "abs" and arg_ty == "uint32":
             return args[0]
+        if e.fn in ("abs", "fabs") and arg_ty in OPAQUE and _const_tree(e):
+            # abs of a literal: the driver folded abs(-0.0) to -0.0 (lavapipe)
+            self.helper(OPAQUE[arg_ty])
+            args = [f"{OPAQUE[arg_ty]}({args[0]})"]
         if arg_ty == "float64":
             template, helpers = f64_call(e.fn, self.src, e.loc)
         else:
@@ -595,7 +601,7 @@ def fold_guard(e: ir.Binary) -> tuple:
     which folds x * 0.0 to 0.0, x + 0.0 to x, x - x and -x + x to 0.0 (lavapipe's and NVIDIA's:
     wrong for NaN, infinities and -0.0); () for every other expression."""
     if e.op not in ("add", "sub", "mul") or elem(e.left.ty).kind != "f" or \
-            e.left.ty not in IDENTITY:
+            e.left.ty not in OPAQUE:
         return ()
     hide = tuple(side for side, x in (("left", e.left), ("right", e.right)) if _zero_literal(x))
     if e.op == "sub" and same_value(e.left, e.right):
