@@ -27,8 +27,9 @@ from .backend import device as _device
 from .backend import get_queue
 from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
-                                make_bind_group_layout, make_pipeline)
+                                device_constants, make_bind_group_layout, make_pipeline)
 from .codegen import reduction as codegen
+from .codegen.float_ops import device_form
 from .codegen.types import ELEM_TYPES
 from .codegen.types import elem as elem_type
 from .errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,
@@ -86,9 +87,11 @@ class _Reducer:
         wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
                                       probe)
         try:
-            pipe = make_pipeline(self.ctx, wgsl, codegen.ENTRY_POINT,
+            pipe = make_pipeline(self.ctx, device_form(wgsl, self.ctx.exact_f32_in_f64),
+                                 codegen.ENTRY_POINT,
                                  _PROBE_BINDINGS if probe else _BINDINGS,
-                                 layout=self.layouts[probe])
+                                 layout=self.layouts[probe],
+                                 constants=device_constants(self.ctx, op.overrides))
         except ShaderCompileError as exc:
             numbered = "\n".join(f"{i + 1:4d} | {line}"
                                  for i, line in enumerate(wgsl.splitlines()))

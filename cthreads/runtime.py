@@ -24,7 +24,8 @@ from .backend import device as _device
 from .backend import get_queue
 from .backend.bind_groups import BindGroupCache
 from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
-                                make_bind_group_layout, make_pipeline)
+                                device_constants, make_bind_group_layout, make_pipeline)
+from .codegen.float_ops import device_form
 from .codegen.types import NARROW
 from .codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
 from .codegen.types import elem as elem_type
@@ -327,8 +328,11 @@ class KernelRuntime:
                 wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
                                          vec=vec, cpu=self.loop_variant)
             try:
-                pipe = make_pipeline(self.ctx, wgsl, self.program.entry_point, self.bindings,
-                                     layout=self.layout)
+                pipe = make_pipeline(self.ctx, device_form(wgsl, self.ctx.exact_f32_in_f64),
+                                     self.program.entry_point, self.bindings,
+                                     layout=self.layout,
+                                     constants=device_constants(self.ctx,
+                                                                self.program.overrides))
             except ShaderCompileError as exc:
                 raise self._internal_error(exc, wgsl) from None
             self._pipelines[key] = pipe

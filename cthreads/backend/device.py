@@ -118,6 +118,22 @@ class DeviceContext:
     def is_cpu(self) -> bool:
         return self.info.adapter_type == "CPU"
 
+    @property
+    def fma_rounds_once(self) -> bool:
+        """Whether the shader compiler computes a float32 ``fma`` with one rounding. Vulkan
+        lets it round the product and the sum apart; CPU drivers do (lavapipe's LLVM code
+        rounds twice), GPU drivers fuse (NVIDIA's). Kernels get it as the pipeline constant
+        ``ct_fused_f32`` (codegen/float_ops.py): the exact division helpers use one fma
+        where it holds and Dekker's product where it does not."""
+        return not self.is_cpu
+
+    @property
+    def exact_f32_in_f64(self) -> bool:
+        """Whether the fma-free float32 helpers run in float64 (codegen/float_ops.py):
+        on devices whose fma rounds twice and that have ``shader-f64`` (CPU drivers, where a
+        float64 division costs what a float32 one does; measured: ``bench/f32_division.py``)."""
+        return not self.fma_rounds_once and not self.missing(["shader-f64"])
+
     def limit(self, key: str) -> int:
         return int(self.limits[key])
 

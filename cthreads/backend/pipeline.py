@@ -118,17 +118,29 @@ def _shader_module(device, wgsl: str, label: str):
     return _api.GPUShaderModule(label, handle, device)
 
 
+#: pipeline-overridable constants a shader may declare -> the device property that sets it
+DEVICE_CONSTANTS = {"ct_fused_f32": "fma_rounds_once"}
+
+
+def device_constants(ctx: DeviceContext, names) -> tuple:
+    """(name, value) pairs for ``make_pipeline``: each of ``names`` (constants a shader
+    declares, from ``DEVICE_CONSTANTS``) set from the device's property, decided once per
+    device."""
+    return tuple((name, bool(getattr(ctx, DEVICE_CONSTANTS[name]))) for name in names)
+
+
 def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tuple,
-                  layout=None) -> Pipeline:
+                  layout=None, constants: tuple = ()) -> Pipeline:
     """The compute pipeline for ``wgsl`` (cached per device: ``ctx.index`` is in the key, and
     a new generation of devices clears the cache); ShaderCompileError if invalid.
 
     ``layout``: a bind-group layout to share (from another Pipeline of the same bindings), so
-    that bind groups serve both pipelines.
+    that bind groups serve both pipelines. ``constants``: (name, value) pairs for the WGSL's
+    pipeline-overridable constants (``override``), each one the module declares.
     """
     global _cache_generation
     key = (hashlib.sha256(wgsl.encode()).hexdigest(), entry_point, bindings, id(layout),
-           ctx.index)
+           ctx.index, tuple(constants))
     with _cache_lock:
         if _cache_generation != ctx.generation:
             _cache.clear()
@@ -147,7 +159,8 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
             device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
         pipeline_layout = device.create_pipeline_layout(bind_group_layouts=[bgl])
         pipeline = device.create_compute_pipeline(
-            layout=pipeline_layout, compute={"module": module, "entry_point": entry_point})
+            layout=pipeline_layout, compute={"module": module, "entry_point": entry_point,
+                                             "constants": dict(constants)})
     except Exception as exc:
         msg = str(exc)
         if is_lost_message(msg) or is_out_of_memory_message(msg) or isinstance(exc, MemoryError):

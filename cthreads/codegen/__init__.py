@@ -9,8 +9,9 @@ variant). A compilation is for one ``types.Widths`` (what plain float and int me
 follows its arrays); N-D launches get their own entry forms, rendered on first use. Device
 functions (``functions``) are translated after the kernel, one specialisation per choice of the
 caller's lists. Tables: ``types`` (element types and promotion), ``builtins`` (callables,
-operators, WGSL helpers), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64
-library), ``unsupported`` (constructs kernels lack). Every pass dispatches with
+operators, WGSL helpers), ``float_ops`` (float32 operators and conversions with Python's
+exact meaning), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64 library),
+``unsupported`` (constructs kernels lack). Every pass dispatches with
 ``visit.Visitor``. Needs no device and never imports wgpu.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir
 from .builtins import HELPERS, helper_row
+from .float_ops import OVERRIDES
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
 from .functions import FunctionSet, OpSource
@@ -117,6 +119,10 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     if any(word in helper_row(name)[1] for name in em.helpers for word in ("u64", "i64")):
         features += ("shader-int64",)          # float64 helpers work on the bits as u64
     features = tuple(sorted(set(features)))
+    # pipeline constants the WGSL declares (every variant of the kernel the same ones: the
+    # four-lane variant divides only where the scalar kernel does)
+    overrides = tuple(sorted((OVERRIDES & em.helpers) |
+                             ({"ct_fused_f32"} if vec_plan and vec_plan.divides else set())))
     nd_render = _NDRender(fn, fe, kernel, layout, always, frozenset(proofs), has_loops)
     return KernelProgram(
         name=fn.__name__,
@@ -153,6 +159,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
                                     if isinstance(s, ir.Barrier)})),
         shared_arrays=_shared_arrays(kernel, src),
         index_reads=_index_reads(kernel),
+        overrides=overrides,
     )
 
 
@@ -376,7 +383,7 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     features += tuple(elem(t).feature for t in {widths.concrete(types[0])}
                       if elem(t).feature)
     return OpSource(root.ident, widths.concrete(types[0]), "\n\n".join(helpers + blocks),
-                    features)
+                    features, tuple(sorted(OVERRIDES & em.helpers)))
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .. import indexes, intrinsics, sync, widths
 from ..errors import GpuKernelTypeError
+from .float_ops import FLOAT_HELPERS
 from .wide_ints import WIDE_INT_HELPERS
 
 
@@ -51,9 +52,9 @@ MATH = {
     "fmod": MathFn((2,), "float", "ct_fmod({0}, {1})"),
     "degrees": MathFn((1,), "float", "degrees({0})"),
     "radians": MathFn((1,), "float", "radians({0})"),
-    "floor": MathFn((1,), "int", "i32(floor({0}))", int_identity=True),
-    "ceil": MathFn((1,), "int", "i32(ceil({0}))", int_identity=True),
-    "trunc": MathFn((1,), "int", "i32(trunc({0}))", int_identity=True),
+    "floor": MathFn((1,), "int", "ct_i32_f(floor({0}))", int_identity=True),
+    "ceil": MathFn((1,), "int", "ct_i32_f(ceil({0}))", int_identity=True),
+    "trunc": MathFn((1,), "int", "ct_i32_f(trunc({0}))", int_identity=True),
     "isnan": MathFn((1,), "bool", "ct_isnan({0})"),
     "isinf": MathFn((1,), "bool", "ct_isinf({0})"),
     "isfinite": MathFn((1,), "bool", "ct_isfinite({0})"),
@@ -98,7 +99,7 @@ TO_INT = {"floor": "floor({0})", "ceil": "ceil({0})", "trunc": "trunc({0})",
 
 #: ``ir.Call.fn`` -> WGSL format string over the (already converted) arguments
 CALLS = {name: fn.template for name, fn in MATH.items()}
-CALLS.update({"log_base": LOG_BASE, "abs": "abs({0})", "round": "i32(round({0}))",
+CALLS.update({"log_base": LOG_BASE, "abs": "abs({0})", "round": "ct_i32_f(round({0}))",
               "min_i": "min({0}, {1})", "max_i": "max({0}, {1})",
               "min_f": "ct_min_f({0}, {1})", "max_f": "ct_max_f({0}, {1})"})
 
@@ -224,48 +225,6 @@ HELPERS = {
     if (((a < 0i) != (b < 0i)) && r != 0u) { r = ub - r; }
     return bitcast<i32>(select(r, 0u - r, b < 0i));
 }"""),
-    # Float division and remainders with Python's exact results: WGSL lets f32 division be off
-    # by 2.5 ulp, and NVIDIA's driver is (27.0 / 1.0 came out 26.999998 in a 27 * y / y test),
-    # which also made `%` (a - b * trunc(a / b)) off by a whole b. The quotient is corrected
-    # with its fma residual; fmod's integer quotient is fixed with the residual's sign.
-    # ct_zero() (emitted per kernel, codegen/__init__.py) is 0 at run time but unknown to the
-    # driver's compiler, which folded fma(-(x / y), y, x) to 0 otherwise (NVIDIA).
-    "ct_div_f": (("ct_isfinite",), """fn ct_div_f(x: f32, y: f32) -> f32 {
-    let q = bitcast<f32>(bitcast<u32>(x / y) ^ ct_zero());
-    let r = fma(-q, y, x);
-    let c = q + r / y;
-    return select(q, c, ct_isfinite(r) && ct_isfinite(c));
-}"""),
-    "ct_fmod": (("ct_isfinite", "ct_isinf", "ct_isnan"), """fn ct_fmod(a: f32, b: f32) -> f32 {
-    if (!ct_isfinite(a) || b == 0.0f || ct_isnan(b)) { return a % b; }
-    if (ct_isinf(b)) { return a; }
-    var q = trunc(a / b);
-    if (!(abs(q) < 16777216.0f)) { return a % b; }
-    let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
-    let r = fma(-q, b, a);
-    if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
-        q = q - s;
-    } else if (abs(r) >= abs(b)) {
-        q = q + s;
-    }
-    return fma(-q, b, a);
-}"""),
-    "ct_mod_f": (("ct_copysign", "ct_fmod"), """fn ct_mod_f(a: f32, b: f32) -> f32 {
-    var r = ct_fmod(a, b);
-    if (r == 0.0f) { return ct_copysign(0.0f, b); }
-    if ((r < 0.0f) != (b < 0.0f)) { r = r + b; }
-    return r;
-}"""),
-    "ct_floordiv_f": (("ct_copysign", "ct_fmod"), """fn ct_floordiv_f(a: f32, b: f32) -> f32 {
-    if (b == 0.0f) { return floor(a / b); }
-    var m = ct_fmod(a, b);
-    var d = (a - m) / b;
-    if (!(m == 0.0f) && ((b < 0.0f) != (m < 0.0f))) { d = d - 1.0f; }
-    if (d == 0.0f) { return ct_copysign(0.0f, a / b); }
-    var q = floor(d);
-    if (d - q > 0.5f) { q = q + 1.0f; }
-    return q;
-}"""),
     "ct_pow_i": ((), """fn ct_pow_i(base: i32, e: i32) -> i32 {
     if (e < 0i) {
         if (base == 1i) { return 1i; }
@@ -282,20 +241,6 @@ HELPERS = {
         k = k >> 1u;
     }
     return r;
-}"""),
-    "ct_pow_f": ((), """fn ct_pow_f(a: f32, b: f32) -> f32 {
-    if (b == 0.0f || a == 1.0f) { return 1.0f; }
-    if (a == 0.0f) {
-        if (b < 0.0f) { return bitcast<f32>(0x7f800000u); }
-        return 0.0f;
-    }
-    if (a < 0.0f && b == trunc(b)) {
-        let m = pow(-a, b);
-        let half = b * 0.5f;
-        if (half == trunc(half)) { return m; }
-        return -m;
-    }
-    return pow(a, b);
 }"""),
     "ct_copysign": ((), """fn ct_copysign(a: f32, b: f32) -> f32 {
     return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));
@@ -335,9 +280,15 @@ HELPERS = {
     return 0u;
 }"""),
     "ct_fid": ((), "fn ct_fid(v: f32) -> f32 { return v; }"),
+    # the value, unknown to the driver's compiler (ct_zero()): the operands of fold-prone
+    # shapes (wgsl.fold_guard: x * 0.0, x - x, ...) and of a literal abs(), which the drivers
+    # simplified as if NaN, inf and -0.0 did not exist (lavapipe's abs(-0.0) gave -0.0)
+    "ct_opaque_f": ((), "fn ct_opaque_f(v: f32) -> f32 "
+                        "{ return bitcast<f32>(bitcast<u32>(v) ^ ct_zero()); }"),
     "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
 }
 
+HELPERS.update(FLOAT_HELPERS)
 HELPERS.update(WIDE_INT_HELPERS)
 
 #: ``ir.Call.fn`` -> the HELPERS its WGSL calls

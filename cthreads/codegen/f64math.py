@@ -291,8 +291,15 @@ _RAW: dict[str, str] = {
     if ((r < 0.0lf) != (b < 0.0lf)) { r = ct_hide_d(r + b); }
     return r;
 }""",
+    # a / b for b == +-0 (IEEE: +-inf, NaN for 0 / 0 and NaN / 0), made from the bits: a driver
+    # that sees the zero divisor folded floor(a / 0.0) to NaN (lavapipe)
+    "ct_div0_d": """fn ct_div0_d(a: f64, b: f64) -> f64 {
+    if (a == 0.0lf || ct_isnan_d(a)) { return $NAN; }
+    return bitcast<f64>(0x7ff0000000000000lu
+                        | ((bitcast<u64>(a) ^ bitcast<u64>(b)) & 0x8000000000000000lu));
+}""",
     "ct_floordiv_d": """fn ct_floordiv_d(a: f64, b: f64) -> f64 {
-    if (b == 0.0lf) { return floor(a / b); }
+    if (b == 0.0lf) { return ct_div0_d(a, b); }
     let m = ct_fmod_d(a, b);
     var d = ct_div_d(a - m, b);
     if (!(m == 0.0lf) && ((b < 0.0lf) != (m < 0.0lf))) { d = d - 1.0lf; }

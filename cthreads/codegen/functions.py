@@ -187,6 +187,7 @@ class OpSource:
     ty: str
     text: str
     features: tuple = ()
+    overrides: tuple = ()     # pipeline constants the text declares (builtins.OVERRIDES)
 
 
 def _plain(name: str) -> str:

@@ -175,6 +175,10 @@ class KernelProgram:
         """The axes ('x', 'y', 'z') of every index builtin the kernel reads."""
         return frozenset(axis for _, axis in self.index_reads)
 
+    # The pipeline-overridable constants every variant's WGSL declares (builtins.OVERRIDES),
+    # which the runtime sets per device when it makes a pipeline
+    overrides: tuple = ()
+
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
              vec: str = "", cpu: bool = False, nd: tuple | None = None,
              grid: bool | None = None) -> str:

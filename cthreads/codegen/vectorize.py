@@ -27,11 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import ir
-from .builtins import CALLS
+from .builtins import CALLS, HELPERS
 from .types import elem
 from .visit import Visitor
 from .entry import grid_entry
-from .wgsl import _const_tree, literal
+from .wgsl import _const_tree, fold_guard, literal
 
 #: math functions whose WGSL form applies lane by lane to a vec4<f32>
 LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
@@ -40,17 +40,41 @@ LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh"
 #: the float64 ones (float64 math runs in helpers, one value at a time)
 LANEWISE_F64 = {"sqrt", "fabs", "abs"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
-#: lane-wise ct_div_f (builtins.py): the quotient corrected by its fma residual
+#: lane-wise ct_div_f (builtins.py): the quotient corrected by its fma residual where fma
+#: rounds once (the pipeline constant ct_fused_f32), else lane by lane ct_div_exact_f
 DIV4 = """fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }
 
 fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
+    if (!ct_fused_f32) {
+        return vec4<f32>(ct_div_exact_f(x.x, y.x), ct_div_exact_f(x.y, y.y),
+                         ct_div_exact_f(x.z, y.z), ct_div_exact_f(x.w, y.w));
+    }
     let q = bitcast<vec4<f32>>(bitcast<vec4<u32>>(x / y) ^ vec4<u32>(ct_zero()));
     let r = fma(-q, y, x);
     let c = q + r / y;
     let inf = vec4<u32>(0x7f800000u);
     let finite = ((bitcast<vec4<u32>>(r) & inf) != inf) & ((bitcast<vec4<u32>>(c) & inf) != inf);
-    return select(q, c, finite);
+    return select(q, c, finite & (r != vec4<f32>(0.0f)));
 }"""
+#: the helpers DIV4 calls (builtins.HELPERS, with their dependencies)
+DIV4_HELPERS = ("ct_fused_f32", "ct_div_exact_f")
+
+
+def div4_text() -> str:
+    """DIV4 and the helpers it calls, each once."""
+    names: list[str] = []
+
+    def add(name: str) -> None:
+        if name not in names:
+            for dep in HELPERS[name][0]:
+                add(dep)
+            names.append(name)
+
+    for name in DIV4_HELPERS:
+        add(name)
+    return "\n\n".join([DIV4] + [HELPERS[name][1] for name in names])
+
+
 _GUARDS = {(">=", 0): "ge", ("<=", 1): "ge", ("<", 0): "lt", (">", 1): "lt"}
 
 
@@ -58,6 +82,7 @@ _GUARDS = {(">=", 0): "ge", ("<=", 1): "ge", ("<", 0): "lt", (">", 1): "lt"}
 class VecPlan:
     guard: str                   # the int parameter g of the guard
     lists: tuple                 # Python names of the lists the body accesses
+    divides: bool = False        # its WGSL declares the pipeline constant ct_fused_f32 (DIV4)
 
 
 class _NotLanewise(Exception):
@@ -198,8 +223,8 @@ class _Printer(Visitor):
         if _const_tree(e):
             raise _NotLanewise          # WGSL would evaluate it at compile time (and may reject
                                         # an overflow): the scalar kernel guards against that
-        if e.op not in _ARITH:
-            raise _NotLanewise
+        if e.op not in _ARITH or fold_guard(e):
+            raise _NotLanewise          # (x * 0.0, x - x ...: the scalar kernel hides them)
         left, right = self.expr(e.left), self.expr(e.right)
         if e.op == "truediv":
             return self.div(left, right)
@@ -288,7 +313,7 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
                 body.append(f"    let {local.ident}: {t} = {init};")
         else:
             body.append(f"    var {local.ident}: {printer.vt};")
-    helpers = ["", DIV4] if printer.divides else []
+    helpers = ["", div4_text()] if printer.divides else []
     start = ["    let ct_i: i32 = i32(ct_j * 4u);", f"    if (ct_i >= {g}) {{ return; }}"]
     # the form for guards that are multiples of 4 (every step whole), without the partial-step
     # branch: faster on CPU drivers, equal on GPUs (docs/performance.md, "The four-lane variant")
@@ -301,4 +326,5 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
     entry = grid_entry("ct_vbody", "ct_g")
     templates = ["\n".join(head + decls + helpers + form + entry) for form in (whole, tail)]
     pyname = next(loc.pyname for loc in kernel.locals if loc.ident == g)
-    return templates[0], templates[1], VecPlan(pyname, tuple(printer.lists))
+    return templates[0], templates[1], VecPlan(pyname, tuple(printer.lists),
+                                               printer.divides)

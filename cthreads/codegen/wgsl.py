@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import fields
 
 from . import ir
 from .builtins import CALL_HELPERS, CALLS, TO_INT, f64_call, helper_row
+from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
@@ -35,6 +37,8 @@ HELPER_OP = {("truediv", "float"): "ct_div_f",
 #: helpers that keep WGSL from evaluating a constant expression at compile time
 IDENTITY = {"float": "ct_fid", "int": "ct_iid", "int64": "ct_id_l", "uint32": "ct_id_u",
             "float64": "ct_id_d"}
+#: helpers that hide a float from the driver's compiler (the operands ``fold_guard`` names)
+OPAQUE = {"float": "ct_opaque_f", "float64": "ct_opaque_d"}
 #: an index of these types reaches the (i32) array access through a helper
 INDEX_HELPER = {"int64": "ct_index_l", "uint32": "ct_index_u"}
 #: index builtins in the N-D launch variant (entry.nd_entry defines the names)
@@ -187,6 +191,14 @@ class Emitter(Visitor):
 
     def visit_Binary(self, e):
         a, b = self.operands(e, [e.left, e.right])
+        hide = fold_guard(e)
+        if hide:
+            # shapes a driver simplifies as if NaN, inf and -0.0 did not exist (x * 0.0,
+            # x + 0.0, x - x, -x + x): the operand it would need is hidden from it
+            ident = OPAQUE[e.left.ty]
+            self.helper(ident)
+            a = f"{ident}({a})" if "left" in hide else a
+            b = f"{ident}({b})" if "right" in hide else b
         return self.binop(e.op, e.left.ty, a, b)
 
     def binop(self, op, ty, a, b) -> str:
@@ -210,9 +222,11 @@ class Emitter(Visitor):
         if dst == "int64" and src in WIDEN:
             self.helper(WIDEN[src])
             return f"{WIDEN[src]}({text})"
-        if dst == "uint32" and elem(src).kind == "f":
-            # negative floats wrap as their int32 value would (numpy's astype on x86)
-            return f"select(u32({text}), bitcast<u32>(i32({text})), {text} < {elem(src).zero})"
+        if (src, dst) in FLOAT_TO_INT:
+            # saturating at the int's limits; negative floats into uint32 wrap as their int32
+            # value would (numpy's astype on x86)
+            self.helper(FLOAT_TO_INT[(src, dst)])
+            return f"{FLOAT_TO_INT[(src, dst)]}({text})"
         return f"{elem(dst).wgsl}({text})"
 
     def visit_Cast(self, e):
@@ -224,9 +238,13 @@ class Emitter(Visitor):
         arg_ty = e.args[0].ty if e.args else e.ty
         if e.fn in TO_INT and (arg_ty != "float" or e.ty != "int"):
             # floor ceil trunc round of a float64, or to an int64: the float, then the int
-            return f"{elem(e.ty).wgsl}({TO_INT[e.fn].format(*args)})"
+            return self.cast(TO_INT[e.fn].format(*args), arg_ty, e.ty)
         if e.fn == "abs" and arg_ty == "uint32":
             return args[0]
+        if e.fn in ("abs", "fabs") and arg_ty in OPAQUE and _const_tree(e):
+            # abs of a literal: the driver folded abs(-0.0) to -0.0 (lavapipe)
+            self.helper(OPAQUE[arg_ty])
+            args = [f"{OPAQUE[arg_ty]}({args[0]})"]
         if arg_ty == "float64":
             template, helpers = f64_call(e.fn, self.src, e.loc)
         else:
@@ -550,6 +568,49 @@ def _balanced(text: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+def _zero_literal(e: ir.Expr) -> bool:
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return isinstance(e, ir.Const) and not isinstance(e.value, bool) and e.value == 0
+
+
+#: expression nodes whose value is a function of their fields (no memory writes, no calls)
+_VALUE_NODES = (ir.Const, ir.Var, ir.Special, ir.Load, ir.Len, ir.Unary, ir.Binary, ir.Cast,
+                ir.Call)
+#: fields that do not change a node's value (its place, its bounds checks' numbers)
+_NOT_VALUE = {"loc", "check", "more_checks"}
+
+
+def same_value(a, b) -> bool:
+    """True when ``a`` and ``b`` are the same expression (the same reads of the same names
+    and lists, the same operations), so the same value at one point of a thread."""
+    if isinstance(a, ir.Expr) or isinstance(b, ir.Expr):
+        if type(a) is not type(b) or not isinstance(a, _VALUE_NODES):
+            return False
+        return all(same_value(getattr(a, f.name), getattr(b, f.name))
+                   for f in fields(a) if f.name not in _NOT_VALUE)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def fold_guard(e: ir.Binary) -> tuple:
+    """The operands ('left', 'right') of a float ``+ - *`` to hide from the driver's compiler,
+    which folds x * 0.0 to 0.0, x + 0.0 to x, x - x and -x + x to 0.0 (lavapipe's and NVIDIA's:
+    wrong for NaN, infinities and -0.0); () for every other expression."""
+    if e.op not in ("add", "sub", "mul") or elem(e.left.ty).kind != "f" or \
+            e.left.ty not in OPAQUE:
+        return ()
+    hide = tuple(side for side, x in (("left", e.left), ("right", e.right)) if _zero_literal(x))
+    if e.op == "sub" and same_value(e.left, e.right):
+        hide += ("right",)
+    if e.op == "add":
+        for side, neg, other in (("right", e.left, e.right), ("left", e.right, e.left)):
+            if isinstance(neg, ir.Unary) and neg.op == "neg" and same_value(neg.operand, other):
+                hide += (side,)
+    return tuple(sorted(set(hide)))
 
 
 def _pure(e: ir.Expr) -> bool:

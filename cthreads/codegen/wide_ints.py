@@ -84,10 +84,15 @@ WIDE_INT_HELPERS = {
     "ct_index_u": ((), """fn ct_index_u(i: u32) -> i32 {
     return select(-1i, bitcast<i32>(i), i <= 2147483647u);
 }"""),
-    # i32 and u32 values widened to i64 plus a zero the driver's compiler cannot see
-    # (ct_zero(), from a uniform): lavapipe compared a plain i64(v) with a constant wrongly
-    # (i64(v) > 100li was true for v = 0 .. 7), which the opaque zero avoids
-    "ct_wide_i": ((), "fn ct_wide_i(v: i32) -> i64 { return i64(v) + i64(ct_zero()); }"),
+    # i32 and u32 values widened to i64 without WGSL's i64(i32): lavapipe compared a plain
+    # i64(v) with a constant wrongly (i64(v) > 100li was true for v = 0 .. 7), and, with
+    # unrelated float64 code in the shader, sign-extended -5 as if from 16 bits (65531:
+    # issue 21, F07). The sign is extended by hand from the zero-extended u32 ((z ^ m) - m,
+    # m = 2^31), m made from ct_zero() (a uniform) so that the compiler cannot turn it back.
+    "ct_wide_i": ((), """fn ct_wide_i(v: i32) -> i64 {
+    let m = 0x80000000lu | u64(ct_zero());
+    return bitcast<i64>((u64(bitcast<u32>(v)) ^ m) - m);
+}"""),
     # (u32 -> u64 -> i64: a direct i64(v) of a u32 came out sign-extended on lavapipe, so
     # 2**31 widened to -2**31)
     "ct_wide_u": ((), "fn ct_wide_u(v: u32) -> i64 { "
@@ -95,6 +100,9 @@ WIDE_INT_HELPERS = {
     "ct_id_l": ((), "fn ct_id_l(v: i64) -> i64 { return v; }"),
     "ct_id_u": ((), "fn ct_id_u(v: u32) -> u32 { return v; }"),
     "ct_id_d": ((), "fn ct_id_d(v: f64) -> f64 { return v; }"),
+    # as builtins' ct_opaque_f
+    "ct_opaque_d": ((), "fn ct_opaque_d(v: f64) -> f64 "
+                        "{ return bitcast<f64>(bitcast<u64>(v) ^ u64(ct_zero())); }"),
 }
 
 __all__ = ["WIDE_INT_HELPERS"]
