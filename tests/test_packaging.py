@@ -156,7 +156,7 @@ def test_installed_wheel_runs_an_example_in_a_fresh_venv(dist, tmp_path, device_
     out = _run([py, "numpy_saxpy.py", "5000"], cwd=work, env=env)
     assert "saxpy on float32 arrays of 5,000 elements" in out.stdout
     assert out.stdout.count("(OK)") == 2, out.stdout            # checked against float64 there
-    assert "float64 array refused: " in out.stdout and "NOT REFUSED" not in out.stdout
+    assert "float32 x beside float64 y refused: " in out.stdout and "NOT REFUSED" not in out.stdout
 
     # a first process with new, empty cache folders parses no C: the wheel's entry is used
     fresh = tmp_path / "fresh-cache"
