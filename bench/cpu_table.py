@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
-from cthreads.samples import mandelbrot, saxpy
+from examples.samples import mandelbrot, saxpy
 
 from examples.reduce_sum import add
 from reference import (

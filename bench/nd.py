@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
-from cthreads.samples import saxpy
+from examples.samples import saxpy
 
 from timing import alternating_ms
 

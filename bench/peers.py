@@ -8,7 +8,7 @@ wait (ours: ``k`` ``gpu()`` calls, then ``join(download=False)`` of the jobs; to
 ``k`` calls, then one synchronize), after ``warm`` such samples untimed (the GPU's clocks rise
 under load). Metrics are named ``<case>_<implementation>_<unit>``:
 
-* ``saxpy32`` / ``saxpy64``: resident saxpy ``y = a*x + y`` (ours: ``cthreads.samples.saxpy`` on
+* ``saxpy32`` / ``saxpy64``: resident saxpy ``y = a*x + y`` (ours: ``examples.samples.saxpy`` on
   arrays bound in a ``GpuArena``; torch ``y.add_(x, alpha=a)``; a CuPy ``RawKernel``; the
   Triton saxpy), GB/s at 12 / 24 bytes per element;
 * ``sum32`` / ``sum64``: a sum returned as a Python number per call (ours ``add.reduce`` of the
@@ -22,7 +22,7 @@ under load). Metrics are named ``<case>_<implementation>_<unit>``:
   ``cp.bincount`` (``cupybincount``)), G elements/s;
 * ``stencil``: one 5-point Jacobi step on an n x n float32 grid (ours: ``threads=(n, n)`` with a
   2-D list; CuPy ``RawKernel`` in 16 x 16 blocks; torch slices), GB/s at 8 bytes per point;
-* ``mandel``: Mandelbrot with a 2-D launch (ours ``cthreads.samples.mandelbrot2d``; CuPy
+* ``mandel``: Mandelbrot with a 2-D launch (ours ``examples.samples.mandelbrot2d``; CuPy
   ``RawKernel`` in 16 x 16 blocks), ms per launch;
 * ``tiny``: saxpy on 64 elements, each launch waited for (ours ``join(download=False)``; torch
   ``add_`` + ``torch.cuda.synchronize()``; CuPy kernel + ``Device().synchronize()``; Triton +
@@ -46,7 +46,7 @@ import traceback
 import numpy as np
 
 from cthreads.gpu import GpuArena, gpu
-from cthreads.samples import mandelbrot_numpy
+from examples.samples import mandelbrot_numpy
 
 import peers_kernels as K
 from reference import MANDEL_AGREE
@@ -721,7 +721,7 @@ def mandel_rows(height: int) -> np.ndarray:
 
 
 def mandelbrot_reference(width: int, height: int, max_iter: int, rows: np.ndarray) -> np.ndarray:
-    """``cthreads.samples.mandelbrot_numpy`` for the given rows, as a (rows, width) array."""
+    """``examples.samples.mandelbrot_numpy`` for the given rows, as a (rows, width) array."""
     if rows.size == height:
         return mandelbrot_numpy(width, height, max_iter).reshape(height, width)
     return mandelbrot_numpy(width, height, max_iter, rows=rows)

@@ -3,7 +3,7 @@ write them.
 
 Ours are ``@Gpu`` kernels written the way the docs teach; the ones the demo, the examples and
 other workloads already run are imported from there, so the same kernel is measured everywhere:
-the saxpy and the 2-D Mandelbrot of ``cthreads.samples``, the 2-D stencil of ``nd.py``, the two histograms of
+the saxpy and the 2-D Mandelbrot of ``examples.samples``, the 2-D stencil of ``nd.py``, the two histograms of
 ``examples/histogram.py`` (global atomics; per-workgroup ``shared`` bins merged with atomics),
 the N-body accelerations of ``examples/nbody.py`` (device functions in the inner loop), and the
 ``add`` of ``reduction.py`` for ``add.reduce``.
@@ -18,7 +18,7 @@ No ``from __future__ import annotations`` here: Triton reads the ``tl.constexpr`
 """
 
 from cthreads.gpu import GlobalIdx, Gpu
-from cthreads.samples import mandelbrot2d, saxpy
+from examples.samples import mandelbrot2d, saxpy
 
 from examples.histogram import BINS, histogram, histogram_private
 from examples.nbody import SOFTENING2, accelerations

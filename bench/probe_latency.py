@@ -36,9 +36,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 
 def ours(n: int) -> None:
     from cthreads.backend import dispatch as dispatch_mod
-    from cthreads.backend import fastpath
+    from cthreads.backend.native import encoder as fastpath
     from cthreads.gpu import GpuArena, gpu
-    from cthreads.samples import saxpy
+    from examples.samples import saxpy
 
     spent: dict = defaultdict(list)
 

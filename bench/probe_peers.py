@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cthreads.gpu import GpuArena, gpu  # noqa: E402
-from cthreads.samples import mandelbrot2d, mandelbrot_numpy, saxpy  # noqa: E402
+from examples.samples import mandelbrot2d, mandelbrot_numpy, saxpy  # noqa: E402
 
 # the benchmark's kernels, ours and CuPy's (one source for both: bench/peers_kernels.py)
 from peers_kernels import (  # noqa: E402
@@ -292,7 +292,7 @@ def do_tiny(P, reps, k, profile):
 def main() -> int:
     tile = os.environ.get("PROBE_TILE")          # e.g. 16x16: the GPUs' 2-D tile, for a try
     if tile:
-        from cthreads import runtime
+        from cthreads.runtime import kernel_runtime as runtime
         runtime.GPU_ND_TILES[2] = tuple(int(v) for v in tile.split("x")) + (1,)
     if os.environ.get("PROBE_NO_NAGA_CHECKS"):  # GPU shader modules without naga's checks
         from cthreads.backend import pipeline

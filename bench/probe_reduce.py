@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cthreads import reduce as reduction  # noqa: E402
 from cthreads.gpu import GpuArena, device_name, gpu  # noqa: E402
-from cthreads.samples import saxpy  # noqa: E402
+from examples.samples import saxpy  # noqa: E402
 
 from reduction import add  # noqa: E402
 from reference import check_sum, sum_input  # noqa: E402

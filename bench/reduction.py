@@ -6,7 +6,7 @@ For each size n (float32 values of ``reference.sum_input``):
   ``x`` bound in a ``GpuArena`` (the values stay on the device; each call runs its passes and
   reads back the one result);
 * ``sum_np_<n>_GBps`` / ``max_np_<n>_GBps``: the same on the numpy array (uploaded per call);
-* ``saxpy_res_<n>_GBps``: the resident saxpy of ``cthreads.samples`` over the same n in the same
+* ``saxpy_res_<n>_GBps``: the resident saxpy of ``examples.samples`` over the same n in the same
   process, joined each launch, in bytes *read* per second (8 per element), the yardstick of
   the reduction's target (a reduction reads 4 bytes per element and writes nothing).
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from cthreads.gpu import Gpu, GpuArena, gpu
-from cthreads.samples import saxpy
+from examples.samples import saxpy
 
 from reference import A, check_sum, sum_input
 from timing import median_ms

@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from cthreads.gpu import gpu
-from cthreads.samples import mandelbrot
+from examples.samples import mandelbrot
 
 from reference import check_mandelbrot_sized
 

@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 
 from cthreads.gpu import (GlobalIdx, Gpu, GpuArena, devices, gpu, shutdown,  # noqa: E402
                           use_device)
-from cthreads.samples import spin  # noqa: E402
+from examples.samples import spin  # noqa: E402
 
 LOG: list[str] = []
 
@@ -156,7 +156,7 @@ def _cluster(workers: int):
 
 def part_b(quick: bool, repeats: int) -> dict:
     from examples.mandelbrot_dask import _worker_device, image  # noqa: PLC0415
-    from cthreads.samples import mandelbrot_numpy  # noqa: PLC0415
+    from examples.samples import mandelbrot_numpy  # noqa: PLC0415
 
     names = devices()
     if len(names) < 2:

@@ -6,7 +6,7 @@ measured in the same process, alternating.
   resident, n values; ``fn_nbody_*_ms``: the N-body accelerations of ``examples/nbody.py``
   (helpers ``inv_r3`` and ``pull`` in the inner loop) against the same loop written inline.
   The target: helpers cost nothing (<= 1.02x the inline time).
-* ``saxpy32_GBps`` / ``saxpy64_GBps``: the saxpy of ``cthreads.samples`` resident on float32
+* ``saxpy32_GBps`` / ``saxpy64_GBps``: the saxpy of ``examples.samples`` resident on float32
   and on float64 arrays (the launch follows the arrays' dtype), 12 and 24 bytes per element.
   The target: float64 >= 0.9x float32's GB/s.
 * ``mandel32_ms`` / ``mandel64_ms``: Mandelbrot with float32 and float64 arithmetic (the same
@@ -22,8 +22,8 @@ import math
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
-from cthreads.samples import lengths, lengths_inline, mandelbrot, mandelbrot_numpy, saxpy
-from cthreads.widths import float64
+from examples.samples import lengths, lengths_inline, mandelbrot, mandelbrot_numpy, saxpy
+from cthreads.lang.widths import float64
 
 from examples.nbody import SOFTENING2, accelerations
 from timing import alternating_ms

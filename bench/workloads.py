@@ -2,7 +2,7 @@
 
 The same file runs under our cthreads and under the original (PyPI ``cthreads-gpu`` 0.2.1, in its
 own virtual environment): it imports nothing but ``from cthreads.gpu import gpu, GpuArena``,
-numpy, ``reference`` (inputs and checks) and the kernels: ours from ``cthreads.samples``, the
+numpy, ``reference`` (inputs and checks) and the kernels: ours from ``examples.samples``, the
 original's from ``kernels_original.py`` (the same source: it has no samples module). Each
 workload is a function taking a dict of parameters and returning ``{"error": None | str,
 "metrics": {...}, "unsupported": {...}}``; ``worker.py`` runs them and prints JSON. A wrong
@@ -25,9 +25,9 @@ from reference import (
 from timing import timed
 
 
-if importlib.util.find_spec("cthreads.samples") is not None:
+if importlib.util.find_spec("examples.samples") is not None:
     # ours: the very kernels the demo and the tests run
-    from cthreads.samples import mandelbrot, saxpy
+    from examples.samples import mandelbrot, saxpy
 else:
     # the original (PyPI cthreads-gpu) has no samples module: the same source, copied
     from kernels_original import mandelbrot, saxpy

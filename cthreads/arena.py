@@ -14,12 +14,13 @@ named slots and their buffers. An arena belongs to the device selected when it w
 
 from __future__ import annotations
 
-from . import convert, nested, pickling, residency, sharing
+from .runtime import convert, nested, residency, sharing
+from . import pickling
 from .backend import device as _device
 from .backend import get_queue
 from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
-from .residency import Slot, lookup
+from .runtime.residency import Slot, lookup
 
 
 def _retire_lost_device() -> None:

@@ -31,7 +31,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
                       "`pip install 'cthreads[dask]'`") from None
 import numpy as np
 
-from . import residency, sharing
+from .runtime import residency, sharing
 from .backend import device as _device
 from .codegen.types import elem as elem_type
 from .devices import devices, use_device

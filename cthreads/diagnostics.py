@@ -208,7 +208,7 @@ def report() -> tuple[list[str], bool]:
     lines.append("features: " + ", ".join(sorted(ctx.features)))
     if not settings_ok:
         return lines, False
-    from .runtime import describe_launches  # noqa: PLC0415
+    from .runtime.kernel_runtime import describe_launches  # noqa: PLC0415
     lines += ["launches:"] + describe_launches(ctx)
     return lines, True
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import cast
 
 from .arena import GpuArena
-from .arrays import Array1D, Array2D, Array3D
+from .lang.arrays import Array1D, Array2D, Array3D
 from .errors import (
     CThreadsGPUError, GpuArgumentTypeError, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
     GpuKernelError, GpuKernelTypeError, GPUNotAvailable, GpuTimeout, GpuUnresolvedName,
@@ -20,17 +20,14 @@ from .errors import (
 from .devices import current_device, devices, use_device
 from .gpu_job import GpuJob
 from .gpu_typing import GpuDecorator
-from .indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
-from .intrinsics import (
-    atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max, atomic_min, atomic_sub,
-    shared,
-)
+from .lang.indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
+from .lang.intrinsics import (atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max, atomic_min, atomic_sub, shared)
 from .func import GpuFunc
 from .kernel import Gpu as _gpu_decorator, GpuKernel
 from .launch import compile, gpu, prepare  # noqa: A004
 from .notices import GpuNDLaunchWarning
 from .probes import available, device_name, init, shutdown
-from .widths import float32, float64, int32, int64, uint32
+from .lang.widths import float32, float64, int32, int64, uint32
 
 #: the same object as cthreads.kernel.Gpu, typed so that checkers see @Gpu(...) and @Gpu.func
 Gpu = cast(GpuDecorator, _gpu_decorator)

@@ -24,7 +24,8 @@ from __future__ import annotations
 import threading
 import weakref
 
-from . import pickling, residency
+from . import pickling
+from .runtime import residency
 from .backend import device as _device
 from .errors import CThreadsGPUError, GpuInvalidArgument, GpuTimeout, GpuUseAfterDestroy
 from .job import Job

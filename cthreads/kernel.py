@@ -14,7 +14,8 @@ import sys
 import threading
 import weakref
 
-from . import notices, pickling, simulator
+from . import notices, pickling
+from .lang import simulator
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths

@@ -11,7 +11,7 @@ joined. ``compile()`` compiles every variant a plan may pick.
 
 from __future__ import annotations
 
-from . import convert, nested, residency, sharing
+from .runtime import convert, nested, residency, sharing
 from .backend import device as _device
 from .devices import use_device
 from .codegen.types import DTYPE_ROWS, ELEM_TYPES
@@ -21,10 +21,10 @@ from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
 from .notices import warn_nd_launch
 from .func import GpuFunc
-from .plan import ListArg
+from .runtime.plan import ListArg
 from .probes import shutdown
-from .relaunch import LaunchMemo
-from .runtime import KernelRuntime, runtime_for
+from .runtime.relaunch import LaunchMemo
+from .runtime.kernel_runtime import KernelRuntime, runtime_for
 
 #: bytes per element of each element type (the element-type table's ``size``)
 _SIZES = {name: row.size for name, row in ELEM_TYPES.items()}

@@ -33,7 +33,7 @@ import types
 from .codegen.source import KernelSource
 
 #: modules searched for a library object a by-value body uses (``GlobalIdx``, ``float32``...)
-_LIBRARY_MODULES = ("cthreads.gpu", "cthreads.indexes", "cthreads.intrinsics", "cthreads.widths",
+_LIBRARY_MODULES = ("cthreads.gpu", "cthreads.lang.indexes", "cthreads.lang.intrinsics", "cthreads.lang.widths",
                     "math", "numpy")
 #: plain values a body may capture, pickled as they are
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))

@@ -12,20 +12,25 @@ from __future__ import annotations
 
 import sys
 
-from .backend import cffi_types, shipped_cache
+from .backend.native import header_cache, shipped_cache
 
 
 def _first_launches() -> None:
     """A tiny launch on lists and one on numpy arrays, their results checked."""
     import numpy as np  # noqa: PLC0415
 
-    from . import samples  # noqa: PLC0415
-    from .gpu import gpu  # noqa: PLC0415
+    from .gpu import GlobalIdx, Gpu, gpu  # noqa: PLC0415
+
+    @Gpu
+    def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
+        i: int = GlobalIdx.x
+        if i < n:
+            y[i] = a * x[i] + y[i]
 
     y = [1.0, 2.0, 3.0]
-    gpu(samples.saxpy, 3, 2.0, [1.0, 1.0, 1.0], y).join()
+    gpu(saxpy, 3, 2.0, [1.0, 1.0, 1.0], y).join()
     ya = np.ones(8, np.float32)
-    gpu(samples.saxpy, 8, 2.0, np.ones(8, np.float32), ya).join()
+    gpu(saxpy, 8, 2.0, np.ones(8, np.float32), ya).join()
     if y != [3.0, 4.0, 5.0] or not (ya == 3.0).all():
         raise RuntimeError(f"wrong results {y}, {ya}")
 
@@ -37,7 +42,7 @@ def build(folder: str | None = None) -> str:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"] and len(argv) == 2:
-        cffi_types.write_build_entry(argv[1], _first_launches)
+        header_cache.write_build_entry(argv[1], _first_launches)
         return 0
     if argv[:1] == ["--into"] and len(argv) == 2:
         print(build(argv[1]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from . import residency
+from .runtime import residency
 from .backend import device as _device
 from .backend import pipeline
 

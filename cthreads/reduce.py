@@ -22,7 +22,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from . import convert, residency, sharing
+from .runtime import convert, residency, sharing
 from .backend import device as _device
 from .backend import get_queue
 from .backend.bind_groups import BindGroupCache
@@ -34,7 +34,7 @@ from .codegen.types import ELEM_TYPES
 from .codegen.types import elem as elem_type
 from .errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,
                      GpuUseAfterDestroy)
-from .readback import Readback
+from .runtime.readback import Readback
 
 #: threads per workgroup (a multiple of every subgroup size in use) on GPUs and CPU drivers
 SIZE_GPU, SIZE_CPU = 256, 64

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from . import simulator
+from .lang import simulator
 
 
 def __sync_threads() -> None:

@@ -17,7 +17,7 @@ import zlib
 import numpy as np
 
 from cthreads.gpu import device_name, gpu
-from cthreads.samples import mandelbrot, mandelbrot_numpy
+from examples.samples import mandelbrot, mandelbrot_numpy
 
 MAX_ITER = 200
 

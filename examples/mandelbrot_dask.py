@@ -22,7 +22,7 @@ from distributed import Client, LocalCluster
 
 from cthreads.dask import map_blocks
 from cthreads.gpu import GlobalIdx, Gpu, devices
-from cthreads.samples import mandelbrot_numpy
+from examples.samples import mandelbrot_numpy
 
 
 @Gpu

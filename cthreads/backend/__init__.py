@@ -3,8 +3,12 @@
 ``device`` numbers the Vulkan adapters and owns the devices (one per selection); ``faults``
 maps wgpu's raw errors to ours and marks a lost device; ``forking`` makes a forked child forget the parent's device;
 ``buffers`` pools device buffers; ``pipeline`` compiles WGSL into cached compute pipelines;
-``dispatch`` submits work, tracks completion and reads results back (``fastpath`` makes its
-per-launch calls directly). Nothing here knows about Python ASTs.
+``dispatch`` submits work, tracks completion and reads results back (``native.encoder`` makes
+its per-launch calls directly); ``native/`` holds every use of wgpu-py's or cffi's internals.
+Nothing here knows about Python ASTs.
+
+May import: ``cthreads.errors``, ``cthreads.config`` and its own modules; never
+``cthreads.codegen``, ``cthreads.runtime`` or the package root's user objects.
 """
 
 from __future__ import annotations

@@ -214,7 +214,7 @@ def _configure_instance(wgpu) -> None:
         return
     t0 = time.perf_counter()
     try:
-        from .cffi_types import import_native_ffi, speed_up_type_parsing  # noqa: PLC0415
+        from .native.header_cache import import_native_ffi, speed_up_type_parsing  # noqa: PLC0415
         speed_up_type_parsing(import_native_ffi().ffi)
     except Exception:
         pass

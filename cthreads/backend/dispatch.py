@@ -59,7 +59,7 @@ from ..errors import CThreadsGPUError, GpuInvalidArgument, GpuUseAfterDestroy, V
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext
 from .faults import device_error, lost_error
-from .fastpath import make_encoder
+from .native.encoder import make_encoder
 from .flusher import FLUSH_DEADLINE_S, FlusherMixin, _queues
 from .waits import CPU_SPIN_S, GPU_SPIN_S, CompletionMixin
 

@@ -11,7 +11,8 @@ import math
 import sys
 from dataclasses import dataclass
 
-from .. import indexes, intrinsics, sync, widths
+from ..lang import indexes, intrinsics, widths
+from .. import sync
 from ..errors import GpuKernelTypeError
 from .float_ops import FLOAT_HELPERS
 from .wide_ints import WIDE_INT_HELPERS
@@ -138,7 +139,7 @@ def function_table() -> dict:
         table[id(obj)] = Callee("barrier")
     table[id(intrinsics.shared)] = Callee("shared")
     # Our own re-exports (cthreads.gpu.sqrt, ...) if they are distinct objects.
-    for modname in ("cthreads.gpu", "cthreads.intrinsics"):
+    for modname in ("cthreads.gpu", "cthreads.lang.intrinsics"):
         mod = sys.modules.get(modname)
         for name in MATH:
             obj = getattr(mod, name, None) if mod is not None else None

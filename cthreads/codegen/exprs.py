@@ -12,7 +12,8 @@ import math
 import struct
 
 from ..errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
-from .. import indexes, sync
+from ..lang import indexes
+from .. import sync
 from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin

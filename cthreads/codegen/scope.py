@@ -20,8 +20,8 @@ from .functions import DeviceFunction, closure_lookup
 from .source import KernelSource
 from .types import MISSING, NARROW, ListType, Widths, resolve_annotation
 
-_ALLOWED_IMPORTS = ("math", "cthreads", "cthreads.gpu", "cthreads.sync", "cthreads.indexes",
-                    "cthreads.intrinsics")
+_ALLOWED_IMPORTS = ("math", "cthreads", "cthreads.gpu", "cthreads.sync", "cthreads.lang.indexes",
+                    "cthreads.lang.intrinsics")
 
 
 def resolve_object(node, locals_, imports: dict, lookup):

@@ -3,7 +3,7 @@
 Scalar types are the names of ``ELEM_TYPES`` rows: ``'bool'``, ``'int'`` (int32), ``'uint32'``,
 ``'int64'``, ``'float'`` (float32) and ``'float64'``. Annotations spell them as Python's
 ``bool``, ``int``, ``float`` (the *plain* types, whose width follows the launch's arrays:
-``Widths``) or as the width types of ``cthreads.widths`` (``float32`` ... ``uint32``). A list type
+``Widths``) or as the width types of ``cthreads.lang.widths`` (``float32`` ... ``uint32``). A list type
 is ``ListType(elem)``. Promotion follows numpy for values of fixed types (int32 with int64 gives
 int64, uint32 with a signed int gives int64, any int with a float gives that float, two floats
 the wider) and Python scalars (literals, module constants) take the type of the value they meet.
@@ -17,8 +17,8 @@ import sys
 import typing
 from dataclasses import dataclass
 
-from ..arrays import ARRAY_DIMS
-from ..widths import WIDTH_TYPES
+from ..lang.arrays import ARRAY_DIMS
+from ..lang.widths import WIDTH_TYPES
 
 @dataclass(frozen=True)
 class ElemType:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from cthreads.indexes import GlobalIdx, ThreadIdx
-from cthreads.intrinsics import atomic_add, shared
+from cthreads.lang.indexes import GlobalIdx, ThreadIdx
+from cthreads.lang.intrinsics import atomic_add, shared
 from cthreads.kernel import Gpu
 from cthreads.sync import __sync_threads
 

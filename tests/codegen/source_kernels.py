@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cthreads.indexes import GlobalIdx
+from cthreads.lang.indexes import GlobalIdx
 from cthreads.kernel import Gpu
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from cthreads.codegen import compile_kernel
 from cthreads.errors import GpuKernelTypeError
-from cthreads.indexes import GlobalIdx
+from cthreads.lang.indexes import GlobalIdx
 from cthreads.kernel import Gpu, GpuKernel, all_kernels
 
 from . import golden_kernels
@@ -109,7 +109,7 @@ def test_bool_and_int_storage():
 def test_future_annotations_and_typing_list():
     ns = {}
     src = ("from __future__ import annotations\nimport typing\n"
-           "from cthreads.indexes import GlobalIdx\n"
+           "from cthreads.lang.indexes import GlobalIdx\n"
            "def k(n: 'int', x: typing.List[float]) -> None:\n"
            "    x[GlobalIdx.x] = 1.0\n")
     fname = "<future-test>"

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from cthreads.errors import GpuKernelError, GpuKernelTypeError
-from cthreads.indexes import GlobalIdx
+from cthreads.lang.indexes import GlobalIdx
 from cthreads.kernel import Gpu
 from cthreads.sync import Barrier
 
@@ -206,7 +206,7 @@ def test_barrier_in_thread_dependent_loop_is_rejected():
 
 
 def test_shared_misuse():
-    from cthreads.intrinsics import shared
+    from cthreads.lang.intrinsics import shared
     with pytest.raises(GpuKernelError, match="positive int literal or module-level int"):
         @Gpu
         def k1(n: int) -> None:
@@ -223,7 +223,7 @@ def test_shared_misuse():
 
 
 def test_atomics_misuse():
-    from cthreads.intrinsics import atomic_add, atomic_max
+    from cthreads.lang.intrinsics import atomic_add, atomic_max
     with pytest.raises(GpuKernelTypeError, match=r"atomic_max\(\) on a list\[float\]"):
         @Gpu
         def k1(x: list[float]) -> None:

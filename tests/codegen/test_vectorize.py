@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from cthreads.indexes import GlobalIdx
+from cthreads.lang.indexes import GlobalIdx
 from cthreads.kernel import Gpu
-from cthreads.samples import saxpy
+from examples.samples import saxpy
 
 
 @Gpu

@@ -11,10 +11,10 @@ import pytest
 from cthreads.codegen import compile_kernel
 from cthreads.codegen.types import ELEM_TYPES, Widths, elem
 from cthreads.errors import GpuKernelError, GpuKernelTypeError
-from cthreads.indexes import GlobalIdx
-from cthreads.intrinsics import atomic_add, atomic_max, shared
+from cthreads.lang.indexes import GlobalIdx
+from cthreads.lang.intrinsics import atomic_add, atomic_max, shared
 from cthreads.kernel import Gpu
-from cthreads.widths import float32, float64, int32, int64, uint32
+from cthreads.lang.widths import float32, float64, int32, int64, uint32
 
 HERE = __file__
 WIDE = Widths("float64", "int64")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from cthreads.gpu import BlockDim, BlockIdx, GlobalIdx, Gpu, GridDim, ThreadIdx
-from cthreads.samples import saxpy  # re-exported: the shared sample
+from examples.samples import saxpy  # re-exported: the shared sample
 
 
 @Gpu

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cthreads.gpu import GlobalIdx, Gpu, gpu
-from cthreads.samples import spin  # noqa: F401 - the tests' compute-bound kernel (by reference)
+from examples.samples import spin  # noqa: F401 - the tests' compute-bound kernel (by reference)
 
 SCALE = 3.0
 

@@ -54,7 +54,7 @@ def test_first_launch_works_in_fresh_processes_in_parallel(tmp_path, device_name
     assert [o[0].strip() for o in outs] == ["2.0"] * 3, [o[1] for o in outs]
 
 
-CONST = ("from cthreads.backend.cffi_types import import_native_ffi; "
+CONST = ("from cthreads.backend.native.header_cache import import_native_ffi; "
          "print(import_native_ffi().lib.WGPU_COPY_STRIDE_UNDEFINED)")
 
 
@@ -130,7 +130,7 @@ def test_a_full_disk_leaves_no_temporary_file(tmp_path, device_name):
 
 DECLS = """
 import json
-from cthreads.backend.cffi_types import import_native_ffi, speed_up_type_parsing
+from cthreads.backend.native.header_cache import import_native_ffi, speed_up_type_parsing
 ffi = import_native_ffi().ffi
 speed_up_type_parsing(ffi)
 decls = ffi._parser._declarations

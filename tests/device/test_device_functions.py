@@ -10,7 +10,7 @@ import pytest
 from cthreads.gpu import (GpuArena, GpuDeviceError, GpuFunc, GpuIndexError, compile, gpu,
                           prepare)
 
-from cthreads import samples
+from examples import samples
 
 from . import func_kernels as fk
 

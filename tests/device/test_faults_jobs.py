@@ -473,7 +473,7 @@ def test_bind_group_cache_while_the_pool_drops_its_buffer(device_name, tmp_path)
     code = textwrap.dedent('''
         import sys, threading, time, traceback
         import numpy as np
-        from cthreads import residency, runtime
+        from cthreads.runtime import residency, kernel_runtime as runtime
         from cthreads.backend import get_queue
         from cthreads.gpu import GpuArena, gpu
         from tests.device.kernels import saxpy

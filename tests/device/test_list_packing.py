@@ -13,10 +13,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from cthreads import convert, packing
+from cthreads.runtime import convert, packing
 from cthreads.errors import GpuArgumentTypeError, GpuInvalidArgument
 from cthreads.gpu import GlobalIdx, Gpu, gpu
-from cthreads.widths import float64, int64, uint32
+from cthreads.lang.widths import float64, int64, uint32
 from tests.conftest import run_python
 from tests.device.kernels import assert_saxpy, saxpy, scale_ints
 
@@ -114,7 +114,7 @@ def test_long_float_lists_pack_like_numpy(elem, n, python_code):
 
 EMPTYING = """
 import numpy
-from cthreads import convert, packing
+from cthreads.runtime import convert, packing
 
 class Emptying:
     def __init__(self, home):
@@ -223,7 +223,7 @@ def test_without_numpy_loaded_float32_lists_take_the_struct_path():
     """numpy is not imported for packing: a program without it packs as before."""
     code = (
         "import struct, sys\n"
-        "from cthreads import convert, packing\n"
+        "from cthreads.runtime import convert, packing\n"
         "n = packing.FROM + 5\n"
         "values = [k * 0.25 - 3 for k in range(n)]\n"
         "assert packing.floats(values, 'float') is None\n"

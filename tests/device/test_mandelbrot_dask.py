@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cthreads.samples import mandelbrot_numpy
+from examples.samples import mandelbrot_numpy
 from examples import mandelbrot_dask
 from tests.conftest import run_python
 

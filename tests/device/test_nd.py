@@ -10,7 +10,7 @@ import pytest
 from cthreads.gpu import (Gpu, GpuArena, GpuArgumentTypeError, GpuIndexError,
                           GpuInvalidArgument, GpuKernelTypeError, compile, gpu, prepare)
 
-from cthreads import runtime
+from cthreads.runtime import kernel_runtime as runtime
 from cthreads.kernel import GpuKernel
 
 from . import nd_kernels as nk

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import gpu
-from cthreads.samples import mandelbrot, mandelbrot_numpy
+from examples.samples import mandelbrot, mandelbrot_numpy
 
 DEMO = Path(__file__).resolve().parents[2] / "demo" / "mandelbrot.py"
 

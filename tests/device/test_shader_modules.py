@@ -11,7 +11,7 @@ from cthreads.backend import pipeline
 from cthreads.backend.device import get_context
 from cthreads.backend.pipeline import ShaderCompileError, make_pipeline
 from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
-from cthreads.samples import mandelbrot2d, mandelbrot_numpy
+from examples.samples import mandelbrot2d, mandelbrot_numpy
 
 
 @Gpu

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from cthreads import prebuild
-from cthreads.backend import shipped_cache
+from cthreads.backend.native import shipped_cache
 from tests.conftest import run_python
 
 #: counts the header parses and the slow type-string parses of a child process, then runs a
@@ -17,7 +17,7 @@ from tests.conftest import run_python
 CHILD = """
 import json, sys
 from cffi import cparser
-import cthreads.backend.shipped_cache as shipped
+import cthreads.backend.native.shipped_cache as shipped
 shipped.FOLDER = {folder!r}
 {setup}
 calls = {{"header": 0, "slow": 0}}
@@ -29,7 +29,7 @@ def count_slow(self, *a, **k):
     calls["slow"] += 1
     return slow(self, *a, **k)
 cparser.Parser._internal_parse, cparser.Parser._parse = count_header, count_slow
-from cthreads.backend.cffi_types import import_native_ffi
+from cthreads.backend.native.header_cache import import_native_ffi
 const = import_native_ffi().lib.WGPU_COPY_STRIDE_UNDEFINED
 counted = dict(calls)
 from cthreads.gpu import gpu
@@ -144,12 +144,12 @@ def test_an_entry_others_can_write_is_not_used(built, tmp_path, device_name):
 
 DECLS = """
 import json
-import cthreads.backend.shipped_cache as shipped
+import cthreads.backend.native.shipped_cache as shipped
 shipped.FOLDER = {folder!r}
-from cthreads.backend import cffi_types
-ffi = cffi_types.import_native_ffi().ffi
+from cthreads.backend.native import header_cache
+ffi = header_cache.import_native_ffi().ffi
 parser = ffi._parser
-state = cffi_types._encode(cffi_types.parser_state(parser), cffi_types._model_classes())
+state = header_cache._encode(header_cache.parser_state(parser), header_cache._model_classes())
 def c_type(s):
     return ffi._typeof(s, consider_function_as_funcptr=True)
 types = {{s: [repr(parser.parse_type_and_quals(s)), repr(c_type(s)), ffi.sizeof(c_type(s))

@@ -15,7 +15,8 @@ import types
 import numpy as np
 import pytest
 
-from cthreads import samples, simulator
+from examples import samples
+from cthreads.lang import simulator
 from cthreads.gpu import (BlockDim, BlockIdx, GlobalIdx, Gpu, GpuKernelError, GridDim, ThreadIdx,
                           atomic_add, atomic_compare_exchange, atomic_max, float64, gpu, shared)
 from cthreads.sync import Barrier, __sync_threads

@@ -8,7 +8,7 @@ import pytest
 
 from cthreads.gpu import GlobalIdx, Gpu, gpu
 from cthreads.kernel import all_kernels
-from cthreads.runtime import runtime_for
+from cthreads.runtime.kernel_runtime import runtime_for
 
 from tests.codegen import golden_kernels  # noqa: F401  (registers kernels)
 from tests.device import kernels, test_differential, test_workgroup  # noqa: F401

@@ -19,7 +19,7 @@ from cthreads import config
 from cthreads.backend import device as dev
 from cthreads.gpu import (GpuArena, GpuIndexError, GpuInvalidArgument,
                           Gpu, compile as gpu_compile, gpu, prepare)
-from cthreads.widths import float32, float64
+from cthreads.lang.widths import float32, float64
 
 from . import width_kernels as wk
 

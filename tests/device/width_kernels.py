@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cthreads.gpu import GlobalIdx, Gpu, atomic_add, atomic_max, shared
 from cthreads.sync import __sync_threads
-from cthreads.widths import float32, float64, int32, int64, uint32
+from cthreads.lang.widths import float32, float64, int32, int64, uint32
 
 K_INT64 = 24
 

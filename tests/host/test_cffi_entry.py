@@ -7,7 +7,7 @@ import json
 
 from cffi import cparser, model
 
-from cthreads.backend import cffi_types
+from cthreads.backend.native import header_cache
 
 HEADER = "typedef struct { int a; double b; } S; struct T { int c; }; typedef int (*F)(S *, int);"
 
@@ -20,10 +20,10 @@ def _parsed():
 
 def _round_trip(types):
     parser = _parsed()
-    classes = cffi_types._model_classes()
-    doc = json.loads(json.dumps(cffi_types._encode(cffi_types.parser_state(parser), classes,
+    classes = header_cache._model_classes()
+    doc = json.loads(json.dumps(header_cache._encode(header_cache.parser_state(parser), classes,
                                                    types(parser))))
-    return parser, cffi_types._decode(doc, classes, cparser.Parser)
+    return parser, header_cache._decode(doc, classes, cparser.Parser)
 
 
 def test_parsed_types_come_back_on_the_declared_objects():
@@ -55,12 +55,12 @@ def test_a_parsed_type_with_a_struct_of_its_own_is_left_out():
 
 def test_an_entry_with_a_bad_parsed_type_is_refused():
     parser = _parsed()
-    classes = cffi_types._model_classes()
-    doc = cffi_types._encode(cffi_types.parser_state(parser), classes,
+    classes = header_cache._model_classes()
+    doc = header_cache._encode(header_cache.parser_state(parser), classes,
                              {"S *": parser.parse_type_and_quals("S *")})
     doc["types"] = {"D": [["S *", ["not a type", 0]]]}
     try:
-        cffi_types._decode(json.loads(json.dumps(doc)), classes, cparser.Parser)
+        header_cache._decode(json.loads(json.dumps(doc)), classes, cparser.Parser)
     except ValueError:
         pass
     else:

@@ -181,7 +181,7 @@ def test_override_checks_its_values(clean_env, fields, message):
 # -- readers -------------------------------------------------------------------------------------
 
 def test_workgroup_size_reader(clean_env):
-    from cthreads.runtime import choose_workgroup_size
+    from cthreads.runtime.kernel_runtime import choose_workgroup_size
 
     free = SimpleNamespace(fixed_workgroup_size=False)
     fixed = SimpleNamespace(fixed_workgroup_size=True)
@@ -197,7 +197,7 @@ def test_workgroup_size_reader(clean_env):
 
 
 def test_coarsen_and_vec_readers(clean_env):
-    from cthreads.runtime import _coarsen_setting, _vec_enabled
+    from cthreads.runtime.kernel_runtime import _coarsen_setting, _vec_enabled
 
     assert (_coarsen_setting(), _vec_enabled()) == (None, True)
     with config.override(coarsen=4, vec=False):
@@ -208,7 +208,7 @@ def test_coarsen_and_vec_readers(clean_env):
 
 
 def test_describe_launches_prints_the_settings(clean_env):
-    from cthreads.runtime import describe_launches
+    from cthreads.runtime.kernel_runtime import describe_launches
 
     cpu = SimpleNamespace(is_cpu=True)
     plain = describe_launches(cpu)
@@ -227,7 +227,7 @@ def test_describe_launches_prints_the_settings(clean_env):
 
 
 def test_batching_and_cache_dir_readers(clean_env):
-    from cthreads.backend.cffi_types import cache_dir
+    from cthreads.backend.native.header_cache import cache_dir
     from cthreads.backend.dispatch import batching_enabled
 
     assert batching_enabled() is True

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from cthreads import convert
+from cthreads.runtime import convert
 from cthreads.errors import GpuArgumentTypeError, GpuInvalidArgument
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1

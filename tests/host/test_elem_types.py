@@ -9,7 +9,7 @@ import struct
 import numpy as np
 import pytest
 
-from cthreads import convert
+from cthreads.runtime import convert
 from cthreads.codegen.types import ELEM_TYPES, elem
 
 #: bytes of WGSL's host-shareable scalar types (WGSL spec, "Alignment and Size")

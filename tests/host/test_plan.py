@@ -13,8 +13,8 @@ import pytest
 
 from cthreads.codegen.types import ELEM_TYPES
 from cthreads.gpu import GlobalIdx, Gpu
-from cthreads.plan import LaunchPlan, ShapeRule, fast_ok, vec_form, vec_nbytes
-from cthreads.runtime import (COARSEN_CPU, COARSEN_GPU, VEC_COARSEN_CPU, VEC_COARSEN_GPU,
+from cthreads.runtime.plan import LaunchPlan, ShapeRule, fast_ok, vec_form, vec_nbytes
+from cthreads.runtime.kernel_runtime import (COARSEN_CPU, COARSEN_GPU, VEC_COARSEN_CPU, VEC_COARSEN_GPU,
                               _uniform_struct)
 
 

@@ -22,7 +22,7 @@ repeats exactly (a kernel whose threads race gets one of the results the device 
 An exception in a thread ends the run at once: the other threads are released from their
 barriers and end, and the exception propagates with a note naming the thread.
 
-``shared()`` and the barrier forms (``cthreads.intrinsics``, ``cthreads.sync``) ask
+``shared()`` and the barrier forms (``cthreads.lang.intrinsics``, ``cthreads.sync``) ask
 ``current()`` for the running thread's workgroup; outside a simulation it is None and they
 keep their plain-Python meaning.
 """
@@ -33,7 +33,7 @@ import threading
 import time
 
 from . import indexes
-from .errors import GpuKernelError
+from ..errors import GpuKernelError
 
 _local = threading.local()
 

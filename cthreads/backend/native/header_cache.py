@@ -101,7 +101,7 @@ def _answer_known_types(parser, types: dict) -> None:
 
 def cache_dir() -> str:
     """The user's cache folder for cthreads (``CTHREADS_CACHE_DIR`` overrides)."""
-    from .. import config  # noqa: PLC0415  (lazy: this module is kept light to import)
+    from ... import config  # noqa: PLC0415  (lazy: this module is kept light to import)
     return config.current().cache_dir
 
 

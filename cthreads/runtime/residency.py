@@ -19,9 +19,9 @@ import threading
 import weakref
 
 from . import convert, nested, sharing
-from .backend import device as _device
-from .codegen.types import elem as elem_type
-from .errors import GpuInvalidArgument, GpuUseAfterDestroy
+from ..backend import device as _device
+from ..codegen.types import elem as elem_type
+from ..errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .readback import Readback
 
 #: serialises launches, joins and arena transfers across Python threads

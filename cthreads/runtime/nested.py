@@ -14,7 +14,7 @@ import itertools
 import re
 import sys
 
-from .errors import GpuArgumentTypeError, GpuInvalidArgument
+from ..errors import GpuArgumentTypeError, GpuInvalidArgument
 
 
 def _type_name(v) -> str:

@@ -18,10 +18,10 @@ import math
 import struct
 import sys
 
-from .codegen.types import ELEM_TYPES, INT_RANGE
-from .codegen.types import elem as elem_type
+from ..codegen.types import ELEM_TYPES, INT_RANGE
+from ..codegen.types import elem as elem_type
 from . import nested, packing
-from .errors import GpuArgumentTypeError, GpuInvalidArgument
+from ..errors import GpuArgumentTypeError, GpuInvalidArgument
 
 F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1

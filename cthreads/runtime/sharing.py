@@ -24,7 +24,7 @@ while the registries are not empty: it reads ``sharing.bound_arrays`` and
 from __future__ import annotations
 
 from . import convert
-from .errors import GpuInvalidArgument
+from ..errors import GpuInvalidArgument
 
 #: id(memory owner) -> the slots of the bound numpy arrays whose memory it owns (``owner``)
 bound_arrays: dict[int, list] = {}

@@ -19,17 +19,16 @@ from __future__ import annotations
 import struct
 import weakref
 
-from . import config
-from .backend import device as _device
-from .backend import get_queue
-from .backend.bind_groups import BindGroupCache
-from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
-                                device_constants, make_bind_group_layout, make_pipeline)
-from .codegen.float_ops import device_form
-from .codegen.types import NARROW
-from .codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
-from .codegen.types import elem as elem_type
-from .errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
+from .. import config
+from ..backend import device as _device
+from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
+from ..backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError, device_constants, make_bind_group_layout, make_pipeline)
+from ..codegen.float_ops import device_form
+from ..codegen.types import NARROW
+from ..codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
+from ..codegen.types import elem as elem_type
+from ..errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
 from .plan import Binding, LaunchPlan, ShapeRule, fast_ok, vec_form, vec_nbytes
 from .readback import Readback
 
@@ -153,7 +152,7 @@ def _vec_enabled() -> bool:
 
 def describe_launches(ctx) -> list[str]:
     """How launches of kernels that only use ``GlobalIdx`` are shaped on ``ctx`` (for ``info``)."""
-    from .backend import dispatch  # noqa: PLC0415 - lazy: the dispatcher loads with the queue
+    from ..backend import dispatch  # noqa: PLC0415 - lazy: the dispatcher loads with the queue
 
     settings = config.current()
     wg = 64 if ctx.is_cpu else 256

@@ -14,8 +14,8 @@ the user added or kept is lost).
 from __future__ import annotations
 
 from . import convert, nested
-from .codegen.types import elem as elem_type
-from .errors import CThreadsGPUError, GpuInvalidArgument
+from ..codegen.types import elem as elem_type
+from ..errors import CThreadsGPUError, GpuInvalidArgument
 
 
 def _align8(n: int) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import weakref
 
 from . import convert, residency
-from .backend import device as _device
+from ..backend import device as _device
 from .plan import ListArg
 
 

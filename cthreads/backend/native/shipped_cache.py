@@ -1,9 +1,9 @@
 """Start-up caches built at install time and kept inside the package.
 
-The first process on a machine parses wgpu.h (``cffi_types.import_native_ffi``), which a later
+The first process on a machine parses wgpu.h (``header_cache.import_native_ffi``), which a later
 process reads back from the user's cache folder. With a new cache folder (a fresh machine, a
 container, CI) every start paid that parse again. This module keeps the same entry, built once
-at install time (with the C type strings of a first launch: ``cffi_types.write_build_entry``),
+at install time (with the C type strings of a first launch: ``header_cache.write_build_entry``),
 in the package's own ``shipped/`` folder, and reads it back:
 
     python -m cthreads.prebuild      # ci/setup.sh runs it after installing
@@ -23,7 +23,8 @@ import os
 import subprocess
 import tempfile
 
-FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shipped")
+# the data folder stays in backend/ (the wheel hook and ci/setup.sh name it)
+FOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "shipped")
 PREFIX = "cffi-decls-"
 
 
@@ -85,7 +86,7 @@ def _remove_entries(folder: str) -> None:
 
 
 def build(child: list, folder: str | None = None) -> str:
-    """Run ``child`` (a command that ends by calling ``cffi_types.write_build_entry`` with the
+    """Run ``child`` (a command that ends by calling ``header_cache.write_build_entry`` with the
     path appended to it) with empty cache folders, and keep the entry it wrote in ``folder``
     (default: the package's), replacing any former one; returns its path."""
     folder = folder or FOLDER

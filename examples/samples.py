@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from .indexes import GlobalIdx
-from .kernel import Gpu
+from cthreads.lang.indexes import GlobalIdx
+from cthreads.kernel import Gpu
 
 @Gpu
 def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import time as _time
 
-from ..errors import GpuDeviceError
-from .faults import device_error, lost_error
+from ...errors import GpuDeviceError
+from ..faults import device_error, lost_error
 
 
 class NativeEncoder:
