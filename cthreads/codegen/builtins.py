@@ -216,15 +216,16 @@ HELPERS = {
     if (neg && (ua - q * ub) != 0u) { q = q + 1u; }
     return bitcast<i32>(select(q, 0u - q, neg));
 }"""),
-    # int abs wraps as numpy's does (abs(-2**31) == -2**31), so it may be negative: spelled
-    # with bit operations, because a driver may take WGSL's abs to be never negative and fold
-    # the tests that follow (NVIDIA's does: `abs(x) % 5` of -2**31 gave 3, Python's is 2)
+    # int abs wraps as numpy's does (abs(-2**31) == -2**31), so it may be negative. A driver
+    # may take an abs to be never negative and drop the sign tests that follow (NVIDIA's does:
+    # `abs(x) % 5` of -2**31 gave 3, Python's 2, with WGSL's abs and with a plain
+    # `(v ^ m) - m`, which it recognises): the mask takes a zero it cannot see (ct_zero)
     "ct_abs_i": ((), """fn ct_abs_i(v: i32) -> i32 {
-    let m = v >> 31u;
+    let m = (v >> 31u) | bitcast<i32>(ct_zero());
     return (v ^ m) - m;
 }"""),
     "ct_abs_l": ((), """fn ct_abs_l(v: i64) -> i64 {
-    let m = v >> 63u;
+    let m = (v >> 63u) | i64(ct_zero());
     return (v ^ m) - m;
 }"""),
     "ct_mod_i": ((), """fn ct_mod_i(a: i32, b: i32) -> i32 {
@@ -245,7 +246,10 @@ HELPERS = {
     let q = bitcast<f32>(bitcast<u32>(x / y) ^ ct_zero());
     let r = fma(-q, y, x);
     let c = q + r / y;
-    return select(q, c, ct_isfinite(r) && ct_isfinite(c));
+    // the correction applies where q is finite and not zero (then x and y are finite and r
+    // and c are too); tested on q, which the driver cannot see through: NVIDIA's takes r and
+    // c, results of float arithmetic, to be finite and picked c = nan for inf / y (H05)
+    return select(q, c, ct_isfinite(q) && q != 0.0f);
 }"""),
     "ct_fmod": (("ct_isfinite", "ct_isinf", "ct_isnan"), """fn ct_fmod(a: f32, b: f32) -> f32 {
     if (!ct_isfinite(a) || b == 0.0f || ct_isnan(b)) { return a % b; }

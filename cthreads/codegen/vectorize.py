@@ -48,7 +48,7 @@ fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
     let r = fma(-q, y, x);
     let c = q + r / y;
     let inf = vec4<u32>(0x7f800000u);
-    let finite = ((bitcast<vec4<u32>>(r) & inf) != inf) & ((bitcast<vec4<u32>>(c) & inf) != inf);
+    let finite = ((bitcast<vec4<u32>>(q) & inf) != inf) & (q != vec4<f32>(0.0f));
     return select(q, c, finite);
 }"""
 _GUARDS = {(">=", 0): "ge", ("<=", 1): "ge", ("<", 0): "lt", (">", 1): "lt"}
