@@ -218,6 +218,18 @@ HELPERS = {
     if (neg && (ua - q * ub) != 0u) { q = q + 1u; }
     return bitcast<i32>(select(q, 0u - q, neg));
 }"""),
+    # int abs wraps as numpy's does (abs(-2**31) == -2**31), so it may be negative. A driver
+    # may take an abs to be never negative and drop the sign tests that follow (NVIDIA's does:
+    # `abs(x) % 5` of -2**31 gave 3, Python's 2, with WGSL's abs and with a plain
+    # `(v ^ m) - m`, which it recognises): the mask takes a zero it cannot see (ct_zero)
+    "ct_abs_i": ((), """fn ct_abs_i(v: i32) -> i32 {
+    let m = (v >> 31u) | bitcast<i32>(ct_zero());
+    return (v ^ m) - m;
+}"""),
+    "ct_abs_l": ((), """fn ct_abs_l(v: i64) -> i64 {
+    let m = (v >> 63u) | i64(ct_zero());
+    return (v ^ m) - m;
+}"""),
     "ct_mod_i": ((), """fn ct_mod_i(a: i32, b: i32) -> i32 {
     if (b == 0i) { return 0i; }
     let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);

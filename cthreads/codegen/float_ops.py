@@ -78,14 +78,17 @@ FLOAT_HELPERS = {
     if (c == q || !ct_isfinite(c)) { return q; }
     return select(q, c, abs(ct_residual_f(x, c, y)) < abs(r));
 }"""),
-    # an exact residual of zero keeps q (q + 0.0 would turn -0.0 / y into +0.0)
+    # an exact residual of zero keeps q (q + 0.0 would turn -0.0 / y into +0.0); the correction
+    # applies where q is finite and not zero (then r and c are finite too), tested on q, which
+    # the driver cannot see through: NVIDIA's takes r and c, results of float arithmetic, to be
+    # finite, and picked c = nan for inf / y
     "ct_div_f": (("ct_isfinite", "ct_fused_f32", "ct_div_exact_f"),
                 """fn ct_div_f(x: f32, y: f32) -> f32 {
     if (!ct_fused_f32) { return ct_div_exact_f(x, y); }
     let q = bitcast<f32>(bitcast<u32>(x / y) ^ ct_zero());
     let r = fma(-q, y, x);
     let c = q + r / y;
-    return select(q, c, r != 0.0f && ct_isfinite(r) && ct_isfinite(c));
+    return select(q, c, r != 0.0f && ct_isfinite(q) && q != 0.0f);
 }"""),
     # (fmod(a, b), trunc(a / b)), both exact, for finite a, finite nonzero b and
     # |trunc(a / b)| < 2^24: the quotient's truncation corrected with the sign and size of the

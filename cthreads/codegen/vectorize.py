@@ -53,7 +53,9 @@ fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
     let r = fma(-q, y, x);
     let c = q + r / y;
     let inf = vec4<u32>(0x7f800000u);
-    let finite = ((bitcast<vec4<u32>>(r) & inf) != inf) & ((bitcast<vec4<u32>>(c) & inf) != inf);
+    let finite = ((bitcast<vec4<u32>>(q) & inf) != inf) & (q != vec4<f32>(0.0f));
+    // tested on q, which the driver cannot see through (NVIDIA's takes r and c, results of
+    // float arithmetic, to be finite); an exact residual of zero keeps q's sign of zero
     return select(q, c, finite & (r != vec4<f32>(0.0f)));
 }"""
 #: the helpers DIV4 calls (builtins.HELPERS, with their dependencies)

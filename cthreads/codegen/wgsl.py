@@ -51,6 +51,8 @@ ND_SPECIALS = {
 }
 #: conversions to int64 through a helper (wide_ints.py says why)
 WIDEN = {"int": "ct_wide_i", "uint32": "ct_wide_u"}
+#: int abs, which wraps (abs(-2**31) is -2**31): helpers, not WGSL's abs (builtins.py)
+INT_ABS = {"int": "ct_abs_i", "int64": "ct_abs_l"}
 #: shift counts as the u32 WGSL takes, per operand type
 SHIFT_COUNT = {"int": "bitcast<u32>({0})", "uint32": "{0}", "int64": "u32({0} & 63li)"}
 
@@ -245,6 +247,9 @@ class Emitter(Visitor):
             # abs of a literal: the driver folded abs(-0.0) to -0.0 (lavapipe)
             self.helper(OPAQUE[arg_ty])
             args = [f"{OPAQUE[arg_ty]}({args[0]})"]
+        if e.fn == "abs" and arg_ty in INT_ABS:
+            self.helper(INT_ABS[arg_ty])
+            return f"{INT_ABS[arg_ty]}({args[0]})"
         if arg_ty == "float64":
             template, helpers = f64_call(e.fn, self.src, e.loc)
         else:
@@ -305,6 +310,14 @@ class Emitter(Visitor):
         name = self.temp()
         self.line(f"let {name} = {text};")
         return name
+
+    def bind_once(self, e: ir.Expr) -> str:
+        """``bind``, but a variable is copied too: its value now, whatever later lines do."""
+        if isinstance(e, ir.Var):
+            name = self.temp()
+            self.line(f"let {name} = {self.expr(e)};")
+            return name
+        return self.bind(e)
 
     def sub_expr(self, e):
         """Emit ``e`` into a separate buffer; return (its text, its prelude lines)."""
@@ -464,10 +477,14 @@ class Emitter(Visitor):
         self.close_loop(rec)
 
     def visit_ForRange(self, s, mode, loops):
+        # Python evaluates range() once: the start and step that each pass reads are copies
+        # taken before the loop (a variable bound, the loop's own target included, may be
+        # reassigned in the body); the count is fixed there too, so the target is the user's
+        # copy of a hidden counter and assigning it never changes the passes.
         n = self.temp("ct_r")
-        start = self.bind(s.start)
+        start = self.bind_once(s.start)
         stop = self.bind(s.stop)
-        step = self.bind(s.step)
+        step = self.bind_once(s.step)
         wide = s.start.ty == "int64"
         count = "ct_range_count_l" if wide else "ct_range_count"
         self.helper(count)
