@@ -17,7 +17,7 @@ library), ``unsupported`` (constructs kernels lack). Every pass dispatches with
 from __future__ import annotations
 
 from ..errors import CThreadsGPUError, GpuKernelError
-from . import ir
+from . import ir, loop_entry
 from .builtins import HELPERS, helper_row
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
@@ -78,7 +78,11 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     has_loops = any(isinstance(s, (ir.While, ir.ForRange)) for s in ir.walk_stmts(kernel.body))
     func_loops = any(has_function_loops(spec) for spec in kernel.functions)
     passes = static_passes(kernel.body) if has_loops and not func_loops else None
-    has_loops = func_loops or (has_loops and (passes is None or passes > STATIC_LOOP_PASSES))
+    # ... and loops with an early exit, whose entry values CPU drivers must not see
+    early = any(isinstance(s, (ir.While, ir.ForRange)) and loop_entry.exits_early(s.body)
+                for s in ir.walk_stmts(kernel.body))
+    has_loops = func_loops or (has_loops and (passes is None or passes > STATIC_LOOP_PASSES
+                                              or early))
     layout = Layout(kernel, bool(checks) or has_loops, fixed, fe.annotated)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
@@ -202,7 +206,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     _emit_main(em, kernel)
     function_blocks = []
     for spec in kernel.functions:
-        text, used = function_text(spec, lists, em.specs, progress, nd)
+        text, used = function_text(spec, lists, em.specs, progress, nd, cpu)
         for name in sorted(used):
             em.helper(name)
         function_blocks.append(text)
@@ -261,6 +265,8 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
         add(["", "fn ct_body(ct_gidx: i32) {"])
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
         add(grid_entry("ct_body", "i32(ct_g)"))
+    if loop_entry.OPAQUE in em.helpers:
+        loop_entry.add_entry_line(lines, pylines)
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
     return "\n".join(lines), line_map, lists.workgroup_bytes(), em
 

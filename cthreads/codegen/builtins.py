@@ -336,6 +336,8 @@ HELPERS = {
 }"""),
     "ct_fid": ((), "fn ct_fid(v: f32) -> f32 { return v; }"),
     "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
+    # a zero the shader compiler cannot see, set by the entry point (loop_entry.py)
+    "ct_opq": ((), "var<private> ct_opq: u32;"),
 }
 
 HELPERS.update(WIDE_INT_HELPERS)
