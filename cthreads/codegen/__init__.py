@@ -16,6 +16,8 @@ library), ``unsupported`` (constructs kernels lack). Every pass dispatches with
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir, loop_entry
 from .builtins import HELPERS, helper_row
@@ -27,7 +29,8 @@ from .lists import ListAccess
 from .program import KernelProgram, LoopRecord
 from .source import SourceLoc
 from .proofs import prove_in_range
-from .types import NARROW, Widths, elem
+from .scope import build_scope
+from .types import NARROW, ListType, Widths, elem
 from .vectorize import vectorize
 from .entry import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, ND_ENTRY_HEAD, ND_GRID_ENTRY,
                     ND_LOCAL, ND_SIZE, PROBE_END, PROBE_FN, WG, grid_entry)
@@ -41,11 +44,47 @@ def compile_kernel(fn, *, boundscheck: bool = True, widths: Widths = NARROW) -> 
     at the kernel line it happened on."""
     progress = Progress()
     try:
-        return _compile(fn, boundscheck, progress, widths)
+        try:
+            return _compile(fn, boundscheck, progress, widths)
+        except GpuKernelError as exc:
+            if not getattr(exc, "width_dependent", False):
+                raise
+            program = _refused_at(fn, boundscheck, widths)
+            if program is None:
+                raise
+            return program
     except CThreadsGPUError:
         raise
     except Exception as exc:
         raise _internal_error(fn, progress, exc) from exc
+
+
+#: the widths tried when a literal does not fit the plain float or int of a compilation
+_WIDER = (Widths("float64", "int"), Widths("float", "int64"), Widths("float64", "int64"))
+
+
+def _refused_at(fn, boundscheck: bool, widths: Widths) -> KernelProgram | None:
+    """The program at ``widths`` of a kernel in which a literal does not fit these widths'
+    plain float or int (``x[i] * 1e200``), when it compiles at wider ones: it decorates, and
+    its launches at ``widths`` raise the located error (``KernelProgram.refused``). None when
+    no wider widths help (the error stands). Only widths a launch can choose are tried: plain
+    float is float64 only in kernels with a plain ``list[float]`` parameter, int likewise."""
+    plain = {t.elem for _, t in build_scope(fn, boundscheck).annotated
+             if isinstance(t, ListType)}
+    for other in _WIDER:
+        if other == widths or (other.float != "float" and "float" not in plain) or \
+                (other.int != "int" and "int" not in plain):
+            continue
+        try:
+            _compile(fn, boundscheck, Progress(), other)
+        except Exception:       # noqa: BLE001 - not valid there either
+            continue
+        progress = Progress(lenient=True)
+        program = _compile(fn, boundscheck, progress, widths)
+        if not progress.deferred:
+            return program
+        return dataclasses.replace(program, refused=progress.deferred[0])
+    return None
 
 
 def _internal_error(fn, progress: Progress, exc: Exception) -> GpuKernelError:

@@ -52,21 +52,49 @@ class ExprMixin(AccessMixin):
             if row.kind == "f":
                 value = float(e.value)
                 if ty == "float" and math.isfinite(value) and abs(value) > F32_MAX:
-                    self.src.error(e.loc, f"the float {value!r} is beyond float32's range",
-                                   "float32 values stay below about 3.4e38: compute in "
-                                   "float64 (write float64(...) or use float64 values)")
+                    self.width_error(e.loc, f"the float {value!r} is beyond float32's range",
+                                     "float32 values stay below about 3.4e38: compute in "
+                                     "float64 (write float64(...) or use float64 values)",
+                                     "float")
+                    value = 0.0
                 return ir.Const(ty, e.loc, value)
             if row.kind in "iu" and elem(e.ty).kind in "biu":
                 lo, hi = INT_RANGE[ty]
                 if not lo <= int(e.value) <= hi:
-                    self.src.error(e.loc, f"the integer {e.value} does not fit in {row.spelling}"
-                                   f" ({lo} .. {hi})", "use a value in range, or compute in a "
-                                   "wider type (int64(...))")
+                    self.width_error(e.loc, f"the integer {e.value} does not fit in "
+                                     f"{row.spelling} ({lo} .. {hi})", "use a value in range, "
+                                     "or compute in a wider type (int64(...))", ty)
+                    return ir.Const(ty, e.loc, 0)
                 return ir.Const(ty, e.loc, int(e.value))
             if ty == "bool":
                 v = e.value
                 return ir.Const("bool", e.loc, bool(v) if v == v else True)
         return ir.Cast(ty, e.loc, e)
+
+    def width_error(self, loc, message: str, hint: str, ty: str) -> None:
+        """A literal that does not fit the type ``ty`` it meets: a located error, marked
+        ``width_dependent`` when ``ty`` is the launch's plain float or int (the kernel may be
+        valid where they are 64-bit: ``compile_kernel`` checks). In a lenient compilation
+        (``Progress.lenient``) the error is noted for the launches at these widths, and the
+        caller goes on with a placeholder value."""
+        plain = ty in (self.plain_float, self.plain_int)
+        if plain and self.progress.lenient:
+            kind = "floats are float32" if ty == "float" else "ints are int32"
+            wide = "float64" if ty == "float" else "int64"
+            try:
+                self.src.error(loc, f"{message}, and this launch's plain {kind}",
+                               f"pass {wide} arrays for the plain "
+                               f"list[{'float' if ty == 'float' else 'int'}] parameters (the "
+                               f"kernel then computes in {wide}), or write {wide}(...) around "
+                               "the value")
+            except GpuKernelError as exc:
+                self.deferred.append(exc)
+            return
+        try:
+            self.src.error(loc, message, hint)
+        except GpuKernelError as exc:
+            exc.width_dependent = plain
+            raise
 
     # -- types of operations -----------------------------------------------------------------
     @property
@@ -392,10 +420,11 @@ class ExprMixin(AccessMixin):
             self.src.error(node.func, f"name '{text}' is not defined",
                            "kernels can call int float bool abs min max len round, math "
                            "functions, atomic_* and the barrier forms")
+        precise = unsupported.call_hint(obj, text, MATH)
+        if precise is not None:
+            self.src.error(node.func, *precise)
         self.src.error(node.func, f"call to unsupported function '{text}' in a kernel",
-                       "kernels can call int float bool abs min max len round, math functions "
-                       "(sqrt, floor, sin, ...), atomic_* and the barrier forms; inline other "
-                       "helpers' code into the kernel")
+                       unsupported.CALLABLE)
 
     def nargs(self, node, text, allowed):
         n = len(node.args)

@@ -33,9 +33,14 @@ def inference_bound(nlocals: int) -> int:
 class Progress:
     """Where the compiler is, so that an unexpected failure can name the kernel's line."""
 
-    def __init__(self):
+    def __init__(self, lenient: bool = False):
         self.src: KernelSource | None = None
         self.lineno: int | None = None
+        # a compilation for widths at which a literal does not fit, of a kernel valid at
+        # others: such errors are collected here (the launches at these widths raise the
+        # first) instead of raised (``compile_kernel``)
+        self.lenient = lenient
+        self.deferred: list = []
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,7 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
                 continue
             raise
         if not tr.widened:
+            progress.deferred.extend(tr.deferred)
             return tr, body
     still = ", ".join(sorted(tr.widened))
     src.error(src.tree, f"the types of the locals did not settle after {bound} passes of "
@@ -201,6 +207,7 @@ class Translator(ExprMixin, Visitor):
         self.check_base = check_base         # ids of this body's checks start here
         self.calls: list = []                # (functions.Request, call node, self.src)
         self.widened: set[str] = set()       # locals whose type this pass widened
+        self.deferred: list = []             # errors of the widths (Progress.lenient)
         self.checks: list[BoundsCheck] = []
         self.uses: set[str] = set()
         self.hidden: list[ir.Local] = []
