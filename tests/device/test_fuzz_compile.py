@@ -1,0 +1,321 @@
+"""Valid kernels that failed to compile or launch (issue 21, item 4: C01-C07 of the random-
+program search) run on the device and give the documented values, under every launch setting
+that picks another shader: the four-lane variant on and off (``CTHREADS_VEC``), one or several
+indexes per invocation (``CTHREADS_COARSEN``), 32- and 64-bit plain floats. Each result is
+checked against numpy or the plain-Python run (``simulate``); the rule of the issue is that a
+kernel that decorates never meets a WGSL refusal or an internal error at launch.
+
+The compile-level side (the WGSL each fix writes): tests/codegen/test_fuzz_compile.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cthreads import config
+from cthreads.errors import GpuKernelError
+from cthreads.gpu import GlobalIdx, Gpu, float32, gpu, int32, int64, uint32
+
+#: (CTHREADS_VEC, CTHREADS_COARSEN) pairs: each makes the runtime pick another shader
+SETTINGS = [(True, None), (False, None), (True, 8), (False, 2)]
+ALL = []
+
+
+def kernel(fn):
+    k = Gpu(fn)
+    ALL.append(k)
+    return k
+
+
+@pytest.fixture(params=SETTINGS, ids=lambda s: f"vec{int(s[0])}-coarsen{s[1] or 'auto'}")
+def setting(request, device_name):
+    vec, coarsen = request.param
+    for k in ALL:
+        k._runtime = None
+    with config.override(vec=vec, coarsen=coarsen):
+        yield request.param
+    for k in ALL:
+        k._runtime = None
+
+
+# ----------------------------------------------------------------------------- C01
+@kernel
+def literal_ops(n: int, x: list[int], o: list[int64]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    o[8 * i] = x[i] + 0 * (-7)
+    o[8 * i + 1] = x[i] + 0 // (-7) + 0 % (-7)
+    o[8 * i + 2] = x[i] + (3 + 10000000)
+    o[8 * i + 3] = x[i] + (12 - (-5)) * (7 % (-3))
+    o[8 * i + 4] = x[i] + (1024 >> 33) + ((-1024) >> 40)
+    o[8 * i + 5] = 12345 + 2147483647
+    o[8 * i + 6] = x[i] + ((-7) // 2) + 2 ** 10
+    o[8 * i + 7] = 1 << 40
+
+
+def test_c01_literal_operations_give_pythons_values(setting):
+    x = np.arange(-3, 5, dtype=np.int32)
+    o = np.zeros(8 * len(x), np.int64)
+    gpu(literal_ops, len(x), x, o).join()
+    want = np.array([[v + 0 * (-7), v + 0 // (-7) + 0 % (-7), v + (3 + 10000000),
+                      v + (12 - (-5)) * (7 % (-3)), v + (1024 >> 33) + ((-1024) >> 40),
+                      12345 + 2147483647, v + ((-7) // 2) + 2 ** 10, 1 << 40]
+                     for v in x.tolist()], np.int64).ravel()
+    np.testing.assert_array_equal(o, want)
+
+
+# ----------------------------------------------------------------------------- C02
+@Gpu.func
+def first_plus(xs: list[int32]) -> float:
+    return xs[0] + 1.5
+
+
+@Gpu.func
+def scaled(xs: list[float32], k: int) -> float:
+    return xs[k] * 2.0
+
+
+@Gpu.func
+def corner(g: list[list[int32]]) -> int:
+    return g[0, 0] + g[1, 1]
+
+
+@kernel
+def width_lists(n: int, a: list[int32], b: list[float32], g: list[list[int32]],
+                o: list[float], p: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    o[i] = first_plus(a) + scaled(b, i)
+    p[i] = corner(g) + i
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c02_device_functions_with_width_typed_lists(setting, dtype):
+    n = 6
+    a = np.array([7, 1, 2, 3, 4, 5], np.int32)
+    b = np.arange(n, dtype=np.float32) / 4
+    g = np.array([[10, 20], [30, 40]], np.int32)
+    o = np.zeros(n, dtype)
+    p = np.zeros(n, np.int32)
+    gpu(width_lists, n, a, b, g, o, p).join()
+    np.testing.assert_array_equal(o, (7 + 1.5 + b.astype(dtype) * 2).astype(dtype))
+    np.testing.assert_array_equal(p, 10 + 40 + np.arange(n))
+
+
+# ----------------------------------------------------------------------------- C03
+@kernel
+def literal_shifts(n: int, u: list[uint32], s: list[int], o: list[uint32],
+                   t: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    v: uint32 = u[i]
+    v <<= 33
+    o[2 * i] = v
+    o[2 * i + 1] = u[i] >> 32
+    t[2 * i] = s[i] << 37
+    t[2 * i + 1] = s[i] >> 40
+
+
+def test_c03_literal_shift_counts_are_taken_modulo_32(setting):
+    u = np.array([1, 2, 3, 0x80000001, 0xFFFFFFFF], np.uint32)
+    s = np.array([1, -2, 3, 0x40000000, -0x80000000], np.int32)
+    o = np.zeros(2 * len(u), np.uint32)
+    t = np.zeros(2 * len(u), np.int32)
+    gpu(literal_shifts, len(u), u, s, o, t).join()
+    np.testing.assert_array_equal(o[0::2], u << np.uint32(1))
+    np.testing.assert_array_equal(o[1::2], u)
+    np.testing.assert_array_equal(t[0::2], s << np.int32(5))
+    np.testing.assert_array_equal(t[1::2], s >> np.int32(8))
+
+
+# ----------------------------------------------------------------------------- C04
+@kernel
+def chains(n: int, x: list[float32], y: list[float], u: list[uint32], o: list[bool],
+           p: list[bool]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    o[i] = x[i] >= 3.14159 < y[i]
+    p[i] = u[i] == 4 < n
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c04_literals_in_chains_of_two_types(setting, dtype):
+    x = np.array([5.0, 3.14159, 1.0, 3.1416, 4.0], np.float32)
+    y = np.array([7.0, 7.0, 7.0, 3.0, 3.14159], dtype)
+    u = np.array([4, 4, 5, 4, 0], np.uint32)
+    o = np.zeros(5, bool)
+    p = np.zeros(5, bool)
+    gpu(chains, 5, x, y, u, o, p).join()
+    lit32 = float(np.float32(3.14159))
+    lit_y = float(dtype(3.14159))
+    want_o = [float(a) >= lit32 and lit_y < float(b) for a, b in zip(x, y)]
+    np.testing.assert_array_equal(o, want_o)
+    np.testing.assert_array_equal(p, [int(v) == 4 and 4 < 5 for v in u])
+
+
+# ----------------------------------------------------------------------------- C05
+@kernel
+def log_bases(n: int, x: list[float], o: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    o[3 * i] = math.log(x[i], -0.5)
+    o[3 * i + 1] = math.log(x[i], 0.0)
+    o[3 * i + 2] = math.log(x[i], 4.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c05_a_literal_log_base_below_one(setting, dtype):
+    x = np.array([2.0, 0.5, 16.0, 1.0], dtype)
+    o = np.zeros(3 * len(x), dtype)
+    gpu(log_bases, len(x), x, o).join()
+    assert np.isnan(o[0::3]).all()                         # log of a negative base: NaN
+    # log(x) / log(0) = log(x) / -inf: -0.0 above 1, +0.0 below, 0.0 at 1
+    np.testing.assert_array_equal(o[1::3], [-0.0, 0.0, -0.0, -0.0])
+    np.testing.assert_array_equal(np.signbit(o[1::3]), [True, False, True, True])
+    np.testing.assert_allclose(o[2::3], np.log(x) / np.log(dtype(4.0)),
+                               rtol=2e-6 if dtype == np.float32 else 1e-14)
+
+
+# ----------------------------------------------------------------------------- C06
+@Gpu.func
+def constant(a: float, b: float) -> float:
+    return 0.001
+
+
+@Gpu.func
+def first(a: float, b: float) -> float:
+    return a
+
+
+@kernel
+def lanes(n: int, x0: list[float], o0: list[float], o1: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < n:
+        o0[i] = constant(10.0, x0[i])
+        o1[i] = first(10.0, x0[i]) + x0[i]
+
+
+@pytest.mark.parametrize("n", [7, 64])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c06_four_lanes_and_functions_whose_result_drops_the_lanes(setting, n, dtype):
+    x0 = np.arange(n, dtype=dtype)
+    o0 = np.full(n + 1, -1.0, dtype)
+    o1 = np.full(n + 1, -1.0, dtype)
+    gpu(lanes, n, x0, o0, o1).join()
+    np.testing.assert_array_equal(o0[:n], np.full(n, dtype(0.001)))
+    np.testing.assert_array_equal(o1[:n], 10.0 + x0)
+    assert o0[n] == -1.0 and o1[n] == -1.0
+
+
+# ----------------------------------------------------------------------------- C07
+@kernel
+def loop_return(n: int, x0: list[int32], o: list[int]) -> None:
+    i = GlobalIdx.x
+    if i:
+        return
+    w7: int = 0
+    v: int = 0
+    while w7 < 4:
+        w7 += 1
+        v = int(x0[i]) % w7
+        if not w7:
+            return
+    o[0] = v + 100 * w7
+
+
+@kernel
+def loop_break(n: int, x0: list[int32], o: list[int]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    w: int = 0
+    v: int = 0
+    while w < 4:
+        w += 1
+        v = v + w + x0[i] % w
+        if w == 0:
+            break
+    o[4 * i] = v + 100 * w
+    s: int = 0
+    for k in range(4):
+        s = s + k + 1
+        if k + 1 == 0:
+            break
+    o[4 * i + 1] = s
+    d: int = 10
+    t: int = 0
+    while d > 6:
+        d -= 1
+        t = t + d
+        if d == 10:
+            break
+    o[4 * i + 2] = t
+    f: float = 0.0
+    for k in range(5):
+        f = f + 0.5
+        if f < 0.25:
+            break
+    o[4 * i + 3] = int(f * 10.0)
+
+
+def _simulated(kernel_, n, *arrays):
+    copies = [a.tolist() for a in arrays]
+    kernel_.simulate(n, *copies)
+    return copies
+
+
+def test_c07_a_loop_with_a_return_runs_to_its_end(setting):
+    x0 = np.array([202599756, -978174644, 1, -458481, 20], np.int32)
+    o = np.zeros(1, np.int32)
+    gpu(loop_return, 5, x0, o).join()
+    assert o.tolist() == _simulated(loop_return, 5, x0, o)[1] == [400]
+
+
+def test_c07_loops_with_an_early_exit_run_every_pass(setting):
+    x0 = np.array([202599756, -978174644, 1, -458481, 20, 7, 8, 9, 10], np.int32)
+    n = len(x0)
+    o = np.zeros(4 * n, np.int32)
+    gpu(loop_break, n, x0, o).join()
+    want = _simulated(loop_break, n, x0, o)[1]
+    assert o.tolist() == want
+    assert want[1:4] == [10, 30, 25]
+
+
+# ---------------------------------------------- a literal only a float64 launch can take
+@kernel
+def times_huge(n: int, o0: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < n:
+        o0[i] = o0[i] * (-1e200)
+
+
+def test_a_float64_only_literal_runs_in_float64_and_refuses_float32_launches(setting):
+    o = np.array([1e-190, 2.0, -3e-200, 0.0])
+    want = o * -1e200
+    gpu(times_huge, 4, o).join()
+    np.testing.assert_array_equal(o, want)
+    o32 = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    for data in (o32, [1.0, 2.0, 3.0, 4.0]):
+        before = list(data)
+        with pytest.raises(GpuKernelError) as info:
+            gpu(times_huge, 4, data).join()
+        assert str(info.value).startswith(
+            "the float -1e+200 is beyond float32's range, and this launch's plain floats are "
+            "float32\n")
+        assert info.value.lineno == times_huge.fn.__code__.co_firstlineno + 4
+        assert list(data) == before                          # nothing ran, nothing written
+
+
+# ---------------------------------------------------------- every kernel above, every shader
+def test_every_kernel_here_decorated_and_launched_without_an_internal_error():
+    names = {k.__name__ for k in ALL}
+    assert names == {"literal_ops", "width_lists", "literal_shifts", "chains", "log_bases",
+                     "lanes", "loop_return", "loop_break", "times_huge"}
