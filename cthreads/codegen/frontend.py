@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..errors import GpuKernelError, GpuKernelTypeError
+from ..errors import CThreadsGPUError, GpuKernelError, GpuKernelTypeError
 from . import ir, unsupported
 from .exprs import BINOPS, ExprMixin
 from .functions import DeviceFunction, FuncSpec, FunctionSet, placeholder_lists
@@ -80,10 +80,24 @@ def check_function(func, boundscheck: bool = True) -> None:
     """Check a device function on its own (its list parameters standing for themselves) and
     the functions it calls; raises located errors (``GpuUnresolvedName`` for a call of a name
     not defined yet)."""
+    try:
+        _check_function_at(func, boundscheck, NARROW)
+    except GpuKernelError as exc:
+        # a literal beyond a 32-bit plain float or int: the function may serve 64-bit
+        # launches, where it fits (the 32-bit launches of its kernels raise the error)
+        if not getattr(exc, "width_dependent", False):
+            raise
+        try:
+            _check_function_at(func, boundscheck, Widths("float64", "int64"))
+        except CThreadsGPUError:
+            raise exc from None
+
+
+def _check_function_at(func, boundscheck: bool, widths: Widths) -> None:
     functions = FunctionSet()
-    root = functions.request(func, placeholder_lists(func))
+    root = functions.request(func, placeholder_lists(func, widths))
     translate_functions([(root, func.src.tree, func.src)], functions, boundscheck,
-                        Progress(), [])
+                        Progress(), [], widths)
 
 
 def translate_functions(calls, functions: FunctionSet, boundscheck: bool,

@@ -193,12 +193,12 @@ def _plain(name: str) -> str:
     return "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" for ch in name)
 
 
-def placeholder_lists(func: DeviceFunction) -> tuple:
-    """ListRefs standing for a function's own list parameters (checking it on its own, in a
-    32-bit launch: ``list[int32]`` is a list of the compiler's 'int')."""
+def placeholder_lists(func: DeviceFunction, widths=NARROW) -> tuple:
+    """ListRefs standing for a function's own list parameters (checking it on its own, plain
+    float and int meaning ``widths``: ``list[int32]`` is a list of the compiler's 'int')."""
     from .builtins import wgsl_ident  # noqa: PLC0415
     atomic = func.atomic_params()
-    return tuple(ir.ListRef(name, wgsl_ident(name), NARROW.concrete(ty.elem), None,
+    return tuple(ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem), None,
                             name in atomic, ty.ndim)
                  for name, ty in func.signature.params if isinstance(ty, ListType))
 

@@ -266,6 +266,26 @@ def test_a_literal_beyond_every_launchs_width_still_fails_at_decoration():
             o0[0] = float(v)
 
 
+def test_a_device_function_with_a_float64_only_literal_decorates():
+    @Gpu.func
+    def big(x: float) -> float:
+        return x * 1e200
+
+    @Gpu
+    def k(n: int, o: list[float]) -> None:
+        i = GlobalIdx.x
+        if i < n:
+            o[i] = big(o[i])
+    assert str(k.program.refused).startswith(
+        "the float 1e+200 is beyond float32's range, and this launch's plain floats are "
+        "float32\n")
+    assert "1e+200lf" in k.program_for(("float64", "int")).wgsl()
+    with pytest.raises(GpuKernelError, match="beyond float32's range\n"):
+        @Gpu.func
+        def pinned(x: float32) -> float32:
+            return x * 1e200
+
+
 def test_an_int64_only_literal_decorates_too():
     @Gpu
     def shift(n: int, o0: list[int]) -> None:

@@ -18,6 +18,7 @@ import pytest
 from cthreads import config
 from cthreads.errors import GpuKernelError
 from cthreads.gpu import GlobalIdx, Gpu, float32, gpu, int32, int64, uint32
+from cthreads.launch import compile as compile_all
 
 #: (CTHREADS_VEC, CTHREADS_COARSEN) pairs: each makes the runtime pick another shader
 SETTINGS = [(True, None), (False, None), (True, 8), (False, 2)]
@@ -314,8 +315,37 @@ def test_a_float64_only_literal_runs_in_float64_and_refuses_float32_launches(set
         assert list(data) == before                          # nothing ran, nothing written
 
 
+@Gpu.func
+def huge_scale(x: float) -> float:
+    return x * 1e200
+
+
+@kernel
+def times_huge_in_a_function(n: int, o0: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < n:
+        o0[i] = huge_scale(o0[i])
+
+
+def test_a_float64_only_literal_in_a_device_function(setting):
+    o = np.array([1e-190, 2.0, -3e-200, 0.0])
+    want = o * 1e200
+    gpu(times_huge_in_a_function, 4, o).join()
+    np.testing.assert_array_equal(o, want)
+    o32 = np.ones(4, np.float32)
+    with pytest.raises(GpuKernelError, match="beyond float32's range, and this launch's"):
+        gpu(times_huge_in_a_function, 4, o32).join()
+    assert (o32 == 1.0).all()
+
+
+def test_compile_and_prepare_leave_out_the_refused_32_bit_programs(device_name):
+    summary = compile_all()
+    assert {"times_huge", "times_huge_in_a_function"} <= set(summary["kernels"])
+
+
 # ---------------------------------------------------------- every kernel above, every shader
 def test_every_kernel_here_decorated_and_launched_without_an_internal_error():
     names = {k.__name__ for k in ALL}
     assert names == {"literal_ops", "width_lists", "literal_shifts", "chains", "log_bases",
-                     "lanes", "loop_return", "loop_break", "times_huge"}
+                     "lanes", "loop_return", "loop_break", "times_huge",
+                     "times_huge_in_a_function"}
