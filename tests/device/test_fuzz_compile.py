@@ -343,6 +343,44 @@ def test_compile_and_prepare_leave_out_the_refused_32_bit_programs(device_name):
     assert {"times_huge", "times_huge_in_a_function"} <= set(summary["kernels"])
 
 
+# ------------------------------------- every operator on two int literals: Python's value
+EDGES = [0, 1, -1, 2, -7, 31, 32, 33, 63, 64, 65, 2**31 - 1, -2**31, 3000000000, -(2**40),
+         2**63 - 1]
+INT_OPS = ["+", "-", "*", "//", "%", "**", "<<", ">>", "&", "|", "^"]
+
+
+def _python_value(op: str, a: int, b: int):
+    """Python's int value of ``a op b`` when it has one within 64 bits (else None)."""
+    if op in ("**", "<<", ">>") and b > 65:
+        return None                                   # not computed here either
+    try:
+        value = eval(f"({a}) {op} ({b})")
+    except (ZeroDivisionError, ValueError):
+        return None
+    return value if type(value) is int and -2**63 <= value < 2**63 else None
+
+
+@pytest.mark.parametrize("op", INT_OPS)
+def test_every_operator_on_two_int_literals_gives_pythons_value(device_name, op):
+    # docs/language.md: an operation on two int literals has Python's value (C01: the fold;
+    # C03: shift counts of 32 and more); each pair is one statement of one kernel
+    import linecache
+    pairs = [(a, b) for a in EDGES for b in EDGES if _python_value(op, a, b) is not None]
+    body = "\n".join(f"    o[{k}] = ({a}) {op} ({b})" for k, (a, b) in enumerate(pairs))
+    src = (f"def k(n: int, o: list[int64]) -> None:\n    if GlobalIdx.x != 0:\n"
+           f"        return\n{body}\n")
+    filename = f"<literal-ops-{INT_OPS.index(op)}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    namespace = {"int64": int64, "GlobalIdx": GlobalIdx}
+    exec(compile(src, filename, "exec"), namespace)
+    o = np.zeros(len(pairs), np.int64)
+    gpu(Gpu(namespace["k"]), 1, o).join()
+    wrong = [(a, op, b, int(got), _python_value(op, a, b)) for (a, b), got in zip(pairs, o)
+             if int(got) != _python_value(op, a, b)]
+    assert not wrong, wrong[:10]
+    assert len(pairs) > 60
+
+
 # ---------------------------------------------------------- every kernel above, every shader
 def test_every_kernel_here_decorated_and_launched_without_an_internal_error():
     names = {k.__name__ for k in ALL}
