@@ -381,6 +381,69 @@ def test_every_operator_on_two_int_literals_gives_pythons_value(device_name, op)
     assert len(pairs) > 60
 
 
+#: (numpy dtype, bits, signed) and the values read from the list, per int width type
+WIDTHS = {"int32": (np.int32, 32, True, [5, -3, 0, 2**31 - 1, -2**31, 7]),
+          "uint32": (np.uint32, 32, False, [5, 4294967293, 0, 2**31, 7, 1]),
+          "int64": (np.int64, 64, True, [5, -3, 0, 2**63 - 1, -2**63, 7])}
+TYPED_OPS = INT_OPS + ["<", "==", "!="]
+
+
+def _wrap(v: int, bits: int, signed: bool) -> int:
+    m = 1 << bits
+    v %= m
+    return v - m if signed and v >= m // 2 else v
+
+
+def _documented(op: str, a: int, b: int, bits: int, signed: bool) -> int:
+    """docs/language.md's value of ``a op b`` at a width: wrapping, Python's floor ``//``
+    and ``%``, ``// 0`` and ``% 0`` give 0, shift counts modulo the width."""
+    if op in ("<", "==", "!="):
+        return int({"<": a < b, "==": a == b, "!=": a != b}[op])
+    if op in ("//", "%"):
+        return 0 if b == 0 else _wrap(a // b if op == "//" else a % b, bits, signed)
+    if op == "**":
+        return _wrap(pow(a, b, 1 << bits), bits, signed)
+    if op in ("<<", ">>"):
+        count = b % bits
+        return _wrap(a << count, bits, signed) if op == "<<" else a >> count
+    return _wrap({"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b,
+                  "^": a ^ b}[op], bits, signed)
+
+
+@pytest.mark.parametrize("op", TYPED_OPS)
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_every_operator_between_a_typed_int_and_a_literal(device_name, width, op):
+    # a literal takes the type of the value it meets (C03, C04: as the driver accepts it);
+    # literals that do not fit the type are located errors (not written here)
+    import linecache
+    dtype, bits, signed, xs = WIDTHS[width]
+    fits = (lambda v: -(1 << bits - 1) <= v < 1 << bits - 1) if signed else \
+        (lambda v: 0 <= v < 1 << bits)
+    cases = [(side, lit) for side in "LR" for lit in EDGES + [4294967295] if fits(lit)
+             and not (op in ("**", "<<", ">>") and (side == "R" or lit < 0))
+             and not (op in ("//", "%") and side == "L" and lit == 0)]
+    stmts = [f"        o[{len(xs)} * {k} + j] = int64("
+             + (f"x[j] {op} ({lit})" if side == "L" else f"({lit}) {op} x[j]") + ")"
+             for k, (side, lit) in enumerate(cases)]
+    src = (f"def k(n: int, x: list[{width}], o: list[int64]) -> None:\n"
+           "    if GlobalIdx.x != 0:\n        return\n    for j in range(n):\n"
+           + "\n".join(stmts) + "\n")
+    filename = f"<typed-literal-{width}-{TYPED_OPS.index(op)}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    namespace = {"int64": int64, "int32": int32, "uint32": uint32, "GlobalIdx": GlobalIdx}
+    exec(compile(src, filename, "exec"), namespace)
+    o = np.zeros(len(xs) * len(cases), np.int64)
+    gpu(Gpu(namespace["k"]), len(xs), np.array(xs, dtype), o).join()
+    wrong = []
+    for k, (side, lit) in enumerate(cases):
+        for j, x in enumerate(xs):
+            a, b = (x, lit) if side == "L" else (lit, x)
+            want = _documented(op, a, b, bits, signed)
+            if int(o[len(xs) * k + j]) != want:
+                wrong.append((width, f"{a} {op} {b}", int(o[len(xs) * k + j]), want))
+    assert not wrong, wrong[:10]
+
+
 # ---------------------------------------------------------- every kernel above, every shader
 def test_every_kernel_here_decorated_and_launched_without_an_internal_error():
     names = {k.__name__ for k in ALL}
