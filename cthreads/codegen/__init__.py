@@ -364,7 +364,9 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     table = {spec.ident: spec for spec in specs}
     blocks, used = [], set()
     for spec in specs:
-        text, names = function_text(spec, lists, table, progress)
+        # loops with an early exit hide their entry values behind ct_opq, which the
+        # reduction shader sets on CPU drivers only (a zero GPUs' compilers fold away)
+        text, names = function_text(spec, lists, table, progress, cpu=True)
         blocks.append(text)
         used |= names
     em = Emitter(dummy, func.src, lists, progress, specs=table)

@@ -13,7 +13,10 @@ compiler cannot see (``ct_opq``: bit 31 of ``num_workgroups.z``, set at the entr
 start; a uniform will not do, lavapipe folds the launch's uniforms into loop conditions), and
 starts a ``for`` loop's counter at that zero. Values are unchanged (an integer XOR with 0, a
 ``select`` that keeps the value); the compiler no longer knows them at the loop's entry, so it
-keeps the loop as written. GPUs run the variant without it (no cost there).
+keeps the loop as written. GPUs run the variant without it (no cost there). A reduction's
+operation (``compile_operation``) has one text for every device: its loops are written with
+``ct_opq``, which the reduction shader sets on CPU drivers only; elsewhere it is a private
+variable never written, a zero the compiler folds away.
 """
 
 from __future__ import annotations

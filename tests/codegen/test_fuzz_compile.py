@@ -228,6 +228,28 @@ def test_a_device_functions_loop_with_an_early_exit_is_hidden_in_the_cpu_variant
     assert "ct_opq" not in program.wgsl()
 
 
+def test_a_reductions_operation_hides_its_loops_entry_values_on_cpu_drivers_only():
+    from cthreads.codegen import compile_operation
+    from cthreads.codegen.reduction import reduction_wgsl
+
+    @Gpu.func
+    def op(a: float, b: float) -> float:
+        k: int = 0
+        s: float = a
+        while k < 4:
+            k += 1
+            s = s + b * 0.25
+            if k == 0:
+                break
+        return s
+    source = compile_operation(op)
+    assert "k = bitcast<i32>(bitcast<u32>(k) ^ ct_opq);" in source.text
+    cpu = reduction_wgsl(source.fn, source.ty, source.text, "shared", 64, 1, probe=True)
+    gpu_text = reduction_wgsl(source.fn, source.ty, source.text, "shared", 256, 4)
+    assert "    ct_opq = nwg.z >> 31u;" in cpu
+    assert "ct_opq =" not in gpu_text and "var<private> ct_opq: u32;" in gpu_text
+
+
 # ------------------------------------------ a literal beyond float32 in a plain-float kernel
 def test_a_float64_only_literal_decorates_and_its_32_bit_launches_are_refused():
     bad = line() + 5

@@ -290,6 +290,26 @@ def test_c07_loops_with_an_early_exit_run_every_pass(setting):
     assert want[1:4] == [10, 30, 25]
 
 
+@Gpu.func
+def quarter_steps(a: float, b: float) -> float:
+    k: int = 0
+    s: float = a
+    while k < 4:
+        k += 1
+        s = s + b * 0.25
+        if k == 0:
+            break
+    return s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_c07_a_reductions_operation_with_an_early_exit_loop(device_name, dtype):
+    import functools
+    x = np.arange(1, 41, dtype=dtype)
+    want = functools.reduce(lambda a, b: a + b, x.tolist())      # 4 quarters of b: a + b
+    assert quarter_steps.reduce(x) == want == 820.0
+
+
 # ---------------------------------------------- a literal only a float64 launch can take
 @kernel
 def times_huge(n: int, o0: list[float]) -> None:
