@@ -1,4 +1,4 @@
-"""The wheel's build hook: the start-up entry of ``cthreads/backend/shipped_cache.py`` (wgpu.h's
+"""The wheel's build hook: the start-up entry of ``cthreads/backend/native/shipped_cache.py`` (wgpu.h's
 parse and the C type strings of a first launch), built for the build environment's wgpu, cffi,
 pycparser and Python, goes into the wheel's ``cthreads/backend/shipped/``.
 

@@ -1,5 +1,5 @@
 """saxpy and Mandelbrot for the original (PyPI ``cthreads-gpu``), which has no
-``examples.samples``: the same source as ``cthreads/samples.py``, which ours runs. The original
+``examples.samples``: the same source as ``examples/samples.py``, which ours runs. The original
 translates kernels from their source file, so they live in a file of their own."""
 
 from __future__ import annotations

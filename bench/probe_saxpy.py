@@ -9,7 +9,7 @@ invocation one grid apart or contiguous, and ``vec4<f32>`` elements. Then 100 di
 one-element shape submitted three ways (one submission each, one command buffer with a pass
 each, one pass), with the idle time the GPU shows between passes. torch's ``y.add_(x)`` in a
 subprocess gives the device's bandwidth when torch with CUDA is importable. This is how the
-launch shapes of ``cthreads/runtime.py`` and ``codegen/vectorize.py`` were chosen
+launch shapes of ``cthreads/runtime/kernel_runtime.py`` and ``codegen/vectorize.py`` were chosen
 (``bench/results/h200-2026-11-30-probe-*.txt``).
 """
 

@@ -221,7 +221,7 @@ class GpuKernel:
 
         Kernels with barriers run workgroup by workgroup, the threads of a workgroup taking
         turns between barriers, and ``shared()`` gives them their workgroup's arrays
-        (``cthreads/simulator.py``); the others run one thread after another.
+        (``cthreads/lang/simulator.py``); the others run one thread after another.
         """
         prog = self.program
         if len(args) != len(prog.params):

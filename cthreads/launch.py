@@ -282,6 +282,8 @@ def compile(force: bool = False, threads=None) -> dict:  # noqa: A001 - the publ
     with residency.launch_lock:
         for k in all_kernels():
             for program in k.variants():
+                if program.refused is not None:
+                    continue        # its launches raise the located error (no pipeline)
                 runtime_for(k, program.widths).compile_all()
                 if isinstance(shape, tuple):
                     runtime_for(k, program.widths, k.nd_workgroup(len(shape))).compile_all()

@@ -1,5 +1,5 @@
 """Build at install time what a first process would otherwise compute (the start-up entry of
-``backend/shipped_cache.py``: wgpu.h's parse and the C type strings of a first launch).
+``backend/native/shipped_cache.py``: wgpu.h's parse and the C type strings of a first launch).
 
     python -m cthreads.prebuild                 # ci/setup.sh runs it after each install
     python -m cthreads.prebuild --into FOLDER   # the wheel's build hook (hatch_build.py)

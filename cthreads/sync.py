@@ -3,7 +3,7 @@
 In a ``@Gpu`` kernel both ``__sync_threads()`` and ``Barrier.arrive_and_wait()`` compile to a
 workgroup barrier (control and workgroup memory). Outside kernels ``Barrier(parties)`` is an
 ordinary reusable barrier for Python threads. Inside ``GpuKernel.simulate`` both in-kernel
-forms wait for the other simulated threads of the workgroup (``cthreads/simulator.py``).
+forms wait for the other simulated threads of the workgroup (``cthreads/lang/simulator.py``).
 """
 
 from __future__ import annotations

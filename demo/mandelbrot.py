@@ -1,7 +1,7 @@
 """The README's demo: a Mandelbrot set rendered by a @Gpu kernel, checked against numpy.
 
 The kernel and its numpy reference are ``mandelbrot`` and ``mandelbrot_numpy`` in
-cthreads/samples.py, the same kernel the benchmark and the tests run.
+examples/samples.py, the same kernel the benchmark and the tests run.
 
 Run with `make demo` (or `.venv/bin/python demo/mandelbrot.py [width height iterations]`).
 Writes mandelbrot.png in the current directory.

@@ -17,8 +17,10 @@ exact meaning), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..errors import CThreadsGPUError, GpuKernelError
-from . import ir
+from . import ir, loop_entry
 from .builtins import HELPERS, helper_row
 from .float_ops import OVERRIDES
 from .frontend import Progress, check_function, translate, translate_functions
@@ -29,7 +31,8 @@ from .lists import ListAccess
 from .program import KernelProgram, LoopRecord, SharedArray
 from .source import SourceLoc
 from .proofs import prove_in_range
-from .types import NARROW, Widths, elem
+from .scope import build_scope
+from .types import NARROW, ListType, Widths, elem
 from .vectorize import vectorize
 from .entry import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, ND_ENTRY_HEAD, ND_GRID_ENTRY,
                     ND_LOCAL, ND_SIZE, PROBE_END, PROBE_FN, WG, grid_entry)
@@ -43,11 +46,47 @@ def compile_kernel(fn, *, boundscheck: bool = True, widths: Widths = NARROW) -> 
     at the kernel line it happened on."""
     progress = Progress()
     try:
-        return _compile(fn, boundscheck, progress, widths)
+        try:
+            return _compile(fn, boundscheck, progress, widths)
+        except GpuKernelError as exc:
+            if not getattr(exc, "width_dependent", False):
+                raise
+            program = _refused_at(fn, boundscheck, widths)
+            if program is None:
+                raise
+            return program
     except CThreadsGPUError:
         raise
     except Exception as exc:
         raise _internal_error(fn, progress, exc) from exc
+
+
+#: the widths tried when a literal does not fit the plain float or int of a compilation
+_WIDER = (Widths("float64", "int"), Widths("float", "int64"), Widths("float64", "int64"))
+
+
+def _refused_at(fn, boundscheck: bool, widths: Widths) -> KernelProgram | None:
+    """The program at ``widths`` of a kernel in which a literal does not fit these widths'
+    plain float or int (``x[i] * 1e200``), when it compiles at wider ones: it decorates, and
+    its launches at ``widths`` raise the located error (``KernelProgram.refused``). None when
+    no wider widths help (the error stands). Only widths a launch can choose are tried: plain
+    float is float64 only in kernels with a plain ``list[float]`` parameter, int likewise."""
+    plain = {t.elem for _, t in build_scope(fn, boundscheck).annotated
+             if isinstance(t, ListType)}
+    for other in _WIDER:
+        if other == widths or (other.float != "float" and "float" not in plain) or \
+                (other.int != "int" and "int" not in plain):
+            continue
+        try:
+            _compile(fn, boundscheck, Progress(), other)
+        except Exception:       # noqa: BLE001 - not valid there either
+            continue
+        progress = Progress(lenient=True)
+        program = _compile(fn, boundscheck, progress, widths)
+        if not progress.deferred:
+            return program
+        return dataclasses.replace(program, refused=progress.deferred[0])
+    return None
 
 
 def _internal_error(fn, progress: Progress, exc: Exception) -> GpuKernelError:
@@ -80,7 +119,11 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     has_loops = any(isinstance(s, (ir.While, ir.ForRange)) for s in ir.walk_stmts(kernel.body))
     func_loops = any(has_function_loops(spec) for spec in kernel.functions)
     passes = static_passes(kernel.body) if has_loops and not func_loops else None
-    has_loops = func_loops or (has_loops and (passes is None or passes > STATIC_LOOP_PASSES))
+    # ... and loops with an early exit, whose entry values CPU drivers must not see
+    early = any(isinstance(s, (ir.While, ir.ForRange)) and loop_entry.exits_early(s.body)
+                for s in ir.walk_stmts(kernel.body))
+    has_loops = func_loops or (has_loops and (passes is None or passes > STATIC_LOOP_PASSES
+                                              or early))
     layout = Layout(kernel, bool(checks) or has_loops, fixed, fe.annotated)
     proofs = {} if "barrier" in kernel.uses else prove_in_range(kernel)
     always = frozenset(c for c, p in proofs.items() if p is None)
@@ -255,7 +298,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     _emit_main(em, kernel)
     function_blocks = []
     for spec in kernel.functions:
-        text, used = function_text(spec, lists, em.specs, progress, nd)
+        text, used = function_text(spec, lists, em.specs, progress, nd, cpu)
         for name in sorted(used):
             em.helper(name)
         function_blocks.append(text)
@@ -314,6 +357,8 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
         add(["", "fn ct_body(ct_gidx: i32) {"])
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
         add(grid_entry("ct_body", "i32(ct_g)"))
+    if loop_entry.OPAQUE in em.helpers:
+        loop_entry.add_entry_line(lines, pylines)
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
     return "\n".join(lines), line_map, lists.workgroup_bytes(), em
 
@@ -372,7 +417,9 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     table = {spec.ident: spec for spec in specs}
     blocks, used = [], set()
     for spec in specs:
-        text, names = function_text(spec, lists, table, progress)
+        # loops with an early exit hide their entry values behind ct_opq, which the
+        # reduction shader sets on CPU drivers only (a zero GPUs' compilers fold away)
+        text, names = function_text(spec, lists, table, progress, cpu=True)
         blocks.append(text)
         used |= names
     em = Emitter(dummy, func.src, lists, progress, specs=table)

@@ -299,6 +299,8 @@ HELPERS = {
     "ct_opaque_f": ((), "fn ct_opaque_f(v: f32) -> f32 "
                         "{ return bitcast<f32>(bitcast<u32>(v) ^ ct_zero()); }"),
     "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
+    # a zero the shader compiler cannot see, set by the entry point (loop_entry.py)
+    "ct_opq": ((), "var<private> ct_opq: u32;"),
 }
 
 HELPERS.update(FLOAT_HELPERS)

@@ -53,21 +53,49 @@ class ExprMixin(AccessMixin):
             if row.kind == "f":
                 value = float(e.value)
                 if ty == "float" and math.isfinite(value) and abs(value) > F32_MAX:
-                    self.src.error(e.loc, f"the float {value!r} is beyond float32's range",
-                                   "float32 values stay below about 3.4e38: compute in "
-                                   "float64 (write float64(...) or use float64 values)")
+                    self.width_error(e.loc, f"the float {value!r} is beyond float32's range",
+                                     "float32 values stay below about 3.4e38: compute in "
+                                     "float64 (write float64(...) or use float64 values)",
+                                     "float")
+                    value = 0.0
                 return ir.Const(ty, e.loc, value)
             if row.kind in "iu" and elem(e.ty).kind in "biu":
                 lo, hi = INT_RANGE[ty]
                 if not lo <= int(e.value) <= hi:
-                    self.src.error(e.loc, f"the integer {e.value} does not fit in {row.spelling}"
-                                   f" ({lo} .. {hi})", "use a value in range, or compute in a "
-                                   "wider type (int64(...))")
+                    self.width_error(e.loc, f"the integer {e.value} does not fit in "
+                                     f"{row.spelling} ({lo} .. {hi})", "use a value in range, "
+                                     "or compute in a wider type (int64(...))", ty)
+                    return ir.Const(ty, e.loc, 0)
                 return ir.Const(ty, e.loc, int(e.value))
             if ty == "bool":
                 v = e.value
                 return ir.Const("bool", e.loc, bool(v) if v == v else True)
         return ir.Cast(ty, e.loc, e)
+
+    def width_error(self, loc, message: str, hint: str, ty: str) -> None:
+        """A literal that does not fit the type ``ty`` it meets: a located error, marked
+        ``width_dependent`` when ``ty`` is the launch's plain float or int (the kernel may be
+        valid where they are 64-bit: ``compile_kernel`` checks). In a lenient compilation
+        (``Progress.lenient``) the error is noted for the launches at these widths, and the
+        caller goes on with a placeholder value."""
+        plain = ty in (self.plain_float, self.plain_int)
+        if plain and self.progress.lenient:
+            kind = "floats are float32" if ty == "float" else "ints are int32"
+            wide = "float64" if ty == "float" else "int64"
+            try:
+                self.src.error(loc, f"{message}, and this launch's plain {kind}",
+                               f"pass {wide} arrays for the plain "
+                               f"list[{'float' if ty == 'float' else 'int'}] parameters (the "
+                               f"kernel then computes in {wide}), or write {wide}(...) around "
+                               "the value")
+            except GpuKernelError as exc:
+                self.deferred.append(exc)
+            return
+        try:
+            self.src.error(loc, message, hint)
+        except GpuKernelError as exc:
+            exc.width_dependent = plain
+            raise
 
     # -- types of operations -----------------------------------------------------------------
     @property
@@ -229,24 +257,23 @@ class ExprMixin(AccessMixin):
     def fold_overflow(self, op, left, right, node) -> ir.Const | None:
         """An operation on two int literals whose Python value does not fit the type the
         device would compute it in: the value, as a literal of it would be (``2**40`` is the
-        int64 1099511627776, not a wrapped int32). None when it fits (computed on the device
-        as before) or the operands are not int literals."""
+        int64 1099511627776, not a wrapped int32). ``a >> b`` of literals is Python's value
+        too (a count of 32 or more included, which the device would take modulo the width).
+        None when the value fits (computed on the device as before), when Python would raise
+        (a zero divisor, a negative count: the device's rules apply) or the operands are not
+        int literals. Each operator is computed alone, at a bounded cost: a power or shift
+        beyond 64 bits is not computed, it is beyond 64 bits."""
         if not (isinstance(left, ir.Const) and isinstance(right, ir.Const)) or \
                 elem(left.ty).kind not in "biu" or elem(right.ty).kind not in "biu":
             return None
-        a, b = int(left.value), int(right.value)
-        if op in ("floordiv", "mod") and b == 0 or op in ("lshift", "rshift", "pow") and b < 0:
-            return None
-        if op == "pow" and abs(a) > 1 and b > 64 or op == "lshift" and a != 0 and b > 64:
-            value = 2**64                         # beyond 64 bits: const() says so
-        else:
-            value = {"add": a + b, "sub": a - b, "mul": a * b, "pow": a ** b,
-                     "floordiv": a // b if b else 0, "mod": a % b if b else 0,
-                     "lshift": a << b if b >= 0 else 0}.get(op)
+        value = _fold_int(op, int(left.value), int(right.value))
         if value is None:
             return None
-        lo, hi = INT_RANGE[self.arith_type((left, right))]
+        ty = self.arith_type((left, right))
+        lo, hi = INT_RANGE[ty]
         if lo <= value <= hi:
+            if op == "rshift":
+                return ir.Const(ty, self.src.loc(node), value)
             return None
         return self.const(value, node)
 
@@ -394,10 +421,11 @@ class ExprMixin(AccessMixin):
             self.src.error(node.func, f"name '{text}' is not defined",
                            "kernels can call int float bool abs min max len round, math "
                            "functions, atomic_* and the barrier forms")
+        precise = unsupported.call_hint(obj, text, MATH)
+        if precise is not None:
+            self.src.error(node.func, *precise)
         self.src.error(node.func, f"call to unsupported function '{text}' in a kernel",
-                       "kernels can call int float bool abs min max len round, math functions "
-                       "(sqrt, floor, sin, ...), atomic_* and the barrier forms; inline other "
-                       "helpers' code into the kernel")
+                       unsupported.CALLABLE)
 
     def nargs(self, node, text, allowed):
         n = len(node.args)
@@ -477,6 +505,33 @@ class ExprMixin(AccessMixin):
         key = "log_base" if name == "log" and len(args) == 2 else name
         result = {"float": ty, "int": self.plain_int}.get(spec.result, spec.result)
         return ir.Call(result, loc, key, args)
+
+def _fold_int(op: str, a: int, b: int) -> int | None:
+    """Python's value of ``a <op> b`` for ints of at most 64 bits, or None (not an arithmetic
+    operator, or one Python would raise for). Powers and left shifts whose value needs more
+    than 64 bits give 2**64 (a value beyond 64 bits) without computing it."""
+    if op == "add":
+        return a + b
+    if op == "sub":
+        return a - b
+    if op == "mul":
+        return a * b
+    if op in ("floordiv", "mod"):
+        if b == 0:
+            return None
+        return a // b if op == "floordiv" else a % b
+    if op in ("pow", "lshift", "rshift") and b < 0:
+        return None
+    if op == "pow":
+        if a in (0, 1, -1):
+            return a ** min(b, 2 + b % 2)      # 0**0 == 1; (-1)**b by the parity of b
+        return 2**64 if b > 64 else a ** b     # |a| >= 2: beyond 64 bits past 64
+    if op == "lshift":
+        return 0 if a == 0 else 2**64 if b > 64 else a << b
+    if op == "rshift":
+        return a >> min(b, 64)                 # a fits in 64 bits: 64 gives 0 or -1
+    return None
+
 
 def _int_literal_value(node) -> int | None:
     """The Python value of ``2**63``-style int literal arithmetic (+ - * ** <<), or None."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..errors import GpuKernelError, GpuKernelTypeError
+from ..errors import CThreadsGPUError, GpuKernelError, GpuKernelTypeError
 from . import ir, unsupported
 from .exprs import BINOPS, ExprMixin
 from .functions import DeviceFunction, FuncSpec, FunctionSet, placeholder_lists
@@ -33,9 +33,14 @@ def inference_bound(nlocals: int) -> int:
 class Progress:
     """Where the compiler is, so that an unexpected failure can name the kernel's line."""
 
-    def __init__(self):
+    def __init__(self, lenient: bool = False):
         self.src: KernelSource | None = None
         self.lineno: int | None = None
+        # a compilation for widths at which a literal does not fit, of a kernel valid at
+        # others: such errors are collected here (the launches at these widths raise the
+        # first) instead of raised (``compile_kernel``)
+        self.lenient = lenient
+        self.deferred: list = []
 
 
 @dataclass(frozen=True)
@@ -75,10 +80,24 @@ def check_function(func, boundscheck: bool = True) -> None:
     """Check a device function on its own (its list parameters standing for themselves) and
     the functions it calls; raises located errors (``GpuUnresolvedName`` for a call of a name
     not defined yet)."""
+    try:
+        _check_function_at(func, boundscheck, NARROW)
+    except GpuKernelError as exc:
+        # a literal beyond a 32-bit plain float or int: the function may serve 64-bit
+        # launches, where it fits (the 32-bit launches of its kernels raise the error)
+        if not getattr(exc, "width_dependent", False):
+            raise
+        try:
+            _check_function_at(func, boundscheck, Widths("float64", "int64"))
+        except CThreadsGPUError:
+            raise exc from None
+
+
+def _check_function_at(func, boundscheck: bool, widths: Widths) -> None:
     functions = FunctionSet()
-    root = functions.request(func, placeholder_lists(func))
+    root = functions.request(func, placeholder_lists(func, widths))
     translate_functions([(root, func.src.tree, func.src)], functions, boundscheck,
-                        Progress(), [])
+                        Progress(), [], widths)
 
 
 def translate_functions(calls, functions: FunctionSet, boundscheck: bool,
@@ -167,6 +186,7 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
                 continue
             raise
         if not tr.widened:
+            progress.deferred.extend(tr.deferred)
             return tr, body
     still = ", ".join(sorted(tr.widened))
     src.error(src.tree, f"the types of the locals did not settle after {bound} passes of "
@@ -201,6 +221,7 @@ class Translator(ExprMixin, Visitor):
         self.check_base = check_base         # ids of this body's checks start here
         self.calls: list = []                # (functions.Request, call node, self.src)
         self.widened: set[str] = set()       # locals whose type this pass widened
+        self.deferred: list = []             # errors of the widths (Progress.lenient)
         self.checks: list[BoundsCheck] = []
         self.uses: set[str] = set()
         self.hidden: list[ir.Local] = []

@@ -19,10 +19,12 @@ class FunctionEmitter(Emitter):
     """The kernel emitter with a device function's returns (no bounds-check report, no loop
     probes: the calling kernel reports and probes)."""
 
-    def __init__(self, spec, lists: ListAccess, specs: dict, progress=None, nd: bool = False):
+    def __init__(self, spec, lists: ListAccess, specs: dict, progress=None, nd: bool = False,
+                 cpu: bool = False):
         super().__init__(spec.body, spec.src, lists, progress, specs=specs)
         self.report = False
         self.nd = nd
+        self.hide_loops = cpu           # the kernel's variant for CPU drivers (loop_entry.py)
 
     def visit_Return(self, s, mode, loops):
         self.line("return;")
@@ -31,10 +33,11 @@ class FunctionEmitter(Emitter):
         self.line(f"return {self.expr(s.value)};")
 
 
-def function_text(spec, lists: ListAccess, specs: dict, progress=None, nd: bool = False) -> tuple:
+def function_text(spec, lists: ListAccess, specs: dict, progress=None, nd: bool = False,
+                  cpu: bool = False) -> tuple:
     """(the WGSL text of ``spec``, the names of the ``HELPERS`` it uses); ``nd``: for the N-D
-    launch variant."""
-    em = FunctionEmitter(spec, lists, specs, progress, nd)
+    launch variant; ``cpu``: for the kernel's variant for CPU drivers."""
+    em = FunctionEmitter(spec, lists, specs, progress, nd, cpu)
     for local in spec.body.locals:
         t = elem(local.ty).wgsl
         if local.param:

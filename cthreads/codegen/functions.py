@@ -20,7 +20,7 @@ from ..errors import GpuKernelTypeError
 from . import ir
 from .checks import check_func_signature
 from .source import KernelSource
-from .types import ListType, builtin_lookup
+from .types import NARROW, ListType, builtin_lookup
 
 #: index builtins a device function may read -> the hidden WGSL parameters that carry them
 #: (in 1-D launches, and in the N-D launch variant)
@@ -194,11 +194,13 @@ def _plain(name: str) -> str:
     return "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" for ch in name)
 
 
-def placeholder_lists(func: DeviceFunction) -> tuple:
-    """ListRefs standing for a function's own list parameters (checking it on its own)."""
+def placeholder_lists(func: DeviceFunction, widths=NARROW) -> tuple:
+    """ListRefs standing for a function's own list parameters (checking it on its own, plain
+    float and int meaning ``widths``: ``list[int32]`` is a list of the compiler's 'int')."""
     from .builtins import wgsl_ident  # noqa: PLC0415
     atomic = func.atomic_params()
-    return tuple(ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic, ty.ndim)
+    return tuple(ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem), None,
+                            name in atomic, ty.ndim)
                  for name, ty in func.signature.params if isinstance(ty, ListType))
 
 

@@ -179,6 +179,11 @@ class KernelProgram:
     # which the runtime sets per device when it makes a pipeline
     overrides: tuple = ()
 
+    # A located error (GpuKernelError) that every launch of this program raises: a literal
+    # that does not fit these widths' plain float or int, in a kernel valid at other widths
+    # (a float64 launch of ``x[i] * 1e200``; ``compile_kernel``). None for valid programs.
+    refused: object = None
+
     def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
              vec: str = "", cpu: bool = False, nd: tuple | None = None,
              grid: bool | None = None) -> str:
@@ -192,7 +197,10 @@ class KernelProgram:
         loops a CPU driver ended early (the four-lane variant has no loops). ``nd``: the N-D
         launch variant, as rows along x in 1-D workgroups (``grid``: kernels that do not observe
         workgroups only, and their default) or as tiles of ``nd`` = (x, y, z) invocations.
+        ``refused``: raised instead.
         """
+        if self.refused is not None:
+            raise self.refused.with_traceback(None)
         if nd is not None:
             fast = bool(fast and self.fast_requires)
             if grid is None:

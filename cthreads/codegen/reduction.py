@@ -216,6 +216,13 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         f"fn {ENTRY_POINT}(@builtin(workgroup_id) wid: vec3<u32>, "
         "@builtin(num_workgroups) nwg: vec3<u32>,",
         f"        {builtins}) {{",
+    ]
+    if probe and "ct_opq" in text:
+        # the operation's loops with an early exit (codegen/loop_entry.py): on CPU drivers
+        # their entry values are hidden behind a zero the compiler cannot see; elsewhere
+        # ct_opq is never written, a zero the compiler folds
+        body.append("    ct_opq = nwg.z >> 31u;")
+    body += [
         "    let g = wid.y * nwg.x + wid.x;",
         "    if (g >= ct_u.ct_groups) { return; }",
         f"    let stride = ct_u.ct_groups * {size}u;",

@@ -214,7 +214,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
     ``ListType`` of one; ``lookup(name)`` returns the global object.
 
     Accepts ``int float bool``, the width types, ``list[T]``, ``typing.List[T]``,
-    ``Array1D[T]`` ... ``Array3D[T]`` (``cthreads/arrays.py``: ``list[T]`` ... in a form type
+    ``Array1D[T]`` ... ``Array3D[T]`` (``cthreads/lang/arrays.py``: ``list[T]`` ... in a form type
     checkers understand) and string annotations of the same (as ``from __future__ import
     annotations`` produces).
     """

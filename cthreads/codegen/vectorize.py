@@ -177,11 +177,15 @@ class _Printer(Visitor):
                 f"{ref.ident}[ct_j] = select({ref.ident}[ct_j], {value}, ct_mask);")
 
     def lanes(self, e: ir.Expr) -> str:
-        """``e`` as a vec4<f32>: a value made of scalars only (literals, parameters) is splat."""
+        """``e`` as a vec4<f32>: a value made of scalars only (literals, parameters) is splat.
+        A value read from lists is a vector already, unless a device function's result drops
+        its lane-wise arguments (``return 0.001``): its text is then wrapped too (the
+        conversion of a vec4 to itself costs nothing)."""
         text = self.expr(e)
         vector = any(isinstance(x, ir.Load) or (isinstance(x, ir.Var) and x.ident in self.assigned)
                      for x in ir.walk_expr(e))
-        return text if vector else f"{self.vt}({text})"
+        calls = any(isinstance(x, ir.FuncCall) for x in ir.walk_expr(e))
+        return text if vector and not calls else f"{self.vt}({text})"
 
     def access(self, lst: ir.ListRef, index: ir.Expr) -> ir.ListRef:
         if lst.elem != self.ty or lst.shared_size is not None or lst.atomic \

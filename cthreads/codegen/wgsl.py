@@ -12,7 +12,7 @@ import math
 import struct
 from dataclasses import fields
 
-from . import ir
+from . import ir, loop_entry
 from .builtins import CALL_HELPERS, CALLS, TO_INT, f64_call, helper_row
 from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
@@ -92,6 +92,8 @@ class Emitter(Visitor):
         self.nd = False                 # emitting the N-D launch variant (entry.ND_ENTRY)
         # the CPU variant: a probe after each outermost loop (PROBE_FN, program.LoopRecord)
         self.loopcheck = loopcheck
+        # and hides the entry values of loops with an early exit (loop_entry.py)
+        self.hide_loops = loopcheck
         self.loops: list[LoopRecord] = []
         self.loop_depth = 0
         self.report = lists.status_binding is not None     # returns call ct_report()
@@ -201,6 +203,15 @@ class Emitter(Visitor):
             self.helper(ident)
             a = f"{ident}({a})" if "left" in hide else a
             b = f"{ident}({b})" if "right" in hide else b
+        if e.op in ("lshift", "rshift") and _const_tree(e.right):
+            # a count the driver can see is checked against the width at shader creation
+            # (WGSL refuses 33u for a u32): write it modulo the width, as the language takes it
+            bits = elem(e.left.ty).bits
+            if isinstance(e.right, ir.Const):
+                count = f"{int(e.right.value) % bits}u"
+            else:
+                count = f"({SHIFT_COUNT[e.left.ty].format(b)} & {bits - 1}u)"
+            return f"({a} {'<<' if e.op == 'lshift' else '>>'} {count})"
         return self.binop(e.op, e.left.ty, a, b)
 
     def binop(self, op, ty, a, b) -> str:
@@ -237,6 +248,13 @@ class Emitter(Visitor):
 
     def visit_Call(self, e):
         args = self.operands(e, list(e.args))
+        if e.fn == "log_base" and e.ty in IDENTITY:
+            # log(x) / log(b): WGSL evaluates log(b) of a base the driver can see, and refuses
+            # one <= 0 (Python raises; the kernel's value is NaN or -0.0 by the float rules)
+            for k, arg in enumerate(e.args):
+                if _const_tree(arg) and not args[k].startswith(IDENTITY[e.ty] + "("):
+                    self.helper(IDENTITY[e.ty])
+                    args[k] = f"{IDENTITY[e.ty]}({args[k]})"
         arg_ty = e.args[0].ty if e.args else e.ty
         if e.fn in TO_INT and (arg_ty != "float" or e.ty != "int"):
             # floor ceil trunc round of a float64, or to an int64: the float, then the int
@@ -268,19 +286,36 @@ class Emitter(Visitor):
             return f"!({a} == {b})"        # NaN != x is True in Python; keep it unordered
         return f"({a} {op} {b})"
 
+    def cmp_operand(self, text: str, e: ir.Expr, ty: str) -> str:
+        """Operand ``e`` (emitted as ``text``) of a comparison made in ``ty``. A literal met by
+        values of two types in a chain keeps its own type; a 64-bit one is written here as a
+        literal of each comparison's type (the front end checked that it fits): WGSL refuses
+        the conversion of a 64-bit literal (``f32(3.14159lf)``, ``u32(4li)``)."""
+        if isinstance(e, ir.Const) and e.ty != ty and elem(e.ty).bits == 64 and \
+                elem(ty).kind != "b" and text == literal(e.value, e.ty):
+            if elem(ty).kind == "f":
+                value = float(e.value)
+                if ty == "float" and math.isfinite(value):  # rounded once, as numpy would
+                    value = struct.unpack("<f", struct.pack("<f", value))[0]
+                return literal(value, ty)
+            if elem(e.ty).kind in "iu":
+                return literal(int(e.value), ty)
+        return self.cast(text, e.ty, ty)
+
     def visit_Compare(self, e):
         if len(e.ops) == 1:
             a, b = self.operands(e, list(e.operands))
             ty = e.cmp_types[0]
-            return self.compare(e.ops[0], ty, self.cast(a, e.operands[0].ty, ty),
-                                self.cast(b, e.operands[1].ty, ty))
+            return self.compare(e.ops[0], ty, self.cmp_operand(a, e.operands[0], ty),
+                                self.cmp_operand(b, e.operands[1], ty))
         if all(_pure(x) for x in e.operands):
             parts = []
             strs = [self.expr(x) for x in e.operands]
             for k, op in enumerate(e.ops):
                 ty = e.cmp_types[k]
-                parts.append(self.compare(op, ty, self.cast(strs[k], e.operands[k].ty, ty),
-                                          self.cast(strs[k + 1], e.operands[k + 1].ty, ty)))
+                parts.append(self.compare(op, ty, self.cmp_operand(strs[k], e.operands[k], ty),
+                                          self.cmp_operand(strs[k + 1], e.operands[k + 1],
+                                                           ty)))
             return "(" + " && ".join(parts) + ")"
         result = self.temp()
         self.line(f"var {result}: bool = false;")
@@ -289,8 +324,8 @@ class Emitter(Visitor):
         for k, op in enumerate(e.ops):
             cur = self.bind(e.operands[k + 1])
             ty = e.cmp_types[k]
-            test = self.compare(op, ty, self.cast(prev, e.operands[k].ty, ty),
-                                self.cast(cur, e.operands[k + 1].ty, ty))
+            test = self.compare(op, ty, self.cmp_operand(prev, e.operands[k], ty),
+                                self.cmp_operand(cur, e.operands[k + 1], ty))
             if k == len(e.ops) - 1:
                 self.line(f"{result} = {test};")
             else:
@@ -461,8 +496,21 @@ class Emitter(Visitor):
             self.indent -= 1
         self.line("}")
 
+    def hide_entry(self, s) -> bool:
+        """In the variant for CPU drivers, before a loop with an early exit: its locals written
+        with a zero the compiler cannot see (``loop_entry.py`` says why). True when done."""
+        if not self.hide_loops or not loop_entry.exits_early(s.body):
+            return False
+        self.helper(loop_entry.OPAQUE)
+        types = {local.ident: local.ty for local in self.k.locals}
+        for ident in loop_entry.assigned(s.body):
+            if ident in types:
+                self.line(f"{ident} = {loop_entry.hidden(ident, types[ident])};")
+        return True
+
     def visit_While(self, s, mode, loops):
         test, pre, pre_py = self.sub_expr(s.test)
+        self.hide_entry(s)
         rec = self.open_loop(s)
         if not pre:
             self.line(f"while {_paren(test)} {{")
@@ -490,8 +538,9 @@ class Emitter(Visitor):
         self.helper(count)
         self.line(f"let {n}n = {count}({start}, {stop}, {step});")
         j = f"{n}j"
+        first = loop_entry.OPAQUE if self.hide_entry(s) else "0u"
         rec = self.open_loop(s)
-        self.line(f"for (var {j}: u32 = 0u; {j} < {n}n; {j} = {j} + 1u) {{")
+        self.line(f"for (var {j}: u32 = {first}; {j} < {n}n; {j} = {j} + 1u) {{")
         self.indent += 1
         if wide:
             self.helper("ct_wide_u")

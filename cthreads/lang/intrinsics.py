@@ -2,7 +2,7 @@
 
 In a ``@Gpu`` kernel the compiler turns these into workgroup arrays and WGSL atomics; called as
 plain Python they act on ordinary lists so that a kernel runs unchanged outside the device.
-Inside ``GpuKernel.simulate`` (``cthreads/simulator.py``) ``shared()`` gives every thread of a
+Inside ``GpuKernel.simulate`` (``cthreads/lang/simulator.py``) ``shared()`` gives every thread of a
 workgroup the same array, zeros of the declared element type, a fresh one per workgroup. The
 atomics hold a lock, so they are atomic with respect to any other Python thread too.
 """

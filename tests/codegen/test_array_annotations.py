@@ -1,4 +1,4 @@
-"""``Array1D[T]`` ... ``Array3D[T]`` (cthreads/arrays.py, the annotations type checkers
+"""``Array1D[T]`` ... ``Array3D[T]`` (cthreads/lang/arrays.py, the annotations type checkers
 understand) compile exactly as the ``list[...]`` annotations they stand for; the misuses are
 located errors."""
 

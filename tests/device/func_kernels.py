@@ -1,7 +1,7 @@
 """Device functions and the kernels that call them (module-level, as users write them).
 
 The order of definitions is part of the test: ``late_caller`` calls ``late_helper``, which is
-defined after it (and in cthreads/samples.py, ``norm2`` calls ``sq`` defined after it)."""
+defined after it (and in examples/samples.py, ``norm2`` calls ``sq`` defined after it)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Kernels shared by the device tests (module-level, as users write them).
 
-``saxpy`` is the sample of cthreads/samples.py, the one the demo and the benchmark run too."""
+``saxpy`` is the sample of examples/samples.py, the one the demo and the benchmark run too."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Long Python lists in and out: float lists packed by cffi (cthreads/packing.py), results written
+"""Long Python lists in and out: float lists packed by cffi (cthreads/runtime/packing.py), results written
 back slice by slice (convert.writeback). Every packing is checked against numpy's conversion of
 the same values, every refusal by its message and the caller's list left as it was, and the
 round trips on the device against numpy."""

@@ -1,4 +1,4 @@
-"""Repeated launches on arena lists (cthreads/relaunch.py): a repeat checks only what can have
+"""Repeated launches on arena lists (cthreads/runtime/relaunch.py): a repeat checks only what can have
 changed, and every change of the lists, the arena, the device or the kernel's runtimes is
 seen; results against numpy, refusals with the caller's data unchanged."""
 

@@ -1,4 +1,4 @@
-"""The shared sample kernels (cthreads/samples.py) and the demo that runs one of them.
+"""The shared sample kernels (examples/samples.py) and the demo that runs one of them.
 
 saxpy is exercised throughout the device tests (tests/device/kernels.py re-exports it); here the
 Mandelbrot kernel is checked against its numpy reference, against fixed pixels whose counts

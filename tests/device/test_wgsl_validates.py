@@ -60,6 +60,8 @@ def everything(n: int, f: float, b: bool, xs: list[float], ys: list[int], zs: li
 def test_every_kernel_creates_a_pipeline():
     names = []
     for k in all_kernels():
+        if k.program.refused is not None:
+            continue                         # its 32-bit launches raise (test_fuzz_compile.py)
         rt = runtime_for(k)
         rt.compile_all()                     # every variant: checked, and check-free if any
         assert rt.pipeline_for(False) is not None

@@ -1,4 +1,4 @@
-"""Argument conversion (cthreads/convert.py) without a device: scalar checks, container checks,
+"""Argument conversion (cthreads/runtime/convert.py) without a device: scalar checks, container checks,
 packing lists and arrays into device bytes, and writing device bytes back in place. The
 reference for every byte is numpy's own conversion of the same values."""
 
