@@ -314,9 +314,13 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
     helper_blocks += function_blocks
     if any("ct_zero()" in helper_row(name)[1] for name in em.helpers):
-        # a zero the driver's compiler cannot see (counts stay below 2**31); see builtins.py
-        count = "ct_groups" if fixed else "ct_threads"
-        helper_blocks.append(f"fn ct_zero() -> u32 {{ return ct_u.{count} >> 31u; }}")
+        # a zero the driver's compiler cannot see: bit 31 of num_workgroups.z, set at the entry
+        # (loop_entry.ENTRY_LINE); lavapipe folds the values of uniforms into the shader, which
+        # made x / (x - x) 0.0 in float64 with a uniform's bit here
+        em.helper(loop_entry.OPAQUE)
+        if HELPERS[loop_entry.OPAQUE][1] not in helper_blocks:
+            helper_blocks.insert(0, HELPERS[loop_entry.OPAQUE][1])
+        helper_blocks.append("fn ct_zero() -> u32 { return ct_opq; }")
     if cpu:
         count = "ct_groups" if fixed else "ct_threads"
         helper_blocks.append(PROBE_FN.replace("{count}", count)

@@ -72,7 +72,11 @@ class AccessMixin:
             return None
         lst = self.scope.lists[v.value.id]
         d = node.slice
-        dim = d.value if isinstance(d, ast.Constant) and type(d.value) is int else None
+        if isinstance(d, ast.UnaryOp) and isinstance(d.op, ast.USub) and \
+                isinstance(d.operand, ast.Constant) and type(d.operand.value) is int:
+            dim = -d.operand.value                     # a.shape[-1]: counted from the end
+        else:
+            dim = d.value if isinstance(d, ast.Constant) and type(d.value) is int else None
         if dim is not None and dim < 0:
             dim += lst.ndim
         if dim is None or not 0 <= dim < lst.ndim:

@@ -60,7 +60,7 @@ MATH = {
     "isinf": MathFn((1,), "bool", "ct_isinf({0})"),
     "isfinite": MathFn((1,), "bool", "ct_isfinite({0})"),
 }
-LOG_BASE = "(log({0}) / log({1}))"
+LOG_BASE = "log({0})"     # the log of log(x, b)'s base (exprs.math_call divides)
 
 
 @dataclass(frozen=True)

@@ -502,9 +502,15 @@ class ExprMixin(AccessMixin):
         ty = self.unify(args)
         ty = ty if is_float(ty) else self.int_float(ty)
         args = tuple(self.conv(a, ty) for a in args)
-        key = "log_base" if name == "log" and len(args) == 2 else name
+        if name == "log" and len(args) == 2:
+            # log(x, b) is log(x) / log(b) with the language's division (correctly rounded, and
+            # the division-by-zero rule for a base of 1: a plain WGSL '/' gave 0.0 on lavapipe)
+            # ("log_base" is the log of the base: a literal one is kept from WGSL's constant
+            # evaluation, which refuses a base <= 0)
+            x, base = ir.Call(ty, loc, "log", args[:1]), ir.Call(ty, loc, "log_base", args[1:])
+            return ir.Binary(ty, loc, "truediv", x, base)
         result = {"float": ty, "int": self.plain_int}.get(spec.result, spec.result)
-        return ir.Call(result, loc, key, args)
+        return ir.Call(result, loc, name, args)
 
 def _fold_int(op: str, a: int, b: int) -> int | None:
     """Python's value of ``a <op> b`` for ints of at most 64 bits, or None (not an arithmetic

@@ -914,7 +914,7 @@ F64_CALLS: dict[str, str] = {
     "sinh": "ct_sinh_d({0})", "cosh": "ct_cosh_d({0})", "tanh": "ct_tanh_d({0})",
     "asinh": "ct_asinh_d({0})", "acosh": "ct_acosh_d({0})", "atanh": "ct_atanh_d({0})",
     "exp": "ct_exp_d({0})", "exp2": "ct_exp2_d({0})", "expm1": "ct_expm1_d({0})",
-    "log": "ct_log_d({0})", "log_base": "ct_div_d(ct_log_d({0}), ct_log_d({1}))",
+    "log": "ct_log_d({0})", "log_base": "ct_log_d({0})",
     "log2": "ct_log2_d({0})", "log10": "ct_log10_d({0})", "log1p": "ct_log1p_d({0})",
     "pow": "ct_pow_d({0}, {1})",
     "fabs": "abs({0})", "abs": "abs({0})",

@@ -20,7 +20,7 @@ device and variant, so float results are reproducible there and may differ from 
 loop by rounding.
 
 Binding layout (group 0): 0 the uniform ``CtUniforms`` (first field ``ct_threads``, the pass's
-element count, below 2**31: ``ct_zero()`` reads its bit 31); 1 the pass's input as
+element count, below 2**31); 1 the pass's input as
 ``array<vec4<S>>`` (read-only); 2 the same buffer as ``array<S>`` (read-only; the left-over
 elements); 3 the partial results ``array<S>`` (read-write). ``S`` is the element type's storage
 type. With ``probe`` (an operation with loops, on a CPU driver: llvmpipe ends an invocation's
@@ -170,7 +170,8 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         f"var<workgroup> ct_tile: array<{s}, {size}>;",
         f"var<workgroup> ct_ok: array<u32, {size}>;",
         "",
-        "fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }",
+        "var<private> ct_zp: u32;",
+        "fn ct_zero() -> u32 { return ct_zp; }",
         "",
     ]
     if probe:
@@ -217,6 +218,9 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         "@builtin(num_workgroups) nwg: vec3<u32>,",
         f"        {builtins}) {{",
     ]
+    # the zero the driver's compiler cannot see (ct_zero): bit 31 of a dispatch size, never
+    # set (lavapipe folds the values of uniforms into the shader, so a uniform will not do)
+    body.append("    ct_zp = nwg.z >> 31u;")
     if probe and "ct_opq" in text:
         # the operation's loops with an early exit (codegen/loop_entry.py): on CPU drivers
         # their entry values are hidden behind a zero the compiler cannot see; elsewhere

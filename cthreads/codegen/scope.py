@@ -138,6 +138,12 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = (),
             src.error(nodes[0], "shared arrays are declared at the top level of the kernel "
                       "body, outside loops and branches",
                       "move the shared(...) declaration to the start of the kernel")
+        if isinstance(ty, ListType) and isinstance(nodes[0].value, ast.Call) and \
+                isinstance(nodes[0].value.func, ast.Name) and \
+                nodes[0].value.func.id == "shared" and \
+                isinstance(resolve(nodes[0].value.func), (MISSING, type(None))):
+            src.error(nodes[0], "'shared' is not defined in the kernel's module",
+                      "import it: from cthreads.gpu import shared", cls=GpuKernelTypeError)
         if isinstance(ty, ListType):
             src.error(nodes[0], f"list local '{name}' must be declared with shared(size)",
                       f"write '{name}: {ty} = shared(64)' at the top of the kernel, or pass "

@@ -222,6 +222,22 @@ def test_shared_misuse():
             v = shared(4)
 
 
+def test_exact_text_of_shared_without_its_import():
+    """``shared`` not imported: the error says so, not that the declaration lacks shared()."""
+    bad = line() + 4
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(n: int, x: list[int]) -> None:
+            local: list[int] = shared(16)  # noqa: F821
+            x[GlobalIdx.x] = local[0]
+    assert str(info.value) == (
+        "'shared' is not defined in the kernel's module\n"
+        f'  File "{HERE}", line {bad}, in k\n'
+        "    local: list[int] = shared(16)  # noqa: F821\n"
+        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "hint: import it: from cthreads.gpu import shared")
+
+
 def test_atomics_misuse():
     from cthreads.lang.intrinsics import atomic_add, atomic_max
     with pytest.raises(GpuKernelTypeError, match=r"atomic_max\(\) on a list\[float\]"):

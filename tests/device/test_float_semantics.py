@@ -507,3 +507,63 @@ def test_a_reduction_gets_the_device_form_of_the_helpers(device_name):
     rng = np.random.default_rng(9)
     values = (rng.standard_normal(5000) * 1e3).astype(np.float32)
     assert max_by_division.reduce(values) == float(values.max())
+
+
+@Gpu
+def _log_base_kernel(n: int, x: list[float], b: float, o: list[float], o1: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        o[i] = math.log(x[i], b)
+        o1[i] = math.log(x[i], 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_with_a_base_of_one_follows_the_division_rule(dtype, device_name):
+    """log(x, b) is log(x) / log(b) with the language's division: a base of 1 (a literal or a
+    scalar) divides by zero (inf, -inf, nan by the float rule; a plain '/' gave 0.0 on
+    lavapipe), and other bases agree with numpy."""
+    x = np.array([2.0, 0.5, 1.0, 8.0], dtype)
+    expect_one = np.array([np.inf, -np.inf, np.nan, np.inf])
+    for b in (1.0, 2.0, 10.0):
+        o = np.zeros(4, dtype)
+        o1 = np.zeros(4, dtype)
+        gpu(_log_base_kernel, 4, x, b, o, o1).join()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            want = np.log(x.astype(np.float64)) / np.log(b)
+        np.testing.assert_allclose(o, want.astype(dtype), rtol=2e-6 if dtype == np.float32 else 1e-14)
+        np.testing.assert_array_equal(o1, expect_one.astype(dtype))
+
+
+@Gpu
+def _self_difference_divisor(n: int, x: list[float], o: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        o[i] = x[i] / (x[i] - x[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_divisor_computed_as_zero_follows_the_division_rule(dtype, device_name):
+    """x / (x - x): the zero that hides the self-difference from the driver must be one it
+    cannot fold (lavapipe folds uniforms' values into the shader: float64 gave 0.0)."""
+    x = np.array([2.0, -0.5, 0.0, np.inf], dtype)
+    o = np.zeros(4, dtype)
+    gpu(_self_difference_divisor, 4, x, o).join()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = x / (x - x)
+    np.testing.assert_array_equal(o, want)
+
+
+@Gpu.func
+def _nan_sum(a: float, b: float) -> float:
+    return a + b + (b - b) / (b - b)
+
+
+def test_a_reduction_whose_operation_divides_by_a_computed_zero(device_name):
+    """The reduction shader's hidden zero is not a uniform's either: (b - b) / (b - b) is NaN,
+    so the fold of any two values, in any order, is NaN (the division-by-zero rule; plain
+    Python raises ZeroDivisionError)."""
+    values = np.arange(1.0, 201.0)
+    with pytest.raises(ZeroDivisionError):
+        _nan_sum(1.0, 2.0)
+    assert math.isnan(_nan_sum.reduce(values))
+    assert math.isnan(_nan_sum.reduce(values.astype(np.float32)))

@@ -7,7 +7,7 @@ import inspect
 import numpy as np
 import pytest
 
-from cthreads.gpu import (Gpu, GpuArena, GpuArgumentTypeError, GpuIndexError,
+from cthreads.gpu import (GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuIndexError,
                           GpuInvalidArgument, GpuKernelTypeError, compile, gpu, prepare)
 
 from cthreads.runtime import kernel_runtime as runtime
@@ -219,3 +219,21 @@ def test_simulate_runs_the_n_d_threads(device_name):
     nk.fill_volume.simulate(v, threads=(5, 4, 3))
     z, y, x = np.indices(v.shape)
     np.testing.assert_array_equal(v, 10000 * z + 100 * y + x)
+
+
+@Gpu
+def _shape_from_the_end(n: int, v: list[list[list[float]]], o: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        o[i] = v.shape[-1] + 10 * v.shape[-2] + 100 * v.shape[-3] + 1000 * len(v)
+
+
+def test_shape_takes_a_negative_literal_dimension(device_name):
+    """``a.shape[-1]`` counts from the end, as language.md says (it was refused)."""
+    v = np.zeros((2, 3, 5), np.float32)
+    o = np.zeros(4, np.int32)
+    gpu(_shape_from_the_end, 4, v, o).join()
+    assert o.tolist() == [5 + 30 + 200 + 2000] * 4
+    o2 = [0] * 4
+    _shape_from_the_end.simulate(4, v, o2)
+    assert o2 == o.tolist()

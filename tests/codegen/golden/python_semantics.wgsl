@@ -8,6 +8,8 @@ struct CtUniforms {
 @group(0) @binding(2) var<storage, read_write> k: array<i32>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
 
+var<private> ct_opq: u32;
+
 fn ct_copysign(a: f32, b: f32) -> f32 {
     return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));
 }
@@ -165,7 +167,7 @@ fn ct_residual_f(n: f32, a: f32, b: f32) -> f32 {
     return ct_hide_f(n - p) - ct_mul_err_f(a, b, p);
 }
 
-fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }
+fn ct_zero() -> u32 { return ct_opq; }
 
 fn ct_body(ct_gidx: i32) {
     var n: i32 = ct_u.n;
@@ -199,6 +201,7 @@ fn ct_body(ct_gidx: i32) {
 @compute @workgroup_size(64)
 fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
         @builtin(local_invocation_id) ct_lid: vec3<u32>) {
+    ct_opq = ct_nwg.z >> 31u;
     let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * 64u + ct_lid.x;
     let ct_g: u32 = ct_first;
     if (ct_g < ct_u.ct_threads) { ct_body(i32(ct_g)); }
