@@ -314,9 +314,9 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
     helper_blocks += function_blocks
     if any("ct_zero()" in helper_row(name)[1] for name in em.helpers):
-        # a zero the driver's compiler cannot see: bit 31 of num_workgroups.z, set at the entry
-        # (loop_entry.ENTRY_LINE); lavapipe folds the values of uniforms into the shader, which
-        # made x / (x - x) 0.0 in float64 with a uniform's bit here
+        # a zero the driver's compiler cannot see, set at the entry (loop_entry.ENTRY_LINE):
+        # a uniform's bit alone is folded by lavapipe (which inlines uniforms' values: float64
+        # x / (x - x) gave 0.0), a dispatch size's alone by NVIDIA's driver
         em.helper(loop_entry.OPAQUE)
         if HELPERS[loop_entry.OPAQUE][1] not in helper_blocks:
             helper_blocks.insert(0, HELPERS[loop_entry.OPAQUE][1])
@@ -362,7 +362,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
         add(grid_entry("ct_body", "i32(ct_g)"))
     if loop_entry.OPAQUE in em.helpers:
-        loop_entry.add_entry_line(lines, pylines)
+        loop_entry.add_entry_line(lines, pylines, "ct_groups" if fixed else "ct_threads")
     line_map = {k + 1: py for k, py in enumerate(pylines) if py}
     return "\n".join(lines), line_map, lists.workgroup_bytes(), em
 

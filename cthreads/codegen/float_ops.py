@@ -81,11 +81,12 @@ FLOAT_HELPERS = {
     # an exact residual of zero keeps q (q + 0.0 would turn -0.0 / y into +0.0); the correction
     # applies where q is finite and not zero (then r and c are finite too), tested on q, which
     # the driver cannot see through: NVIDIA's takes r and c, results of float arithmetic, to be
-    # finite, and picked c = nan for inf / y
-    "ct_div_f": (("ct_isfinite", "ct_fused_f32", "ct_div_exact_f"),
+    # finite, and picked c = nan for inf / y; the divisor is hidden too, or NVIDIA's driver
+    # folds t / t to 1.0 (0.0 / 0.0 is nan)
+    "ct_div_f": (("ct_isfinite", "ct_fused_f32", "ct_div_exact_f", "ct_hide_f"),
                 """fn ct_div_f(x: f32, y: f32) -> f32 {
     if (!ct_fused_f32) { return ct_div_exact_f(x, y); }
-    let q = bitcast<f32>(bitcast<u32>(x / y) ^ ct_zero());
+    let q = bitcast<f32>(bitcast<u32>(x / ct_hide_f(y)) ^ ct_zero());
     let r = fma(-q, y, x);
     let c = q + r / y;
     return select(q, c, r != 0.0f && ct_isfinite(q) && q != 0.0f);

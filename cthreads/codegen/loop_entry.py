@@ -9,8 +9,9 @@ loop probe (``entry.PROBE_FN``) caught it and the launch failed with a loop-limi
 
 The loop-reporting variant that CPU drivers run (``wgsl(cpu=True)``) therefore writes, before
 each loop with an early exit, every local the loop assigns as itself combined with a zero the
-compiler cannot see (``ct_opq``: bit 31 of ``num_workgroups.z``, set at the entry point's
-start; a uniform will not do, lavapipe folds the launch's uniforms into loop conditions), and
+compiler cannot see (``ct_opq``: bit 31 of ``num_workgroups.z`` or-ed with bit 31 of the
+launch's count, set at the entry point's start: lavapipe folds the launch's uniforms into loop
+conditions, NVIDIA's driver knows the dispatch size's bound, neither sees through both), and
 starts a ``for`` loop's counter at that zero. Values are unchanged (an integer XOR with 0, a
 ``select`` that keeps the value); the compiler no longer knows them at the loop's entry, so it
 keeps the loop as written. GPUs run the variant without it (no cost there). A reduction's
@@ -26,7 +27,10 @@ from . import ir
 #: the helper that declares the hidden zero; the entry point sets it (``ENTRY_LINE``)
 OPAQUE = "ct_opq"
 DECLARATION = f"var<private> {OPAQUE}: u32;"
-ENTRY_LINE = f"    {OPAQUE} = ct_nwg.z >> 31u;"
+# Bit 31 of a dispatch size and of the launch's count (both below 2**31), or-ed: each driver
+# folds one of them (lavapipe inlines the values of uniforms; NVIDIA's knows num_workgroups is
+# below 65,536), neither both
+ENTRY_LINE = f"    {OPAQUE} = (ct_nwg.z >> 31u) | (ct_u.{{count}} >> 31u);"
 #: the entry point's first line, after which ``ENTRY_LINE`` goes
 ENTRY_MARK = "        @builtin(local_invocation_id) ct_lid: vec3<u32>) {"
 
@@ -69,11 +73,12 @@ def hidden(ident: str, ty: str) -> str:
     return _HIDE[ty].format(ident)
 
 
-def add_entry_line(lines: list, pylines: list) -> None:
+def add_entry_line(lines: list, pylines: list, count: str) -> None:
     """Set the hidden zero at the start of the entry point (``lines``/``pylines`` of a shader
-    whose code uses it)."""
+    whose code uses it; ``count``: the uniform's count field, ``ct_threads`` or
+    ``ct_groups``)."""
     k = lines.index(ENTRY_MARK) + 1
-    lines.insert(k, ENTRY_LINE)
+    lines.insert(k, ENTRY_LINE.format(count=count))
     pylines.insert(k, 0)
 
 

@@ -218,9 +218,10 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         "@builtin(num_workgroups) nwg: vec3<u32>,",
         f"        {builtins}) {{",
     ]
-    # the zero the driver's compiler cannot see (ct_zero): bit 31 of a dispatch size, never
-    # set (lavapipe folds the values of uniforms into the shader, so a uniform will not do)
-    body.append("    ct_zp = nwg.z >> 31u;")
+    # the zero the driver's compiler cannot see (ct_zero): bit 31 of a dispatch size or of the
+    # pass's count, never set; lavapipe folds uniforms' values, NVIDIA's driver the dispatch
+    # size's bound, neither both (codegen/loop_entry.py)
+    body.append("    ct_zp = (nwg.z >> 31u) | (ct_u.ct_threads >> 31u);")
     if probe and "ct_opq" in text:
         # the operation's loops with an early exit (codegen/loop_entry.py): on CPU drivers
         # their entry values are hidden behind a zero the compiler cannot see; elsewhere

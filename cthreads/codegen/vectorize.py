@@ -49,7 +49,8 @@ fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
         return vec4<f32>(ct_div_exact_f(x.x, y.x), ct_div_exact_f(x.y, y.y),
                          ct_div_exact_f(x.z, y.z), ct_div_exact_f(x.w, y.w));
     }
-    let q = bitcast<vec4<f32>>(bitcast<vec4<u32>>(x / y) ^ vec4<u32>(ct_zero()));
+    let yh = bitcast<vec4<f32>>(bitcast<vec4<u32>>(y) ^ vec4<u32>(ct_zero()));
+    let q = bitcast<vec4<f32>>(bitcast<vec4<u32>>(x / yh) ^ vec4<u32>(ct_zero()));
     let r = fma(-q, y, x);
     let c = q + r / y;
     let inf = vec4<u32>(0x7f800000u);

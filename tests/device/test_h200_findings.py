@@ -208,4 +208,5 @@ def test_float32_division_of_special_values_is_ieee():
     with np.errstate(all="ignore"):
         want = x / y
     np.testing.assert_array_equal(q, want)
-    np.testing.assert_array_equal(np.signbit(q), np.signbit(want))
+    number = ~np.isnan(want)             # a NaN's sign is not part of IEEE division's result
+    np.testing.assert_array_equal(np.signbit(q[number]), np.signbit(want[number]))

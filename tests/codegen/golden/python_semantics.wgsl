@@ -201,7 +201,7 @@ fn ct_body(ct_gidx: i32) {
 @compute @workgroup_size(64)
 fn ct_main(@builtin(workgroup_id) ct_wid: vec3<u32>, @builtin(num_workgroups) ct_nwg: vec3<u32>,
         @builtin(local_invocation_id) ct_lid: vec3<u32>) {
-    ct_opq = ct_nwg.z >> 31u;
+    ct_opq = (ct_nwg.z >> 31u) | (ct_u.ct_threads >> 31u);
     let ct_first: u32 = (ct_wid.y * ct_nwg.x + ct_wid.x) * 64u + ct_lid.x;
     let ct_g: u32 = ct_first;
     if (ct_g < ct_u.ct_threads) { ct_body(i32(ct_g)); }
