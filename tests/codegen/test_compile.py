@@ -71,7 +71,7 @@ def test_layout_follows_the_contract():
         assert wline <= len(wgsl_lines)
 
 
-def test_issue6_fields():
+def test_workgroup_memory_features_and_atomics_are_recorded():
     p = golden_kernels.reduce_sum.program
     assert p.fixed_workgroup_size and p.workgroup_bytes == 256
     assert p.needs_features == ("shader-float32-atomic",)
@@ -164,7 +164,7 @@ def test_decorated_object():
     y = [1.0, 1.0, 1.0]
     k.simulate(3, 2.0, [1.0, 2.0, 3.0], y)
     assert y == [3.0, 5.0, 7.0]
-    total = [0.0]                   # barriers and shared memory simulate too (issue 21)
+    total = [0.0]                   # barriers and shared memory simulate too
     golden_kernels.reduce_sum.simulate(3, [1.0, 2.0, 4.0], total)
     assert total == [7.0]
 
