@@ -10,7 +10,7 @@ one-element shape submitted three ways (one submission each, one command buffer 
 each, one pass), with the idle time the GPU shows between passes. torch's ``y.add_(x)`` in a
 subprocess gives the device's bandwidth when torch with CUDA is importable. This is how the
 launch shapes of ``cthreads/runtime/kernel_runtime.py`` and ``codegen/vectorize.py`` were chosen
-(``bench/results/h200-2026-11-30-probe-*.txt``).
+(``b31e468:bench/results/h200-2026-11-30-probe-*.txt``).
 """
 
 from __future__ import annotations

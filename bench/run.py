@@ -536,7 +536,7 @@ def render(summary: dict, impls: list, notes: list, meta: dict, gpu_column: bool
     # targets
     col = "H200 / real GPU" if gpu_column else "lavapipe"
     lines.append("")
-    lines.append(f"targets ({col} column of issue 5)")
+    lines.append(f"targets ({col} column)")
     for label, w, metric, against, op, b_cpu, b_gpu in TARGETS:
         bound = b_gpu if gpu_column else b_cpu
         ours = _cell(summary, w, "ours", metric)

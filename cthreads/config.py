@@ -39,6 +39,7 @@ VARIABLES = {
     "cache_dir": "CTHREADS_CACHE_DIR",
     "hide_features": "CTHREADS_HIDE_FEATURES",
     "device_copies": "CTHREADS_DEVICE_COPIES",
+    "full_traceback": "CTHREADS_FULL_TRACEBACK",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 
@@ -84,6 +85,10 @@ class Config:
     #: times, each entry its own device (a test hook: several devices on one adapter, such as
     #: lavapipe in CI)
     device_copies: int = 1
+    #: CTHREADS_FULL_TRACEBACK (0 or 1, default 0): whether a compile error keeps the
+    #: compiler's own traceback (an internal compiler error then shows the failing pass as
+    #: its cause); by default it is cut to the user's line
+    full_traceback: bool = False
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -163,12 +168,13 @@ def _choice(var: str, text: str, accepted: tuple[int, ...]):
     return value
 
 
-def _switch(var: str, text: str):
-    if text in ("", "1"):
-        return True
-    if text == "0":
-        return False
-    return _Invalid(f"{var}={text!r}: use 0 (off) or 1 (on, the default), or unset it")
+def _switch(var: str, text: str, default: bool = True):
+    if text == "":
+        return default
+    if text in ("0", "1"):
+        return text == "1"
+    on, off = ("on, the default", "off") if default else ("on", "off, the default")
+    return _Invalid(f"{var}={text!r}: use 0 ({off}) or 1 ({on}), or unset it")
 
 
 def _memory(var: str, text: str):
@@ -206,13 +212,14 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         hide_features=tuple(f.strip() for f in text("hide_features").split(",") if f.strip()),
         device_copies=_choice(VARIABLES["device_copies"], text("device_copies"),
                               DEVICE_COPIES) if text("device_copies") else 1,
+        full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
     )
 
 
 def _check_value(name: str, value):
     """A value given to ``override``/``replace``, checked like the environment's."""
     var = VARIABLES[name]
-    if name in ("vec", "batch", "native_encoder"):
+    if name in ("vec", "batch", "native_encoder", "full_traceback"):
         ok = isinstance(value, bool)
         accepted = "True or False"
     elif name == "workgroup_size":

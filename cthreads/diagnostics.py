@@ -154,6 +154,7 @@ def _settings(settings: config.Config) -> list[str]:
         "cache_dir": str,
         "hide_features": lambda v: ", ".join(v) if v else "(unset: none hidden)",
         "device_copies": lambda v: "1 (unset)" if v == 1 else f"{v} (each adapter {v} times)",
+        "full_traceback": lambda v: "1" if v else "0",
     }
     problems = settings.problems()
     lines = ["settings:"]

@@ -49,8 +49,10 @@ class GpuUseAfterDestroy(CThreadsGPUError, RuntimeError):
     """An arena or device object was used after it was released."""
 
 
-class GpuKernelError(CThreadsGPUError, SyntaxError):
-    """A kernel uses something outside the kernel language (raised at decoration)."""
+class _Located:
+    """The location of a compile error in the user's file: ``filename``, ``lineno``, ``offset``
+    (1-based column) and ``text`` (the source line), as ``SyntaxError`` names them; ``None``
+    where the error has no line."""
 
     def __init__(self, message: str, filename: str | None = None, lineno: int | None = None,
                  offset: int | None = None, text: str | None = None):
@@ -65,13 +67,17 @@ class GpuKernelError(CThreadsGPUError, SyntaxError):
         return self.msg
 
 
+class GpuKernelError(_Located, CThreadsGPUError, SyntaxError):
+    """A kernel uses something outside the kernel language (raised at decoration)."""
+
+
 class GpuUnresolvedName(GpuKernelError):
     """A kernel or device function calls a name that is not defined yet. Decoration lets it
     pass (the callee may be a device function defined further down); the first launch,
     ``compile()`` or ``prepare()`` raises it if the name is still missing."""
 
 
-class GpuKernelTypeError(CThreadsGPUError, TypeError):
+class GpuKernelTypeError(_Located, CThreadsGPUError, TypeError):
     """A kernel's annotations or types are wrong (raised at decoration)."""
 
 
@@ -85,6 +91,17 @@ class GpuDeviceError(CThreadsGPUError, RuntimeError):
 
 class GpuTimeout(CThreadsGPUError, TimeoutError):
     """``join(timeout=...)`` / ``wait`` gave up before the device finished (still joinable)."""
+
+
+def as_raised_to_user(exc: BaseException, full_traceback: bool) -> BaseException:
+    """``exc`` (a compile error) as decoration raises it: cut to the user's line, without the
+    compiler's frames or the internal exception behind it, unless ``full_traceback``
+    (``CTHREADS_FULL_TRACEBACK=1``) keeps both."""
+    if full_traceback:
+        return exc
+    exc.__cause__ = None
+    exc.__suppress_context__ = True
+    return exc.with_traceback(None)
 
 
 __all__ = [

@@ -8,11 +8,11 @@ its Python body. ``reduce`` folds a list or array with it on the device (``reduc
 
 from __future__ import annotations
 
-from . import pickling
+from . import config, pickling
 from .codegen import check_function, compile_operation
 from .codegen.functions import DeviceFunction, OpSource
 from .codegen.types import Widths
-from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
+from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName, as_raised_to_user
 
 
 class GpuFunc(DeviceFunction):
@@ -26,7 +26,7 @@ class GpuFunc(DeviceFunction):
             except GpuUnresolvedName:
                 pass        # a function defined further down: checked by the first caller
         except (GpuKernelError, GpuKernelTypeError) as exc:
-            raise exc.with_traceback(None) from None
+            raise as_raised_to_user(exc, config.current().full_traceback)
         self._ops: dict = {}          # widths key -> OpSource
 
     def __call__(self, *args):
@@ -51,7 +51,7 @@ class GpuFunc(DeviceFunction):
             try:
                 op = compile_operation(self, Widths(*widths))
             except (GpuKernelError, GpuKernelTypeError) as exc:
-                raise exc.with_traceback(None) from None
+                raise as_raised_to_user(exc, config.current().full_traceback)
             self._ops[tuple(widths)] = op
         return op
 

@@ -65,12 +65,14 @@ class GpuJob(Job):
         return self._generation != _device.generation()
 
     def done(self) -> bool:
-        """True once the device has finished this launch (never blocks)."""
+        """True once the device has finished this launch (never blocks). A device error of
+        ours (the device was lost) also counts as finished: ``join()`` raises it. Any other
+        exception propagates rather than reading as done."""
         if self._joined or self._stale():
             return True
         try:
             return self._rt.queue.is_done(self._seq)
-        except Exception:
+        except CThreadsGPUError:
             return True
 
     def wait(self, timeout: float | None = None) -> bool:

@@ -14,13 +14,13 @@ import sys
 import threading
 import weakref
 
-from . import notices, pickling
+from . import config, notices, pickling
 from .lang import simulator
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
 from .func import GpuFunc
-from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName
+from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName, as_raised_to_user
 
 WORKGROUP_SIZE = 64
 
@@ -124,7 +124,7 @@ class GpuKernel:
                         wide = compile_kernel(self.fn, boundscheck=self.boundscheck,
                                               widths=Widths(*key))
                     except (GpuKernelError, GpuKernelTypeError) as exc:
-                        raise exc.with_traceback(None) from None
+                        raise as_raised_to_user(exc, config.current().full_traceback)
                     self._wide[key] = wide
         return wide
 
@@ -136,7 +136,7 @@ class GpuKernel:
         try:
             program = compile_kernel(self.fn, boundscheck=self.boundscheck)
         except (GpuKernelError, GpuKernelTypeError) as exc:
-            raise exc.with_traceback(None) from None
+            raise as_raised_to_user(exc, config.current().full_traceback)
         self._program = program
         # whether a launch without threads= warns (notices.py): once per kernel, not per launch
         self.nd_hint = notices.nd_hint(program)

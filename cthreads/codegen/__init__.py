@@ -13,6 +13,10 @@ operators, WGSL helpers), ``float_ops`` (float32 operators and conversions with 
 exact meaning), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64 library),
 ``unsupported`` (constructs kernels lack). Every pass dispatches with
 ``visit.Visitor``. Needs no device and never imports wgpu.
+
+May import: ``cthreads.errors``, ``cthreads.config``, ``cthreads.lang`` and ``cthreads.sync``
+(the barrier names a kernel calls); never ``cthreads.backend``, ``cthreads.runtime`` or the
+package root's user objects.
 """
 
 from __future__ import annotations

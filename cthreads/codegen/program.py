@@ -56,7 +56,7 @@ class ProgramParam:
     binding: int | None  # storage binding for lists, None for scalars
     offset: int | None   # byte offset in the uniform struct for scalars, None for lists
     written: bool = False   # list may be written by the kernel (drives read_write + download)
-    atomic: bool = False    # list is used with atomic_* builtins (issue 6)
+    atomic: bool = False    # list is used with atomic_* builtins
     plain: str | None = None    # 'float' / 'int': annotated with plain float or int (a list
                                 # of them), whose width follows the launch; None otherwise
     ndim: int = 1               # dimensions of a list parameter

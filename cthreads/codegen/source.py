@@ -175,8 +175,4 @@ class KernelSource:
         text = f"{message}\n{self.format_location(loc)}"
         if hint:
             text += f"\nhint: {hint}"
-        if issubclass(cls, GpuKernelError):
-            exc = cls(text, self.filename, loc.lineno, loc.col + 1, self.line_text(loc.lineno))
-        else:
-            exc = cls(text)
-        raise exc
+        raise cls(text, self.filename, loc.lineno, loc.col + 1, self.line_text(loc.lineno))

@@ -20,12 +20,31 @@ from . import golden_kernels
 GOLDEN_DIR = Path(__file__).parent / "golden"
 
 
-@pytest.mark.parametrize("kernel", golden_kernels.GOLDEN, ids=lambda k: k.__name__)
-def test_golden_wgsl(kernel):
+def check_golden(kernel, environ=os.environ) -> None:
+    """Compare ``kernel``'s WGSL with its golden file; ``CTHREADS_UPDATE_GOLDEN=1`` rewrites
+    the file first (a developer's step, reviewed in the diff), refused when ``CI`` is set: there
+    the rewrite would compare the file with itself and the test could not fail."""
     path = GOLDEN_DIR / f"{kernel.__name__}.wgsl"
-    if os.environ.get("CTHREADS_UPDATE_GOLDEN"):
+    if environ.get("CTHREADS_UPDATE_GOLDEN"):
+        if environ.get("CI"):
+            pytest.fail("CTHREADS_UPDATE_GOLDEN is refused when CI is set: update the golden "
+                        "files locally and commit them")
         path.write_text(kernel.wgsl)
     assert kernel.wgsl == path.read_text()
+
+
+@pytest.mark.parametrize("kernel", golden_kernels.GOLDEN, ids=lambda k: k.__name__)
+def test_golden_wgsl(kernel):
+    check_golden(kernel)
+
+
+def test_golden_update_is_refused_on_ci():
+    kernel = golden_kernels.saxpy
+    path = GOLDEN_DIR / f"{kernel.__name__}.wgsl"
+    before = path.read_bytes()
+    with pytest.raises(pytest.fail.Exception, match="refused when CI is set"):
+        check_golden(kernel, {"CI": "true", "CTHREADS_UPDATE_GOLDEN": "1"})
+    assert path.read_bytes() == before
 
 
 def test_wgsl_is_deterministic():
@@ -52,7 +71,7 @@ def test_layout_follows_the_contract():
         assert wline <= len(wgsl_lines)
 
 
-def test_issue6_fields():
+def test_workgroup_memory_features_and_atomics_are_recorded():
     p = golden_kernels.reduce_sum.program
     assert p.fixed_workgroup_size and p.workgroup_bytes == 256
     assert p.needs_features == ("shader-float32-atomic",)
@@ -145,7 +164,7 @@ def test_decorated_object():
     y = [1.0, 1.0, 1.0]
     k.simulate(3, 2.0, [1.0, 2.0, 3.0], y)
     assert y == [3.0, 5.0, 7.0]
-    total = [0.0]                   # barriers and shared memory simulate too (issue 21)
+    total = [0.0]                   # barriers and shared memory simulate too
     golden_kernels.reduce_sum.simulate(3, [1.0, 2.0, 4.0], total)
     assert total == [7.0]
 

@@ -71,6 +71,9 @@ def test_exact_text_of_type_error_in_assignment():
         "    i = x[0] * 2.0\n"
         "    ^^^^^^^^^^^^^^\n"
         "hint: convert explicitly, e.g. int(...), or use a new local of type float")
+    exc = info.value                 # located like a GpuKernelError, though a TypeError
+    assert (exc.filename, exc.lineno, exc.offset) == (HERE, bad, 13)
+    assert exc.text.strip() == "i = x[0] * 2.0"
 
 
 CASES = [
@@ -130,7 +133,9 @@ def test_rejected_constructs_are_located(body, exc, start):
         Gpu(namespace["k"])
     text = str(info.value)
     assert text.startswith(start), text
-    assert f'File "{filename}", line ' in text
+    assert f'File "{filename}", line {info.value.lineno}, in k' in text
+    assert info.value.filename == filename and info.value.offset >= 1
+    assert info.value.text == src.splitlines()[info.value.lineno - 1]
     assert "^" in text and "\nhint: " in text or "hint" not in text
 
 

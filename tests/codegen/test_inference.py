@@ -8,7 +8,7 @@ import re
 import pytest
 
 from cthreads.codegen import compile_kernel, frontend
-from cthreads.errors import GpuKernelError
+from cthreads.errors import GpuInvalidArgument, GpuKernelError
 from cthreads.kernel import Gpu
 
 
@@ -82,6 +82,52 @@ def test_unexpected_compiler_failure_names_the_kernel_line(monkeypatch):
     assert isinstance(exc.__cause__, KeyError)
     with pytest.raises(GpuKernelError, match="internal compiler error"):
         Gpu(copy_chain)
+
+
+def _broken_literal(monkeypatch):
+    from cthreads.codegen import wgsl
+
+    def broken(value, ty):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(wgsl, "literal", broken)
+
+
+def test_an_internal_error_is_cut_to_the_users_line_by_default(monkeypatch):
+    _broken_literal(monkeypatch)
+    with pytest.raises(GpuKernelError) as info:
+        Gpu(copy_chain)
+    exc = info.value
+    assert exc.__cause__ is None and exc.__suppress_context__
+    assert exc.lineno == copy_chain.__code__.co_firstlineno + 1
+
+
+def test_full_traceback_keeps_the_compilers_internal_traceback(monkeypatch):
+    import traceback
+
+    from cthreads import config
+
+    _broken_literal(monkeypatch)
+    with config.override(full_traceback=True), pytest.raises(GpuKernelError) as info:
+        Gpu(copy_chain)
+    exc = info.value
+    assert exc.lineno == copy_chain.__code__.co_firstlineno + 1
+    cause = exc.__cause__
+    assert isinstance(cause, KeyError)
+    frames = [f.name for f in traceback.extract_tb(cause.__traceback__)]
+    assert frames[-1] == "broken" and "_compile" in frames
+    printed = "".join(traceback.format_exception(exc))
+    assert "KeyError: 'boom'" in printed and "direct cause" in printed
+
+
+def test_full_traceback_setting_reads_from_the_environment():
+    from cthreads import config
+
+    assert config.from_environ({"HOME": "/h"}).full_traceback is False
+    assert config.from_environ({"HOME": "/h", "CTHREADS_FULL_TRACEBACK": "1"}).full_traceback
+    bad = config.from_environ({"HOME": "/h", "CTHREADS_FULL_TRACEBACK": "yes"})
+    with pytest.raises(GpuInvalidArgument, match="use 0 .off, the default. or 1 .on."):
+        bad.full_traceback
 
 
 def test_most_negative_int_literal_compiles():

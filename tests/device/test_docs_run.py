@@ -27,6 +27,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PYTHON_BLOCKS = {
     "README.md": 1,
     "docs/api.md": 5,
+    "docs/contributing.md": 0,
     "docs/examples.md": 9,
     "docs/float64.md": 0,
     "docs/language.md": 4,

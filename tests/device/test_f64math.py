@@ -474,7 +474,7 @@ def test_h200_failures_on_fusing_drivers(device_name, driver):
     assert ok.all(), [(p, g, w) for p, g, w, k in zip(pairs, got, want, ok) if not k][:5]
 
 
-#: the H200's pow results at H200_POW (bench/results/h200-2026-11-30-session4-f64-tests.log)
+#: the H200's pow results at H200_POW (b31e468:bench/results/h200-2026-11-30-session4-f64-tests.log)
 H200_POW_GOT = [1.8311046986292734e-40, 4.5220746031428104e-32, 1.7583798219014222e+139,
                 4.949618605367365e-147]
 #: two re-associations Vulkan allows, as the library's text: (hidden form, re-associated form)

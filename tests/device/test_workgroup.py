@@ -1,4 +1,4 @@
-"""Barriers, shared memory, atomics and bounds checks on the device (issues 3 and 6)."""
+"""Barriers, shared memory, atomics and bounds checks on the device."""
 
 from __future__ import annotations
 

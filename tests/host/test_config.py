@@ -281,6 +281,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_CACHE_DIR       /home/someone/.cache/cthreads",
         "  CTHREADS_HIDE_FEATURES   (unset: none hidden)",
         "  CTHREADS_DEVICE_COPIES   1 (unset)",
+        "  CTHREADS_FULL_TRACEBACK  0",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad

@@ -44,3 +44,42 @@ def test_sync_threads_outside_kernel_raises():
         __sync_threads()
     with pytest.raises(RuntimeError):
         Barrier.arrive_and_wait()
+
+
+class _Queue:
+    """A device queue whose completion poll fails with ``error``."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def is_done(self, seq):
+        raise self.error
+
+    def wait(self, seq, timeout):
+        raise self.error
+
+
+def _gpu_job(error):
+    from types import SimpleNamespace
+
+    from cthreads.backend import device
+    from cthreads.gpu_job import GpuJob
+
+    rt = SimpleNamespace(kernel=None, generation=device.generation(), queue=_Queue(error))
+    plan = SimpleNamespace(readback=None, resident_written=(), owned=())
+    return GpuJob(rt, 1, plan)
+
+
+def test_gpu_job_done_does_not_swallow_an_unexpected_exception():
+    job = _gpu_job(KeyError("queue bug"))
+    with pytest.raises(KeyError, match="queue bug"):
+        job.done()
+
+
+def test_gpu_job_done_on_a_lost_device_and_join_reports_it():
+    from cthreads.errors import GpuDeviceError
+
+    job = _gpu_job(GpuDeviceError("the device was lost"))
+    assert job.done()                      # finished: join() does not block, it raises
+    with pytest.raises(GpuDeviceError, match="the device was lost"):
+        job.join()
