@@ -12,8 +12,8 @@ import math
 import struct
 from dataclasses import fields
 
-from . import ir, loop_entry
-from .builtins import CALL_HELPERS, CALLS, TO_INT, f64_call, helper_row
+from . import ir, library, loop_entry
+from .builtins import CALLS, TO_INT, f64_call
 from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
 from .lists import ListAccess
@@ -49,7 +49,7 @@ ND_SPECIALS = {
     "BlockDim": {"x": "i32({WX})", "y": "i32({WY})", "z": "i32({WZ})"},
     "GridDim": {"x": "i32(ct_u.ct_nd_gx)", "y": "i32(ct_u.ct_nd_gy)", "z": "i32(ct_u.ct_nd_gz)"},
 }
-#: conversions to int64 through a helper (wide_ints.py says why)
+#: conversions to int64 through a helper (library/wide_ints.wgsl says why)
 WIDEN = {"int": "ct_wide_i", "uint32": "ct_wide_u"}
 #: int abs, which wraps (abs(-2**31) is -2**31): helpers, not WGSL's abs (builtins.py)
 INT_ABS = {"int": "ct_abs_i", "int64": "ct_abs_l"}
@@ -126,7 +126,7 @@ class Emitter(Visitor):
 
     def helper(self, name: str):
         if name not in self.helpers:
-            deps = helper_row(name)[0]
+            deps = library.get(name).deps
             self.helpers.add(name)
             for dep in deps:
                 self.helper(dep)
@@ -268,13 +268,10 @@ class Emitter(Visitor):
         if e.fn == "abs" and arg_ty in INT_ABS:
             self.helper(INT_ABS[arg_ty])
             return f"{INT_ABS[arg_ty]}({args[0]})"
-        if arg_ty == "float64":
-            template, helpers = f64_call(e.fn, self.src, e.loc)
-        else:
-            template, helpers = CALLS[e.fn], CALL_HELPERS[e.fn]
-        for name in helpers:
+        form = f64_call(e.fn, self.src, e.loc) if arg_ty == "float64" else CALLS[e.fn].f32
+        for name in form.helpers:
             self.helper(name)
-        return template.format(*args)
+        return form.template.format(*args)
 
     def visit_FuncCall(self, e):
         args = [self.expr(a) for a in e.args]

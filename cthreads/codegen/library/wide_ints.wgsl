@@ -1,4 +1,10 @@
-// Helpers that give int64 and uint32 values Python's meaning (codegen/wide_ints.py).
+// Helpers that give int64 and uint32 values Python's meaning (int32's are in helpers.wgsl).
+// The same rules as for int32: // rounds toward minus infinity and % takes the divisor's sign,
+// both computed on magnitudes in the unsigned type of the same width (exact everywhere);
+// division by zero gives 0; ** by repeated squaring, wrapping; negative exponents give 0 except
+// for bases 1 and -1. uint32 values are unsigned: // and % are the unsigned quotient and
+// remainder. Index helpers turn a 64-bit or unsigned index into the i32 that WGSL arrays take,
+// mapping values outside i32 to -1 (out of range, so bounds checks catch them).
 //
 // Each helper: a '// helper: NAME' line, then its header lines ('// requires:' the library
 // functions and shader names it uses, 'ct_zero' being the zero each shader defines from its
