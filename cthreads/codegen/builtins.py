@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..lang import indexes, intrinsics, widths
 from .. import sync
 from ..errors import GpuKernelTypeError
+from .types import ELEM_TYPES
 
 
 @dataclass(frozen=True)
@@ -154,11 +155,8 @@ PY_BUILTINS = {
 }
 
 #: ``ir.Call.fn`` of min/max by the operand type (the float64 ones: ``f64_call``)
-MINMAX = {("min", "int"): "min_i", ("max", "int"): "max_i",
-          ("min", "float"): "min_f", ("max", "float"): "max_f",
-          ("min", "int64"): "min_i", ("max", "int64"): "max_i",
-          ("min", "uint32"): "min_i", ("max", "uint32"): "max_i",
-          ("min", "float64"): "min_f", ("max", "float64"): "max_f"}
+MINMAX = {(fn, row.name): f"{fn}_{'f' if row.is_float else 'i'}" for row in ELEM_TYPES.values()
+          if row.kind != "b" for fn in ("min", "max")}
 #: functions whose Python result is an int: the float result's WGSL, converted by the emitter
 TO_INT = {"floor": "floor({0})", "ceil": "ceil({0})", "trunc": "trunc({0})",
           "round": "round({0})"}

@@ -24,6 +24,8 @@ and the differences from Python are in docs/float64.md. No loops except in ``ct_
 
 from __future__ import annotations
 
+import re
+
 from . import library
 from .builtins import CALLS
 
@@ -40,8 +42,13 @@ _FORM_HELPERS = {row.f64.template: row.f64.helpers for row in CALLS.values()
 
 
 def helpers_of(template: str) -> tuple[str, ...]:
-    """The helpers the float64 form ``template`` (a value of ``F64_CALLS``) calls."""
-    return _FORM_HELPERS[template]
+    """The helpers a float64 WGSL expression calls: a row's declared helpers for a value of
+    ``F64_CALLS``, else (an expression the tests write, ``ct_div_d({0}, {1})``) the library
+    helpers it names as calls. The compiler never uses this: it reads the rows."""
+    if template in _FORM_HELPERS:
+        return _FORM_HELPERS[template]
+    return tuple(dict.fromkeys(name for name in re.findall(r"\b(ct_[a-z0-9_]+)\(", template)
+                               if library.has(name)))
 
 
 #: helper name -> (the helpers it requires, its WGSL text), the float64 files of the library

@@ -19,11 +19,10 @@ the driver's compiler.
 from __future__ import annotations
 
 from . import library
+from .types import ELEM_TYPES
 
-#: (float type, int type) -> the library helper converting with saturation
-FLOAT_TO_INT = {("float", "int"): "ct_i32_f", ("float", "uint32"): "ct_u32_f",
-                ("float", "int64"): "ct_i64_f", ("float64", "int"): "ct_i32_d",
-                ("float64", "uint32"): "ct_u32_d", ("float64", "int64"): "ct_i64_d"}
+#: (float type, int type) -> the library helper converting with saturation (the rows' to_int)
+FLOAT_TO_INT = {(row.name, ty): helper for row in ELEM_TYPES.values() for ty, helper in row.to_int}
 
 #: the helpers that declare a pipeline-overridable constant (WGSL ``override``), which the
 #: runtime sets per device when it makes the pipeline: ``ct_fused_f32``, whether the device's
