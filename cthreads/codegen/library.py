@@ -11,7 +11,8 @@ Each helper in a file starts with a ``// helper: NAME`` line, followed by its he
 Comment lines up to the first line of code are prose; the helper's text runs from there to
 the next ``// helper:`` line, trailing blank lines removed. Nothing here decides anything by
 reading the WGSL: what a helper needs is what its header says (tests/codegen/test_library.py
-checks every header against the text). Templates (``*.wgsl.in``, ``template``) are WGSL with
+checks every header against the text). The float64 library (``f64_*.wgsl``) is read when a
+helper the other files lack is first asked for. Templates (``*.wgsl.in``, ``template``) are WGSL with
 ``$name`` placeholders for ``string.Template``.
 """
 
@@ -58,8 +59,9 @@ def _words(value: str) -> tuple:
     return tuple(w.strip() for w in value.split(",") if w.strip())
 
 
-def _record(lines: list, source: str) -> Helper:
-    name = lines[0][len(_HELPER):].strip()
+def _record(chunk: str, source: str) -> Helper:
+    """One helper from the text after its ``// helper:`` marker."""
+    lines = chunk.split("\n")
     fields: dict = {}
     loops = False
     k = 1
@@ -71,63 +73,79 @@ def _record(lines: list, source: str) -> Helper:
         elif key in _KEYS and value:
             fields[key] = value.strip()
         k += 1
-    text = "\n".join(lines[k:]).rstrip("\n").rstrip()
-    return Helper(name, text, _words(fields.get("requires", "")),
+    text = "\n".join(lines[k:]).rstrip()
+    return Helper(lines[0].strip(), text, _words(fields.get("requires", "")),
                   _words(fields.get("features", "")), loops, fields.get("form", ""), source)
 
 
 def parse(text: str, source: str = "") -> list:
-    """The helpers of one file's ``text``, in file order."""
-    out, current = [], None
-    for line in text.split("\n"):
-        if line.startswith(_HELPER):
-            if current is not None:
-                out.append(_record(current, source))
-            current = [line]
-        elif current is not None:
-            current.append(line)
-    if current is not None:
-        out.append(_record(current, source))
-    return out
+    """The helpers of one file's ``text``, in file order (what precedes the first ``// helper:``
+    line is the file's own comment)."""
+    return [_record(chunk, source) for chunk in ("\n" + text).split("\n" + _HELPER)[1:]]
+
+
+#: the float64 library's files, read only when a float64 helper is first asked for
+_F64_FILES = "f64_*.wgsl"
+
+
+class _Tables:
+    """The helpers by name and the alternative forms by (form, name), filled file by file:
+    the float64 library on first use of a helper that the other files lack (alternative
+    forms live outside it)."""
+
+    def __init__(self) -> None:
+        self.helpers: dict = {}
+        self.forms: dict = {}
+        self.f64_read = False
+        f64 = set(FOLDER.glob(_F64_FILES))
+        self._read(p for p in sorted(FOLDER.glob("*.wgsl")) if p not in f64)
+
+    def _read(self, paths) -> None:
+        for path in paths:
+            for rec in parse(path.read_text(encoding="utf-8"), path.name):
+                table, key = (self.forms, (rec.form, rec.name)) if rec.form else \
+                    (self.helpers, rec.name)
+                if key in table:
+                    raise RuntimeError(f"WGSL helper {rec.name} defined twice "
+                                       f"({table[key].source}, {path.name})")
+                table[key] = rec
+
+    def complete(self) -> "_Tables":
+        if not self.f64_read:
+            self.f64_read = True
+            self._read(sorted(FOLDER.glob(_F64_FILES)))
+        return self
 
 
 @functools.cache
-def _load() -> tuple:
-    """(helpers by name, alternative forms by (form, name)), every file read once."""
-    helpers: dict = {}
-    forms: dict = {}
-    for path in sorted(FOLDER.glob("*.wgsl")):
-        for rec in parse(path.read_text(encoding="utf-8"), path.name):
-            table, key = (forms, (rec.form, rec.name)) if rec.form else (helpers, rec.name)
-            if key in table:
-                raise RuntimeError(f"WGSL helper {rec.name} defined twice ({table[key].source}, "
-                                   f"{path.name})")
-            table[key] = rec
-    return helpers, forms
+def _load() -> _Tables:
+    return _Tables()
 
 
 def helpers() -> dict:
     """Every helper by name (the table itself: do not change it)."""
-    return _load()[0]
+    return _load().complete().helpers
 
 
 def get(name: str) -> Helper:
     """The helper ``name``; KeyError when the library has none of that name."""
-    return _load()[0][name]
+    tables = _load()
+    rec = tables.helpers.get(name)
+    return rec if rec is not None else tables.complete().helpers[name]
 
 
 def has(name: str) -> bool:
-    return name in _load()[0]
+    return name in _load().helpers or name in _load().complete().helpers
 
 
 def form(form_name: str, name: str) -> Helper:
     """The alternative form ``form_name`` of helper ``name`` (KeyError when there is none)."""
-    return _load()[1][(form_name, name)]
+    return _load().forms[(form_name, name)]
 
 
 def forms(form_name: str) -> dict:
     """Helper name -> its ``form_name`` form, for every helper that has one."""
-    return {name: rec for (f, name), rec in _load()[1].items() if f == form_name}
+    return {name: rec for (f, name), rec in _load().forms.items() if f == form_name}
 
 
 def closure(names) -> list:

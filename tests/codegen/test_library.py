@@ -167,7 +167,15 @@ def test_the_library_is_read_on_first_use_only(tmp_path):
             "        x[i] = x[i] % 3.0\n"
             "Gpu(k).program\n"
             "info = library._load.cache_info()\n"
-            "assert info.currsize == 1 and info.misses == 1, info\n")
+            "assert info.currsize == 1 and info.misses == 1, info\n"
+            "assert not library._load().f64_read, 'float64 library read for a float32 kernel'\n"
+            "from cthreads.gpu import float64\n"
+            "def d(n: int, x: list[float64]) -> None:\n"
+            "    i = GlobalIdx.x\n"
+            "    if i < n:\n"
+            "        x[i] = x[i] % 3.0\n"
+            "Gpu(d).program\n"
+            "assert library._load().f64_read and library._load.cache_info().misses == 1\n")
     script = tmp_path / "first_use.py"
     script.write_text(code)
     out = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True,
