@@ -428,8 +428,11 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     features = ("shader-float32-atomic",) if any("float_atomic" in s.uses for s in specs) else ()
     features += tuple(elem(t).feature for t in {widths.concrete(types[0])}
                       if elem(t).feature)
+    loops = any(has_function_loops(spec) for spec in specs) or \
+        any(library.get(name).loops for name in em.helpers)
     return OpSource(root.ident, widths.concrete(types[0]), "\n\n".join(helpers + blocks),
-                    features, tuple(sorted(OVERRIDES & em.helpers)))
+                    features, tuple(sorted(OVERRIDES & em.helpers)), loops,
+                    loop_entry.OPAQUE in em.helpers)
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

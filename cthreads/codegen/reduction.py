@@ -116,7 +116,8 @@ def _unrolled_loop(op: str, unroll: int) -> list:
     return lines
 
 
-#: whether an operation's WGSL has loops (``loop {``, ``while (``, ``for (``)
+#: whether an operation's WGSL has loops (``loop {``, ``while (``, ``for (``); an ``OpSource``
+#: knows it without reading its text (``OpSource.loops``)
 _LOOP_RE = re.compile(r"\b(loop\s*\{|while\s*\(|for\s*\()")
 
 
@@ -138,11 +139,12 @@ _BUILTINS = {
 
 
 def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
-                   unroll: int = 1, probe: bool = False) -> str:
+                   unroll: int = 1, probe: bool = False, opaque: bool | None = None) -> str:
     """The WGSL of a reduction pass for the binary function ``fn`` (``fn(a: T, b: T) -> T``,
     declared with its helpers in ``text``) over element type ``ty``; ``variant`` is one of
     ``VARIANTS``; ``size`` threads per workgroup (a power of two, and for the subgroup variant a
-    multiple of the subgroup size); ``probe``: with the loop check of CPU drivers.
+    multiple of the subgroup size); ``probe``: with the loop check of CPU drivers; ``opaque``:
+    the operation declares ``ct_opq`` (``OpSource.opaque``; None: looked for in ``text``).
 
     The text is the template ``library/reduction.wgsl.in``; the variant's combining step is
     ``reduction_<variant>.wgsl.in`` (and, for subgroups, ``reduction_subgroup_fn.wgsl.in``),
@@ -165,7 +167,8 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         # the operation's loops with an early exit (codegen/loop_entry.py): on CPU drivers
         # their entry values are hidden behind a zero the compiler cannot see; elsewhere
         # ct_opq is never written, a zero the compiler folds
-        opq="    ct_opq = nwg.z >> 31u;\n" if probe and "ct_opq" in text else "",
+        opq="    ct_opq = nwg.z >> 31u;\n" if probe and (
+            "ct_opq" in text if opaque is None else opaque) else "",
         fold="\n".join(_unrolled_loop(fn, unroll)),
         combine=part(f"reduction_{variant}.wgsl.in").rstrip("\n"),
         probe_call="    ct_loop_probe();\n" if probe else "")
