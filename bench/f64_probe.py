@@ -1,5 +1,5 @@
 """What a device does with float64: division rounding, fused multiply-adds, and the exact steps
-the float64 library (cthreads/codegen/f64math.py) builds on. Prints one line per question.
+the float64 library (cthreads/codegen/library/f64_*.wgsl) builds on. Prints one line per question.
 
     python bench/f64_probe.py
 

@@ -71,6 +71,10 @@ def test_wheel_and_sdist_pass_twine_check(dist):
     assert "cthreads/gpu.py" in names and "cthreads/backend/device.py" in names
     assert not [n for n in names if n.startswith(("tests/", "bench/", ".venv"))]
     assert "cthreads/py.typed" in names
+    # the WGSL library (codegen/library.py reads its files at run time)
+    library = {f"cthreads/codegen/library/{p.name}"
+               for p in (ROOT / "cthreads" / "codegen" / "library").iterdir()}
+    assert library and library <= set(names), sorted(library - set(names))
     [licence] = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
     assert "Name: cthreads-wgpu\n" in meta and "License-Expression: MIT\n" in meta
     assert wheels[0].name.startswith("cthreads_wgpu-")

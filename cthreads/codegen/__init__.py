@@ -9,8 +9,8 @@ variant). A compilation is for one ``types.Widths`` (what plain float and int me
 follows its arrays); N-D launches get their own entry forms, rendered on first use. Device
 functions (``functions``) are translated after the kernel, one specialisation per choice of the
 caller's lists. Tables: ``types`` (element types and promotion), ``builtins`` (callables,
-operators, WGSL helpers), ``float_ops`` (float32 operators and conversions with Python's
-exact meaning), ``wide_ints`` and ``f64math`` (int64/uint32 helpers, the float64 library),
+operators, each call's WGSL), ``library`` (the WGSL helpers: ``library/*.wgsl``, among them
+the float64 library), ``float_ops`` and ``f64math`` (how float32 and float64 operators use them),
 ``unsupported`` (constructs kernels lack). Every pass dispatches with
 ``visit.Visitor``. Needs no device and never imports wgpu.
 
@@ -24,8 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import CThreadsGPUError, GpuKernelError
-from . import ir, loop_entry
-from .builtins import HELPERS, helper_row
+from . import ir, library, loop_entry
 from .float_ops import OVERRIDES
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
@@ -163,8 +162,8 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
         (("shader-int64-atomic-all-ops",) if "int64_atomic" in uses else ()) + \
         types_features(kernel)
-    if any(word in helper_row(name)[1] for name in em.helpers for word in ("u64", "i64")):
-        features += ("shader-int64",)          # float64 helpers work on the bits as u64
+    # the features the helpers' headers name (float64 helpers work on the bits as u64)
+    features += tuple(f for name in em.helpers for f in library.get(name).features)
     features = tuple(sorted(set(features)))
     # pipeline constants the WGSL declares (every variant of the kernel the same ones: the
     # four-lane variant divides only where the scalar kernel does)
@@ -315,15 +314,17 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     em.pylines = [em.pylines[k] for k in keep]
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl(nd) + lists.declarations()
-    helper_blocks = [HELPERS[name][1] for name in sorted(em.helpers)] + lists.helper_text()
+    helper_blocks = [library.get(name).text for name in sorted(em.helpers)]
+    helper_blocks += lists.helper_text()
     helper_blocks += function_blocks
-    if any("ct_zero()" in helper_row(name)[1] for name in em.helpers):
+    if any(library.get(name).needs_zero for name in em.helpers):
         # a zero the driver's compiler cannot see, set at the entry (loop_entry.ENTRY_LINE):
         # a uniform's bit alone is folded by lavapipe (which inlines uniforms' values: float64
         # x / (x - x) gave 0.0), a dispatch size's alone by NVIDIA's driver
         em.helper(loop_entry.OPAQUE)
-        if HELPERS[loop_entry.OPAQUE][1] not in helper_blocks:
-            helper_blocks.insert(0, HELPERS[loop_entry.OPAQUE][1])
+        opaque = library.get(loop_entry.OPAQUE).text
+        if opaque not in helper_blocks:
+            helper_blocks.insert(0, opaque)
         helper_blocks.append("fn ct_zero() -> u32 { return ct_opq; }")
     if cpu:
         count = "ct_groups" if fixed else "ct_threads"
@@ -373,8 +374,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
 
 def _helper_loops(em: Emitter) -> bool:
     """True when a helper or device function the emitted code calls has a loop of its own."""
-    return any(word in HELPERS[name][1] for name in em.helpers
-               for word in ("loop {", "for (", "while ")) or any(
+    return any(library.get(name).loops for name in em.helpers) or any(
         has_function_loops(spec) for spec in em.specs.values())
 
 
@@ -433,12 +433,15 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     em = Emitter(dummy, func.src, lists, progress, specs=table)
     for name in sorted(used):
         em.helper(name)
-    helpers = [HELPERS[name][1] for name in sorted(em.helpers)]
+    helpers = [library.get(name).text for name in sorted(em.helpers)]
     features = ("shader-float32-atomic",) if any("float_atomic" in s.uses for s in specs) else ()
     features += tuple(elem(t).feature for t in {widths.concrete(types[0])}
                       if elem(t).feature)
+    loops = any(has_function_loops(spec) for spec in specs) or \
+        any(library.get(name).loops for name in em.helpers)
     return OpSource(root.ident, widths.concrete(types[0]), "\n\n".join(helpers + blocks),
-                    features, tuple(sorted(OVERRIDES & em.helpers)))
+                    features, tuple(sorted(OVERRIDES & em.helpers)), loops,
+                    loop_entry.OPAQUE in em.helpers)
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):

@@ -1,8 +1,11 @@
 """Tables: which Python objects a kernel may call, their type rules, their WGSL spelling.
 
 Functions are recognised by object identity (``math.sqrt`` however it was imported or
-aliased), never by name. WGSL helper functions that give Python's meaning (floor division,
-``%``, ``**``, NaN tests ...) live in ``HELPERS``; the emitter includes only those used.
+aliased), never by name. Each callable's WGSL is one ``MathFn`` row (``CALLS``): its float32
+form, its float64 form and whether the four-lane variant applies it lane by lane. The WGSL
+helper functions that give Python's meaning (floor division, ``%``, ``**``, NaN tests, the
+float64 library ...) are the ``.wgsl`` files of ``codegen/library``; the emitter includes only
+those used.
 """
 
 from __future__ import annotations
@@ -14,53 +17,117 @@ from dataclasses import dataclass
 from ..lang import indexes, intrinsics, widths
 from .. import sync
 from ..errors import GpuKernelTypeError
-from .float_ops import FLOAT_HELPERS
-from .wide_ints import WIDE_INT_HELPERS
+from .types import ELEM_TYPES
+
+
+@dataclass(frozen=True)
+class Form:
+    """A call's WGSL: a format string over the (already converted) arguments ``{0}``, ``{1}``,
+    and the library helpers (``codegen/library``) it calls."""
+    template: str
+    helpers: tuple = ()
+
+
+def _native(template: str) -> Form:
+    return Form(template)
+
+
+def _helper(name: str, nargs: int = 1) -> Form:
+    """The call of library helper ``name`` on the arguments."""
+    return Form(f"{name}({', '.join('{%d}' % k for k in range(nargs))})", (name,))
+
+
+#: the element types whose four-lane variant applies a call lane by lane (vectorize.py)
+F32_LANES = frozenset({"float"})
+ALL_LANES = frozenset({"float", "float64"})
 
 
 @dataclass(frozen=True)
 class MathFn:
+    """One callable of the kernel language (``ir.Call.fn``): its type rule and its WGSL for
+    float32 and float64 arguments."""
     nargs: tuple          # accepted argument counts
     result: str           # 'float' | 'int' | 'bool'
-    template: str         # WGSL format string over float arguments {0}, {1}
+    f32: Form | None      # the WGSL over float32 (and int) arguments; None: float64 only
+    f64: Form | None      # the WGSL over float64 arguments (floor ... give the f64 value, the
+    #                       emitter converts it); None: not available for float64
+    lanewise: frozenset = frozenset()   # element types whose vec4 form is the same template
     int_identity: bool = False   # with an int argument the result is the argument (floor ...)
 
+    def form(self, ty: str) -> Form | None:
+        """The form for arguments of float type ``ty``."""
+        return self.f64 if ty == "float64" else self.f32
 
+
+def _d(name: str, nargs: int = 1) -> Form:
+    return _helper(f"ct_{name}_d", nargs)
+
+
+def _math(nargs, result, f32, f64, lanes=frozenset(), int_identity=False) -> MathFn:
+    return MathFn(nargs, result, f32, f64, lanes, int_identity)
+
+
+_ONE, _TWO = (1,), (2,)
 MATH = {
-    "sqrt": MathFn((1,), "float", "sqrt({0})"),
-    "sin": MathFn((1,), "float", "sin({0})"),
-    "cos": MathFn((1,), "float", "cos({0})"),
-    "tan": MathFn((1,), "float", "tan({0})"),
-    "asin": MathFn((1,), "float", "asin({0})"),
-    "acos": MathFn((1,), "float", "acos({0})"),
-    "atan": MathFn((1,), "float", "atan({0})"),
-    "atan2": MathFn((2,), "float", "atan2({0}, {1})"),
-    "sinh": MathFn((1,), "float", "sinh({0})"),
-    "cosh": MathFn((1,), "float", "cosh({0})"),
-    "tanh": MathFn((1,), "float", "tanh({0})"),
-    "asinh": MathFn((1,), "float", "asinh({0})"),
-    "acosh": MathFn((1,), "float", "acosh({0})"),
-    "atanh": MathFn((1,), "float", "atanh({0})"),
-    "exp": MathFn((1,), "float", "exp({0})"),
-    "exp2": MathFn((1,), "float", "exp2({0})"),
-    "log": MathFn((1, 2), "float", "log({0})"),
-    "log2": MathFn((1,), "float", "log2({0})"),
-    "log10": MathFn((1,), "float", "(log2({0}) * 0.30102999566398120f)"),
-    "pow": MathFn((2,), "float", "ct_pow_f({0}, {1})"),
-    "fabs": MathFn((1,), "float", "abs({0})"),
-    "hypot": MathFn((2,), "float", "ct_hypot({0}, {1})"),
-    "copysign": MathFn((2,), "float", "ct_copysign({0}, {1})"),
-    "fmod": MathFn((2,), "float", "ct_fmod({0}, {1})"),
-    "degrees": MathFn((1,), "float", "degrees({0})"),
-    "radians": MathFn((1,), "float", "radians({0})"),
-    "floor": MathFn((1,), "int", "ct_i32_f(floor({0}))", int_identity=True),
-    "ceil": MathFn((1,), "int", "ct_i32_f(ceil({0}))", int_identity=True),
-    "trunc": MathFn((1,), "int", "ct_i32_f(trunc({0}))", int_identity=True),
-    "isnan": MathFn((1,), "bool", "ct_isnan({0})"),
-    "isinf": MathFn((1,), "bool", "ct_isinf({0})"),
-    "isfinite": MathFn((1,), "bool", "ct_isfinite({0})"),
+    "sqrt": _math(_ONE, "float", _native("sqrt({0})"), _native("sqrt({0})"), ALL_LANES),
+    "sin": _math(_ONE, "float", _native("sin({0})"), _d("sin"), F32_LANES),
+    "cos": _math(_ONE, "float", _native("cos({0})"), _d("cos"), F32_LANES),
+    "tan": _math(_ONE, "float", _native("tan({0})"), _d("tan"), F32_LANES),
+    "asin": _math(_ONE, "float", _native("asin({0})"), _d("asin"), F32_LANES),
+    "acos": _math(_ONE, "float", _native("acos({0})"), _d("acos"), F32_LANES),
+    "atan": _math(_ONE, "float", _native("atan({0})"), _d("atan"), F32_LANES),
+    "atan2": _math(_TWO, "float", _native("atan2({0}, {1})"), _d("atan2", 2), F32_LANES),
+    "sinh": _math(_ONE, "float", _native("sinh({0})"), _d("sinh"), F32_LANES),
+    "cosh": _math(_ONE, "float", _native("cosh({0})"), _d("cosh"), F32_LANES),
+    "tanh": _math(_ONE, "float", _native("tanh({0})"), _d("tanh"), F32_LANES),
+    "asinh": _math(_ONE, "float", _native("asinh({0})"), _d("asinh"), F32_LANES),
+    "acosh": _math(_ONE, "float", _native("acosh({0})"), _d("acosh"), F32_LANES),
+    "atanh": _math(_ONE, "float", _native("atanh({0})"), _d("atanh"), F32_LANES),
+    "exp": _math(_ONE, "float", _native("exp({0})"), _d("exp"), F32_LANES),
+    "exp2": _math(_ONE, "float", _native("exp2({0})"), _d("exp2"), F32_LANES),
+    "log": _math((1, 2), "float", _native("log({0})"), _d("log"), F32_LANES),
+    "log2": _math(_ONE, "float", _native("log2({0})"), _d("log2"), F32_LANES),
+    "log10": _math(_ONE, "float", _native("(log2({0}) * 0.30102999566398120f)"), _d("log10"),
+                   F32_LANES),
+    "pow": _math(_TWO, "float", _helper("ct_pow_f", 2), _d("pow", 2)),
+    "fabs": _math(_ONE, "float", _native("abs({0})"), _native("abs({0})"), ALL_LANES),
+    "hypot": _math(_TWO, "float", _helper("ct_hypot", 2), _d("hypot", 2)),
+    "copysign": _math(_TWO, "float", _helper("ct_copysign", 2), _d("copysign", 2)),
+    "fmod": _math(_TWO, "float", _helper("ct_fmod", 2), _d("fmod", 2)),
+    # Python's math.degrees / radians multiply by the doubles 180/pi and pi/180 rounded
+    "degrees": _math(_ONE, "float", _native("degrees({0})"),
+                     _native("({0} * 0x1.ca5dc1a63c1f8p+5lf)"), F32_LANES),
+    "radians": _math(_ONE, "float", _native("radians({0})"),
+                     _native("({0} * 0x1.1df46a2529d39p-6lf)"), F32_LANES),
+    "floor": _math(_ONE, "int", Form("ct_i32_f(floor({0}))", ("ct_i32_f",)),
+                   _native("floor({0})"), int_identity=True),
+    "ceil": _math(_ONE, "int", Form("ct_i32_f(ceil({0}))", ("ct_i32_f",)),
+                  _native("ceil({0})"), int_identity=True),
+    "trunc": _math(_ONE, "int", Form("ct_i32_f(trunc({0}))", ("ct_i32_f",)),
+                   _native("trunc({0})"), int_identity=True),
+    "isnan": _math(_ONE, "bool", _helper("ct_isnan"), _d("isnan")),
+    "isinf": _math(_ONE, "bool", _helper("ct_isinf"), _d("isinf")),
+    "isfinite": _math(_ONE, "bool", _helper("ct_isfinite"), _d("isfinite")),
 }
-LOG_BASE = "log({0})"     # the log of log(x, b)'s base (exprs.math_call divides)
+#: the other ``ir.Call.fn`` names: the two-argument log, Python's abs and round, min and max
+#: (``MINMAX``), and float64 functions of the library that the math module names but kernels
+#: do not call yet (tests/device/test_f64math.py measures them)
+OTHER_CALLS = {
+    # the log of log(x, b)'s base: exprs.math_call divides log(x) by it with the language's
+    # division (a base the driver can see is kept from WGSL's constant evaluation: wgsl.py)
+    "log_base": _math(_ONE, "float", _native("log({0})"), Form("ct_log_d({0})", ("ct_log_d",))),
+    "abs": _math(_ONE, "float", _native("abs({0})"), _native("abs({0})"), ALL_LANES),
+    "round": _math(_ONE, "int", Form("ct_i32_f(round({0}))", ("ct_i32_f",)),
+                   _native("round({0})")),
+    "min_i": _math(_TWO, "int", _native("min({0}, {1})"), None),
+    "max_i": _math(_TWO, "int", _native("max({0}, {1})"), None),
+    "min_f": _math(_TWO, "float", _helper("ct_min_f", 2), _d("min", 2)),
+    "max_f": _math(_TWO, "float", _helper("ct_max_f", 2), _d("max", 2)),
+    "expm1": _math(_ONE, "float", None, _d("expm1")),
+    "log1p": _math(_ONE, "float", None, _d("log1p")),
+}
+#: ``ir.Call.fn`` -> its row
+CALLS = {**MATH, **OTHER_CALLS}
 
 
 @dataclass(frozen=True)
@@ -89,20 +156,11 @@ PY_BUILTINS = {
 }
 
 #: ``ir.Call.fn`` of min/max by the operand type (the float64 ones: ``f64_call``)
-MINMAX = {("min", "int"): "min_i", ("max", "int"): "max_i",
-          ("min", "float"): "min_f", ("max", "float"): "max_f",
-          ("min", "int64"): "min_i", ("max", "int64"): "max_i",
-          ("min", "uint32"): "min_i", ("max", "uint32"): "max_i",
-          ("min", "float64"): "min_f", ("max", "float64"): "max_f"}
+MINMAX = {(fn, row.name): f"{fn}_{'f' if row.is_float else 'i'}" for row in ELEM_TYPES.values()
+          if row.kind != "b" for fn in ("min", "max")}
 #: functions whose Python result is an int: the float result's WGSL, converted by the emitter
 TO_INT = {"floor": "floor({0})", "ceil": "ceil({0})", "trunc": "trunc({0})",
           "round": "round({0})"}
-
-#: ``ir.Call.fn`` -> WGSL format string over the (already converted) arguments
-CALLS = {name: fn.template for name, fn in MATH.items()}
-CALLS.update({"log_base": LOG_BASE, "abs": "abs({0})", "round": "ct_i32_f(round({0}))",
-              "min_i": "min({0}, {1})", "max_i": "max({0}, {1})",
-              "min_f": "ct_min_f({0}, {1})", "max_f": "ct_max_f({0}, {1})"})
 
 ATOMIC_OPS = {
     intrinsics.atomic_add: "add", intrinsics.atomic_sub: "sub",
@@ -204,146 +262,14 @@ def wgsl_ident(name: str) -> str:
     return RENAMED_PREFIX + "".join(out)
 
 
-# ---------------------------------------------------------------------- WGSL helper code
-HELPERS = {
-    # Integer // and % work on magnitudes in u32: signed i32 `%` with a negative divisor gave
-    # wrong results on NVIDIA's Vulkan driver (e.g. -60 % -59 == -60), and u32 division is
-    # exact everywhere. Division by zero gives 0; INT_MIN // -1 wraps to INT_MIN.
-    "ct_floordiv_i": ((), """fn ct_floordiv_i(a: i32, b: i32) -> i32 {
-    if (b == 0i) { return 0i; }
-    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);
-    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0i);
-    let neg = (a < 0i) != (b < 0i);
-    var q = ua / ub;
-    if (neg && (ua - q * ub) != 0u) { q = q + 1u; }
-    return bitcast<i32>(select(q, 0u - q, neg));
-}"""),
-    # int abs wraps as numpy's does (abs(-2**31) == -2**31), so it may be negative. A driver
-    # may take an abs to be never negative and drop the sign tests that follow (NVIDIA's does:
-    # `abs(x) % 5` of -2**31 gave 3, Python's 2, with WGSL's abs and with a plain
-    # `(v ^ m) - m`, which it recognises): the mask takes a zero it cannot see (ct_zero)
-    "ct_abs_i": ((), """fn ct_abs_i(v: i32) -> i32 {
-    let m = (v >> 31u) | bitcast<i32>(ct_zero());
-    return (v ^ m) - m;
-}"""),
-    "ct_abs_l": ((), """fn ct_abs_l(v: i64) -> i64 {
-    let m = (v >> 63u) | i64(ct_zero());
-    return (v ^ m) - m;
-}"""),
-    "ct_mod_i": ((), """fn ct_mod_i(a: i32, b: i32) -> i32 {
-    if (b == 0i) { return 0i; }
-    let ua = select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0i);
-    let ub = select(bitcast<u32>(b), 0u - bitcast<u32>(b), b < 0i);
-    var r = ua - (ua / ub) * ub;
-    if (((a < 0i) != (b < 0i)) && r != 0u) { r = ub - r; }
-    return bitcast<i32>(select(r, 0u - r, b < 0i));
-}"""),
-    "ct_pow_i": ((), """fn ct_pow_i(base: i32, e: i32) -> i32 {
-    if (e < 0i) {
-        if (base == 1i) { return 1i; }
-        if (base == -1i) { return select(1i, -1i, (e & 1i) == 1i); }
-        return 0i;
-    }
-    var r = 1i;
-    var b = base;
-    var k = e;
-    loop {
-        if (k == 0i) { break; }
-        if ((k & 1i) == 1i) { r = r * b; }
-        b = b * b;
-        k = k >> 1u;
-    }
-    return r;
-}"""),
-    "ct_copysign": ((), """fn ct_copysign(a: f32, b: f32) -> f32 {
-    return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));
-}"""),
-    "ct_hypot": (("ct_isinf",), """fn ct_hypot(a: f32, b: f32) -> f32 {
-    if (ct_isinf(a) || ct_isinf(b)) { return bitcast<f32>(0x7f800000u); }
-    let x = abs(a);
-    let y = abs(b);
-    let m = max(x, y);
-    if (m == 0.0f) { return 0.0f; }
-    let p = x / m;
-    let q = y / m;
-    return m * sqrt(p * p + q * q);
-}"""),
-    "ct_isnan": ((), """fn ct_isnan(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
-}"""),
-    "ct_isinf": ((), """fn ct_isinf(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7fffffffu) == 0x7f800000u;
-}"""),
-    "ct_isfinite": ((), """fn ct_isfinite(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7f800000u) != 0x7f800000u;
-}"""),
-    "ct_min_f": ((), """fn ct_min_f(a: f32, b: f32) -> f32 {
-    return select(a, b, b < a);
-}"""),
-    "ct_max_f": ((), """fn ct_max_f(a: f32, b: f32) -> f32 {
-    return select(a, b, b > a);
-}"""),
-    "ct_range_count": ((), """fn ct_range_count(start: i32, stop: i32, step: i32) -> u32 {
-    if (step > 0i && start < stop) {
-        return (bitcast<u32>(stop) - bitcast<u32>(start) - 1u) / bitcast<u32>(step) + 1u;
-    }
-    if (step < 0i && start > stop) {
-        return (bitcast<u32>(start) - bitcast<u32>(stop) - 1u) / (0u - bitcast<u32>(step)) + 1u;
-    }
-    return 0u;
-}"""),
-    "ct_fid": ((), "fn ct_fid(v: f32) -> f32 { return v; }"),
-    # the value, unknown to the driver's compiler (ct_zero()): the operands of fold-prone
-    # shapes (wgsl.fold_guard: x * 0.0, x - x, ...) and of a literal abs(), which the drivers
-    # simplified as if NaN, inf and -0.0 did not exist (lavapipe's abs(-0.0) gave -0.0)
-    "ct_opaque_f": ((), "fn ct_opaque_f(v: f32) -> f32 "
-                        "{ return bitcast<f32>(bitcast<u32>(v) ^ ct_zero()); }"),
-    "ct_iid": ((), "fn ct_iid(v: i32) -> i32 { return v; }"),
-    # a zero the shader compiler cannot see, set by the entry point (loop_entry.py)
-    "ct_opq": ((), "var<private> ct_opq: u32;"),
-}
-
-HELPERS.update(FLOAT_HELPERS)
-HELPERS.update(WIDE_INT_HELPERS)
-
-#: ``ir.Call.fn`` -> the HELPERS its WGSL calls
-CALL_HELPERS = {fn: tuple(name for name in HELPERS if name + "(" in template)
-                for fn, template in CALLS.items()}
-
-#: float64 calls WGSL has natively (the rest come from ``f64math``)
-F64_NATIVE = {"sqrt": "sqrt({0})", "fabs": "abs({0})", "abs": "abs({0})"}
-
-
-def _load_f64() -> dict:
-    try:
-        from .f64math import F64_CALLS, F64_HELPERS  # noqa: PLC0415
-    except ImportError:
-        return {}
-    for name, row in F64_HELPERS.items():
-        HELPERS.setdefault(name, row)
-    return F64_CALLS
-
-
-def helper_row(name: str) -> tuple:
-    """``HELPERS[name]``, the float64 ones loaded on first use."""
-    if name not in HELPERS:
-        _load_f64()
-    if name not in HELPERS:
-        raise GpuKernelTypeError(f"the WGSL helper {name} is not available (float64 math "
-                                 "that cthreads does not provide yet); compute in float32")
-    return HELPERS[name]
-
-
-def f64_call(fn: str, src=None, loc=None) -> tuple:
-    """(WGSL template, helper names) of ``ir.Call.fn`` over float64 arguments."""
-    if fn in F64_NATIVE:
-        return F64_NATIVE[fn], ()
-    F64_CALLS = _load_f64()
-    if fn not in F64_CALLS:
+def f64_call(fn: str, src=None, loc=None) -> Form:
+    """The WGSL of ``ir.Call.fn`` over float64 arguments; a located error when the float64
+    library has none."""
+    row = CALLS.get(fn)
+    if row is None or row.f64 is None:
         message = f"{fn}() is not available for float64 values yet"
         if src is not None and loc is not None:
             src.error(loc, message, "convert the argument with float32(...)",
                       cls=GpuKernelTypeError)
         raise GpuKernelTypeError(message)
-    template = F64_CALLS[fn]
-    return template, tuple(name for name in HELPERS if name + "(" in template)
+    return row.f64

@@ -188,6 +188,8 @@ class OpSource:
     text: str
     features: tuple = ()
     overrides: tuple = ()     # pipeline constants the text declares (builtins.OVERRIDES)
+    loops: bool = False       # the text has a loop (a function's or a library helper's)
+    opaque: bool = False      # it declares ct_opq, the zero its early-exit loops hide behind
 
 
 def _plain(name: str) -> str:

@@ -37,6 +37,7 @@ import re
 import struct
 from dataclasses import dataclass
 
+from . import library
 from .types import elem as elem_type
 
 ENTRY_POINT = "ct_reduce"
@@ -115,7 +116,8 @@ def _unrolled_loop(op: str, unroll: int) -> list:
     return lines
 
 
-#: whether an operation's WGSL has loops (``loop {``, ``while (``, ``for (``)
+#: whether an operation's WGSL has loops (``loop {``, ``while (``, ``for (``); an ``OpSource``
+#: knows it without reading its text (``OpSource.loops``)
 _LOOP_RE = re.compile(r"\b(loop\s*\{|while\s*\(|for\s*\()")
 
 
@@ -126,179 +128,54 @@ def has_loops(text: str) -> bool:
     return _LOOP_RE.search(text) is not None
 
 
-PROBE = """fn ct_loop_probe() {
-    let two = 2u + ct_zero();
-    var n: u32 = 0u;
-    loop {
-        n = n + 1u;
-        if (n >= two) { break; }
-    }
-    if (n < 2u) { ct_status[0] = 1u; }
-}"""
+#: the entry point's builtins per variant (the subgroup one reads the subgroup's size and place)
+_BUILTINS = {
+    "subgroup": ("@builtin(local_invocation_index) lid: u32,\n"
+                 "        @builtin(subgroup_size) sg_size: u32, "
+                 "@builtin(subgroup_invocation_id) sg_lane: u32,\n"
+                 "        @builtin(subgroup_id) sg_id: u32, @builtin(num_subgroups) sg_count: u32"),
+    "shared": "@builtin(local_invocation_index) lid: u32",
+}
 
 
 def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
-                   unroll: int = 1, probe: bool = False) -> str:
+                   unroll: int = 1, probe: bool = False, opaque: bool | None = None) -> str:
     """The WGSL of a reduction pass for the binary function ``fn`` (``fn(a: T, b: T) -> T``,
     declared with its helpers in ``text``) over element type ``ty``; ``variant`` is one of
     ``VARIANTS``; ``size`` threads per workgroup (a power of two, and for the subgroup variant a
-    multiple of the subgroup size); ``probe``: with the loop check of CPU drivers."""
+    multiple of the subgroup size); ``probe``: with the loop check of CPU drivers; ``opaque``:
+    the operation declares ``ct_opq`` (``OpSource.opaque``; None: looked for in ``text``).
+
+    The text is the template ``library/reduction.wgsl.in``; the variant's combining step is
+    ``reduction_<variant>.wgsl.in`` (and, for subgroups, ``reduction_subgroup_fn.wgsl.in``),
+    the loop check ``reduction_probe.wgsl.in``."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown reduction variant {variant!r}")
     if size & (size - 1) or size < 1:
         raise ValueError(f"workgroup size {size} is not a power of two")
     row = elem_type(ty)
-    t, s = row.wgsl, row.storage
-    load = row.load.format("v")
-    store = row.store.format("v")
-    init = "(" + row.from_uniform.format("ct_u.ct_init") + ")"
-    head = [
-        f"// cthreads reduction: {fn} over {ty} ({variant} variant, {size} threads)",
-        "struct CtUniforms {",
-        "    ct_threads: u32,",
-        "    ct_quads: u32,",
-        "    ct_tail: u32,",
-        "    ct_items: u32,",
-        "    ct_groups: u32,",
-        "    ct_has_init: u32,",
-        f"    ct_init: {row.uniform},",
-        "}",
-        "@group(0) @binding(0) var<uniform> ct_u: CtUniforms;",
-        f"@group(0) @binding(1) var<storage, read> ct_src4: array<vec4<{s}>>;",
-        f"@group(0) @binding(2) var<storage, read> ct_src: array<{s}>;",
-        f"@group(0) @binding(3) var<storage, read_write> ct_dst: array<{s}>;",
-        f"var<workgroup> ct_tile: array<{s}, {size}>;",
-        f"var<workgroup> ct_ok: array<u32, {size}>;",
-        "",
-        "var<private> ct_zp: u32;",
-        "fn ct_zero() -> u32 { return ct_zp; }",
-        "",
-    ]
-    if probe:
-        head += ["@group(0) @binding(4) var<storage, read_write> ct_status: array<u32>;",
-                 PROBE, ""]
-    head += [
-        text.strip("\n"),
-        "",
-        f"fn ct_load(v: {s}) -> {t} {{ return {load}; }}",
-        f"fn ct_store(v: {t}) -> {s} {{ return {store}; }}",
-        f"fn ct_quad(q: vec4<{s}>) -> {t} {{",
-        f"    return {fn}({fn}(ct_load(q.x), ct_load(q.y)), {fn}(ct_load(q.z), ct_load(q.w)));",
-        "}",
-    ]
-    if variant == "subgroup":
-        head += [
-            f"struct CtPart {{ v: {t}, ok: bool }}",
-            "// every lane ends with the combined value of the subgroup's lanes that hold one",
-            f"fn ct_subgroup(v0: {t}, ok0: bool, size: u32) -> CtPart {{",
-            "    var v = v0;",
-            "    var ok = ok0;",
-            "    for (var d: u32 = 1u; d < size; d = d * 2u) {",
-            "        let other = ct_load(subgroupShuffleXor(ct_store(v), d));",
-            "        let other_ok = subgroupShuffleXor(select(0u, 1u, ok), d) != 0u;",
-            "        if (other_ok) {",
-            f"            if (ok) {{ v = {fn}(v, other); }} else {{ v = other; }}",
-            "            ok = true;",
-            "        }",
-            "    }",
-            "    return CtPart(v, ok);",
-            "}",
-        ]
-        builtins = ("@builtin(local_invocation_index) lid: u32,\n"
-                    "        @builtin(subgroup_size) sg_size: u32, "
-                    "@builtin(subgroup_invocation_id) sg_lane: u32,\n"
-                    "        @builtin(subgroup_id) sg_id: u32, "
-                    "@builtin(num_subgroups) sg_count: u32")
-    else:
-        builtins = "@builtin(local_invocation_index) lid: u32"
-    body = [
-        "",
-        f"@compute @workgroup_size({size})",
-        f"fn {ENTRY_POINT}(@builtin(workgroup_id) wid: vec3<u32>, "
-        "@builtin(num_workgroups) nwg: vec3<u32>,",
-        f"        {builtins}) {{",
-    ]
-    # the zero the driver's compiler cannot see (ct_zero): bit 31 of a dispatch size or of the
-    # pass's count, never set; lavapipe folds uniforms' values, NVIDIA's driver the dispatch
-    # size's bound, neither both (codegen/loop_entry.py)
-    body.append("    ct_zp = (nwg.z >> 31u) | (ct_u.ct_threads >> 31u);")
-    if probe and "ct_opq" in text:
+    names = dict(fn=fn, ty=ty, variant=variant, size=size, t=row.wgsl, s=row.storage,
+                 uniform=row.uniform, load=row.load.format("v"), store=row.store.format("v"),
+                 init="(" + row.from_uniform.format("ct_u.ct_init") + ")", half=size // 2)
+    part = functools.partial(_part, names)
+    return library.template("reduction.wgsl.in").substitute(
+        names,
+        probe=part("reduction_probe.wgsl.in") if probe else "",
+        operation=text.strip("\n"),
+        combine_fn=part("reduction_subgroup_fn.wgsl.in") if variant == "subgroup" else "",
+        builtins=_BUILTINS[variant],
         # the operation's loops with an early exit (codegen/loop_entry.py): on CPU drivers
         # their entry values are hidden behind a zero the compiler cannot see; elsewhere
         # ct_opq is never written, a zero the compiler folds
-        body.append("    ct_opq = nwg.z >> 31u;")
-    body += [
-        "    let g = wid.y * nwg.x + wid.x;",
-        "    if (g >= ct_u.ct_groups) { return; }",
-        f"    let stride = ct_u.ct_groups * {size}u;",
-        f"    let first = g * {size}u + lid;",
-        f"    var acc: {t};",
-        "    var ok = false;",
-        "    if (first < ct_u.ct_quads) {",
-        "        acc = ct_quad(ct_src4[first]);",
-        "        ok = true;",
-        "        var i = first + stride;",
-    ]
-    body += _unrolled_loop(fn, unroll)
-    body += [
-        "    }",
-        "    if (first < ct_u.ct_tail) {",
-        "        let left = ct_load(ct_src[4u * ct_u.ct_quads + first]);",
-        f"        if (ok) {{ acc = {fn}(acc, left); }} else {{ acc = left; }}",
-        "        ok = true;",
-        "    }",
-    ]
-    if variant == "subgroup":
-        body += [
-            "    let part = ct_subgroup(acc, ok, sg_size);",
-            "    if (sg_lane == 0u) {",
-            "        ct_tile[sg_id] = ct_store(part.v);",
-            "        ct_ok[sg_id] = select(0u, 1u, part.ok);",
-            "    }",
-            "    workgroupBarrier();",
-            "    // every subgroup folds the subgroups' values (one pass when they fit its lanes)",
-            f"    var acc2: {t};",
-            "    var ok2 = false;",
-            "    for (var j0: u32 = 0u; j0 < sg_count; j0 = j0 + sg_size) {",
-            "        let j = j0 + sg_lane;",
-            "        if (j < sg_count && ct_ok[j] != 0u) {",
-            "            let other = ct_load(ct_tile[j]);",
-            f"            if (ok2) {{ acc2 = {fn}(acc2, other); }} else {{ acc2 = other; }}",
-            "            ok2 = true;",
-            "        }",
-            "    }",
-            "    let total = ct_subgroup(acc2, ok2, sg_size);",
-            "    var result = total.v;",
-        ]
-    else:
-        body += [
-            "    ct_tile[lid] = ct_store(acc);",
-            "    ct_ok[lid] = select(0u, 1u, ok);",
-            "    workgroupBarrier();",
-            f"    for (var h: u32 = {size // 2}u; h > 0u; h = h / 2u) {{",
-            "        if (lid < h && ct_ok[lid + h] != 0u) {",
-            "            let other = ct_load(ct_tile[lid + h]);",
-            "            if (ct_ok[lid] != 0u) {",
-            f"                ct_tile[lid] = ct_store({fn}(ct_load(ct_tile[lid]), other));",
-            "            } else {",
-            "                ct_tile[lid] = ct_store(other);",
-            "                ct_ok[lid] = 1u;",
-            "            }",
-            "        }",
-            "        workgroupBarrier();",
-            "    }",
-            "    var result = ct_load(ct_tile[0]);",
-        ]
-    body += [
-        "    if (lid == 0u) {",
-        f"        if (ct_u.ct_has_init != 0u) {{ result = {fn}({init}, result); }}",
-        "        ct_dst[g] = ct_store(result);",
-        "    }",
-    ]
-    if probe:
-        body.append("    ct_loop_probe();")
-    body += ["}", ""]
-    return "\n".join(head + body)
+        opq="    ct_opq = nwg.z >> 31u;\n" if probe and (
+            "ct_opq" in text if opaque is None else opaque) else "",
+        fold="\n".join(_unrolled_loop(fn, unroll)),
+        combine=part(f"reduction_{variant}.wgsl.in").rstrip("\n"),
+        probe_call="    ct_loop_probe();\n" if probe else "")
+
+
+def _part(names: dict, template: str) -> str:
+    return library.template(template).substitute(names)
 
 
 __all__ = ["ENTRY_POINT", "has_loops", "UNIFORM_SIZE", "VARIANTS", "PassShape", "plan_passes",

@@ -47,6 +47,40 @@ class ElemType:
     kind: str = "i"      # numpy's dtype kind: 'b' bool, 'i' signed, 'u' unsigned, 'f' float
     bits: int = 32       # value bits (bool: 1)
     spelling: str = ""   # the width-type name users write ('' for bool)
+    # -- the library helpers the emitter uses for values of this type (codegen/library)
+    ops: tuple = ()      # (Python operator, helper) pairs: '/', '//', '%', '**' with its meaning
+    identity: str = ""   # the identity helper that keeps a constant expression unevaluated
+    opaque: str = ""     # the helper hiding a float from the driver's compiler (fold_guard)
+    index: str = ""      # the helper turning an index of this type into WGSL's i32
+    widen: str = ""      # the helper converting a value to int64
+    int_abs: str = ""    # the helper of int abs (it wraps: abs(-2**31) is -2**31)
+    to_int: tuple = ()   # (int type, helper) pairs: a float converted with saturation
+    shift_count: str = ""    # a shift count ``{0}`` of this type as the u32 WGSL takes
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def int_range(self) -> tuple:
+        """(smallest, largest) value of an int or bool type."""
+        if self.kind == "i":
+            return -2 ** (self.bits - 1), 2 ** (self.bits - 1) - 1
+        return 0, 2 ** self.bits - 1
+
+
+_FLOAT_OPS = (("truediv", "ct_div_f"), ("floordiv", "ct_floordiv_f"), ("mod", "ct_mod_f"),
+              ("pow", "ct_pow_f"))
+_FLOAT64_OPS = (("truediv", "ct_div_d"), ("floordiv", "ct_floordiv_d"), ("mod", "ct_mod_d"),
+                ("pow", "ct_pow_d"))
+
+
+def _int_ops(suffix: str) -> tuple:
+    return tuple((op, f"ct_{op}_{suffix}") for op in ("floordiv", "mod", "pow"))
 
 
 ELEM_TYPES = {
@@ -54,16 +88,27 @@ ELEM_TYPES = {
                      "0u", "", load="({0} != 0u)", store="select(0u, 1u, {0})",
                      from_uniform="{0} != 0u", kind="b", bits=1),
     "int": ElemType("int", int, 1, "i32", "i32", "i32", "i", "int32", "int32", "0i", "0i", "i",
-                    spelling="int32"),
+                    spelling="int32", ops=_int_ops("i"), identity="ct_iid", widen="ct_wide_i",
+                    int_abs="ct_abs_i", shift_count="bitcast<u32>({0})"),
     "float": ElemType("float", float, 3, "f32", "f32", "f32", "f", "float32", "float32",
-                      "0.0f", "0.0f", "f", kind="f", spelling="float32"),
+                      "0.0f", "0.0f", "f", kind="f", spelling="float32", ops=_FLOAT_OPS,
+                      identity="ct_fid", opaque="ct_opaque_f",
+                      to_int=(("int", "ct_i32_f"), ("uint32", "ct_u32_f"),
+                              ("int64", "ct_i64_f"))),
     "uint32": ElemType("uint32", int, 1, "u32", "u32", "u32", "I", "uint32", "uint32", "0u",
-                       "0u", "u", kind="u", spelling="uint32"),
+                       "0u", "u", kind="u", spelling="uint32", ops=_int_ops("u"),
+                       identity="ct_id_u", index="ct_index_u", widen="ct_wide_u",
+                       shift_count="{0}"),
     "int64": ElemType("int64", int, 2, "i64", "i64", "i64", "q", "int64", "int64", "0li",
-                      "0li", "li", size=8, feature="shader-int64", bits=64, spelling="int64"),
+                      "0li", "li", size=8, feature="shader-int64", bits=64, spelling="int64",
+                      ops=_int_ops("l"), identity="ct_id_l", index="ct_index_l",
+                      int_abs="ct_abs_l", shift_count="u32({0} & 63li)"),
     "float64": ElemType("float64", float, 4, "f64", "f64", "f64", "d", "float64", "float64",
                         "0.0lf", "0.0lf", "lf", size=8, feature="shader-f64", kind="f",
-                        bits=64, spelling="float64"),
+                        bits=64, spelling="float64", ops=_FLOAT64_OPS, identity="ct_id_d",
+                        opaque="ct_opaque_d",
+                        to_int=(("int", "ct_i32_d"), ("uint32", "ct_u32_d"),
+                                ("int64", "ct_i64_d"))),
 }
 #: how many times a local's inferred type can widen (unknown -> bool -> int -> int64 ->
 #: float -> float64)
@@ -124,11 +169,10 @@ class ListType:
 MAX_NDIM = 3
 
 
-#: value bits of the int types
-INT_BITS = {"bool": 1, "int": 32, "uint32": 32, "int64": 64}
-#: the smallest and largest values of the int types
-INT_RANGE = {"int": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
-             "uint32": (0, 2**32 - 1), "bool": (0, 1)}
+#: value bits of the int types (and bool)
+INT_BITS = {row.name: row.bits for row in ELEM_TYPES.values() if row.kind != "f"}
+#: the smallest and largest values of the int types (and bool)
+INT_RANGE = {row.name: row.int_range for row in ELEM_TYPES.values() if row.kind != "f"}
 
 
 def wrap(value: int, ty: str) -> int:

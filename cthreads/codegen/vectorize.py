@@ -26,56 +26,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import ir
-from .builtins import CALLS, HELPERS
+from . import ir, library
+from .builtins import CALLS
 from .types import elem
 from .visit import Visitor
 from .entry import grid_entry
 from .wgsl import _const_tree, fold_guard, literal
 
-#: math functions whose WGSL form applies lane by lane to a vec4<f32>
-LANEWISE = {"sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
-            "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "log", "log2", "log10", "fabs",
-            "degrees", "radians", "abs"}
-#: the float64 ones (float64 math runs in helpers, one value at a time)
-LANEWISE_F64 = {"sqrt", "fabs", "abs"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
-#: lane-wise ct_div_f (builtins.py): the quotient corrected by its fma residual where fma
-#: rounds once (the pipeline constant ct_fused_f32), else lane by lane ct_div_exact_f
-DIV4 = """fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }
-
-fn ct_div4(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
-    if (!ct_fused_f32) {
-        return vec4<f32>(ct_div_exact_f(x.x, y.x), ct_div_exact_f(x.y, y.y),
-                         ct_div_exact_f(x.z, y.z), ct_div_exact_f(x.w, y.w));
-    }
-    let yh = bitcast<vec4<f32>>(bitcast<vec4<u32>>(y) ^ vec4<u32>(ct_zero()));
-    let q = bitcast<vec4<f32>>(bitcast<vec4<u32>>(x / yh) ^ vec4<u32>(ct_zero()));
-    let r = fma(-q, y, x);
-    let c = q + r / y;
-    let inf = vec4<u32>(0x7f800000u);
-    let finite = ((bitcast<vec4<u32>>(q) & inf) != inf) & (q != vec4<f32>(0.0f));
-    // tested on q, which the driver cannot see through (NVIDIA's takes r and c, results of
-    // float arithmetic, to be finite); an exact residual of zero keeps q's sign of zero
-    return select(q, c, finite & (r != vec4<f32>(0.0f)));
-}"""
-#: the helpers DIV4 calls (builtins.HELPERS, with their dependencies)
-DIV4_HELPERS = ("ct_fused_f32", "ct_div_exact_f")
+#: the zero the four-lane variant's helpers use (its uniform block counts threads)
+_ZERO = "fn ct_zero() -> u32 { return ct_u.ct_threads >> 31u; }"
 
 
 def div4_text() -> str:
-    """DIV4 and the helpers it calls, each once."""
-    names: list[str] = []
-
-    def add(name: str) -> None:
-        if name not in names:
-            for dep in HELPERS[name][0]:
-                add(dep)
-            names.append(name)
-
-    for name in DIV4_HELPERS:
-        add(name)
-    return "\n\n".join([DIV4] + [HELPERS[name][1] for name in names])
+    """The lane-wise division (library helper ``ct_div4``), then the helpers it calls, each
+    once, dependencies first; after the zero they use."""
+    *deps, div4 = library.closure(["ct_div4"])
+    return "\n\n".join([_ZERO, div4.text] + [rec.text for rec in deps])
 
 
 _GUARDS = {(">=", 0): "ge", ("<=", 1): "ge", ("<", 0): "lt", (">", 1): "lt"}
@@ -85,7 +52,7 @@ _GUARDS = {(">=", 0): "ge", ("<=", 1): "ge", ("<", 0): "lt", (">", 1): "lt"}
 class VecPlan:
     guard: str                   # the int parameter g of the guard
     lists: tuple                 # Python names of the lists the body accesses
-    divides: bool = False        # its WGSL declares the pipeline constant ct_fused_f32 (DIV4)
+    divides: bool = False        # its WGSL declares the pipeline constant ct_fused_f32 (ct_div4)
 
 
 class _NotLanewise(Exception):
@@ -257,14 +224,14 @@ class _Printer(Visitor):
             self.args.pop()
 
     def visit_Call(self, e):
-        if _const_tree(e) or e.fn not in LANEWISE:
+        row = CALLS.get(e.fn)
+        # (float64 math runs in helpers, one value at a time: few rows are lane-wise there)
+        if _const_tree(e) or row is None or self.ty not in row.lanewise:
             raise _NotLanewise
         args = [self.expr(a) for a in e.args]
-        if self.ty != "float" and e.fn not in LANEWISE_F64:
-            raise _NotLanewise          # float64 math runs in helpers, one value at a time
         if len(args) > 1:            # atan2(x, y): both the same type, vec4 where mixed
             args = [f"{self.vt}({a})" for a in args]
-        return CALLS[e.fn].format(*args)
+        return row.form(self.ty).template.format(*args)
 
 
 def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):

@@ -12,35 +12,27 @@ import math
 import struct
 from dataclasses import fields
 
-from . import ir, loop_entry
-from .builtins import CALL_HELPERS, CALLS, TO_INT, f64_call, helper_row
+from . import ir, library, loop_entry
+from .builtins import CALLS, TO_INT, f64_call
 from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
-from .types import elem
+from .types import ELEM_TYPES, elem
 from .uniform import Uniformity
 from .visit import Visitor
 
 NATIVE = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "bitand": "&", "bitor": "|",
           "bitxor": "^"}
-HELPER_OP = {("truediv", "float"): "ct_div_f",
-             ("floordiv", "int"): "ct_floordiv_i", ("floordiv", "float"): "ct_floordiv_f",
-             ("mod", "int"): "ct_mod_i", ("mod", "float"): "ct_mod_f",
-             ("pow", "int"): "ct_pow_i", ("pow", "float"): "ct_pow_f",
-             ("floordiv", "int64"): "ct_floordiv_l", ("mod", "int64"): "ct_mod_l",
-             ("pow", "int64"): "ct_pow_l",
-             ("floordiv", "uint32"): "ct_floordiv_u", ("mod", "uint32"): "ct_mod_u",
-             ("pow", "uint32"): "ct_pow_u",
-             ("truediv", "float64"): "ct_div_d", ("floordiv", "float64"): "ct_floordiv_d",
-             ("mod", "float64"): "ct_mod_d", ("pow", "float64"): "ct_pow_d"}
+_ROWS = ELEM_TYPES.values()
+#: the per-type helpers, from the element-type rows (types.ElemType)
+HELPER_OP = {(op, row.name): helper for row in _ROWS for op, helper in row.ops}
 #: helpers that keep WGSL from evaluating a constant expression at compile time
-IDENTITY = {"float": "ct_fid", "int": "ct_iid", "int64": "ct_id_l", "uint32": "ct_id_u",
-            "float64": "ct_id_d"}
+IDENTITY = {row.name: row.identity for row in _ROWS if row.identity}
 #: helpers that hide a float from the driver's compiler (the operands ``fold_guard`` names)
-OPAQUE = {"float": "ct_opaque_f", "float64": "ct_opaque_d"}
+OPAQUE = {row.name: row.opaque for row in _ROWS if row.opaque}
 #: an index of these types reaches the (i32) array access through a helper
-INDEX_HELPER = {"int64": "ct_index_l", "uint32": "ct_index_u"}
+INDEX_HELPER = {row.name: row.index for row in _ROWS if row.index}
 #: index builtins in the N-D launch variant (entry.nd_entry defines the names)
 ND_SPECIALS = {
     "GlobalIdx": {"x": "ct_gidx", "y": "ct_gidy", "z": "ct_gidz"},
@@ -49,12 +41,12 @@ ND_SPECIALS = {
     "BlockDim": {"x": "i32({WX})", "y": "i32({WY})", "z": "i32({WZ})"},
     "GridDim": {"x": "i32(ct_u.ct_nd_gx)", "y": "i32(ct_u.ct_nd_gy)", "z": "i32(ct_u.ct_nd_gz)"},
 }
-#: conversions to int64 through a helper (wide_ints.py says why)
-WIDEN = {"int": "ct_wide_i", "uint32": "ct_wide_u"}
-#: int abs, which wraps (abs(-2**31) is -2**31): helpers, not WGSL's abs (builtins.py)
-INT_ABS = {"int": "ct_abs_i", "int64": "ct_abs_l"}
+#: conversions to int64 through a helper (library/wide_ints.wgsl says why)
+WIDEN = {row.name: row.widen for row in _ROWS if row.widen}
+#: int abs, which wraps (abs(-2**31) is -2**31): helpers, not WGSL's abs (library/helpers.wgsl)
+INT_ABS = {row.name: row.int_abs for row in _ROWS if row.int_abs}
 #: shift counts as the u32 WGSL takes, per operand type
-SHIFT_COUNT = {"int": "bitcast<u32>({0})", "uint32": "{0}", "int64": "u32({0} & 63li)"}
+SHIFT_COUNT = {row.name: row.shift_count for row in _ROWS if row.shift_count}
 
 
 def literal(value, ty: str) -> str:
@@ -126,7 +118,7 @@ class Emitter(Visitor):
 
     def helper(self, name: str):
         if name not in self.helpers:
-            deps = helper_row(name)[0]
+            deps = library.get(name).deps
             self.helpers.add(name)
             for dep in deps:
                 self.helper(dep)
@@ -268,13 +260,10 @@ class Emitter(Visitor):
         if e.fn == "abs" and arg_ty in INT_ABS:
             self.helper(INT_ABS[arg_ty])
             return f"{INT_ABS[arg_ty]}({args[0]})"
-        if arg_ty == "float64":
-            template, helpers = f64_call(e.fn, self.src, e.loc)
-        else:
-            template, helpers = CALLS[e.fn], CALL_HELPERS[e.fn]
-        for name in helpers:
+        form = f64_call(e.fn, self.src, e.loc) if arg_ty == "float64" else CALLS[e.fn].f32
+        for name in form.helpers:
             self.helper(name)
-        return template.format(*args)
+        return form.template.format(*args)
 
     def visit_FuncCall(self, e):
         args = [self.expr(a) for a in e.args]

@@ -248,6 +248,25 @@ def test_a_reductions_operation_hides_its_loops_entry_values_on_cpu_drivers_only
     gpu_text = reduction_wgsl(source.fn, source.ty, source.text, "shared", 256, 4)
     assert "    ct_opq = nwg.z >> 31u;" in cpu
     assert "ct_opq =" not in gpu_text and "var<private> ct_opq: u32;" in gpu_text
+    # the compiler says so itself, without the text being searched
+    assert source.loops and source.opaque
+    assert cpu == reduction_wgsl(source.fn, source.ty, source.text, "shared", 64, 1, probe=True,
+                                 opaque=source.opaque)
+
+
+def test_an_operations_loops_come_from_its_functions_and_helpers():
+    from cthreads.codegen import compile_operation
+
+    @Gpu.func
+    def plain(a: int, b: int) -> int:
+        return a + b
+
+    @Gpu.func
+    def power(a: int, b: int) -> int:
+        return a ** (b % 3)           # int ** is a library helper with a loop (ct_pow_i)
+    flat, helper = compile_operation(plain), compile_operation(power)
+    assert not flat.loops and not flat.opaque
+    assert helper.loops and not helper.opaque and "loop {" in helper.text
 
 
 # ------------------------------------------ a literal beyond float32 in a plain-float kernel

@@ -48,3 +48,15 @@ def test_golden_kernels_declare_the_table_spellings():
     text = golden_kernels.python_semantics.wgsl
     for name in ("int", "float", "bool"):
         assert f"array<{elem(name).storage}>" in text
+
+
+def test_int_ranges_and_bits_come_from_the_rows():
+    import numpy as np
+    from cthreads.codegen.types import ELEM_TYPES, INT_BITS, INT_RANGE
+    for name, row in ELEM_TYPES.items():
+        if row.is_int:
+            info = np.iinfo(row.array_dtype)
+            assert INT_RANGE[name] == (int(info.min), int(info.max)) == row.int_range
+            assert INT_BITS[name] == info.bits
+        assert row.is_float == (row.kind == "f") and not (row.is_int and row.is_float)
+    assert INT_RANGE["bool"] == (0, 1) and INT_BITS["bool"] == 1

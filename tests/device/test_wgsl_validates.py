@@ -84,3 +84,57 @@ def test_matmul_and_mandel_compute():
     mandel.simulate(256, 16, it_sim)
     differ = sum(1 for p, q in zip(it_dev, it_sim) if p != q)
     assert differ <= 3      # float32 vs float64 at the set's boundary
+
+
+# ------------------------------------------------------------------ the WGSL library
+#: a tiny module around one library helper: its requirements, the shader's ct_zero(), and an
+#: entry point that calls it with zero values of its parameter types
+_LIBRARY_MODULE = """@group(0) @binding(0) var<storage, read_write> ct_out: array<u32>;
+var<private> ct_zero_v: u32;
+fn ct_zero() -> u32 {{ return ct_zero_v; }}
+
+{helpers}
+
+@compute @workgroup_size(1)
+fn main() {{
+    ct_zero_v = ct_out[0];
+    {call}
+}}
+"""
+
+
+def _library_records():
+    from cthreads.codegen import library
+    return list(library.helpers().values()) + list(library.forms("f64").values())
+
+
+def _zero_call(rec) -> str:
+    """``_ = name(T0(), T1() ...);`` for a function (zero values of its parameter types, read
+    from its signature); nothing for a declaration (``var``, ``override``)."""
+    import re
+    start = rec.text.find(f"fn {rec.name}(")
+    if start < 0:
+        return ""
+    sig = rec.text[start:rec.text.index("{", start)]
+    params = sig[sig.index("(") + 1:sig.rindex(")")]
+    types = [p.split(":", 1)[1].strip() for p in re.split(r",(?![^<]*>)", params) if p.strip()]
+    call = f"{rec.name}({', '.join(t + '()' for t in types)});"
+    return "_ = " + call if "->" in sig[sig.rindex(")"):] else call
+
+
+@pytest.mark.parametrize("rec", _library_records(),
+                         ids=lambda r: f"{r.source}:{r.name}{'@' + r.form if r.form else ''}")
+def test_every_library_helper_validates_with_what_it_requires(rec):
+    from cthreads.backend import get_context
+    from cthreads.backend.pipeline import READ_WRITE, make_pipeline
+    from cthreads.codegen import library
+    ctx = get_context()
+    recs = library.closure(rec.deps) + [rec]
+    needs = {f for r in recs for f in r.features}
+    missing = [f for f in sorted(needs) if f not in ctx.features]
+    if missing:
+        pytest.skip(f"the device lacks {', '.join(missing)}")
+    wgsl = _LIBRARY_MODULE.format(helpers="\n\n".join(r.text for r in recs),
+                                  call=_zero_call(rec))
+    pipe = make_pipeline(ctx, wgsl, "main", ((0, READ_WRITE),))
+    assert pipe is not None
