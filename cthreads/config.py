@@ -41,6 +41,9 @@ VARIABLES = {
     "device_copies": "CTHREADS_DEVICE_COPIES",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
+#: fields no environment variable sets: measurement and test switches, changed only through
+#: ``override`` (tests and bench probes), never a user's setting
+OVERRIDE_ONLY = ("shader_bounds_checks", "trusted_shaders_on_cpu")
 
 
 class _Invalid:
@@ -84,6 +87,12 @@ class Config:
     #: times, each entry its own device (a test hook: several devices on one adapter, such as
     #: lavapipe in CI)
     device_copies: int = 1
+    #: (``override`` only) naga's bounds checks in the shader modules GPUs get; False only to
+    #: measure what they cost (bench/probe_peers.py)
+    shader_bounds_checks: bool = True
+    #: (``override`` only) CPU drivers get the shader modules GPUs get, without naga's loop
+    #: counter (backend/pipeline.py; the tests run that path on lavapipe)
+    trusted_shaders_on_cpu: bool = False
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -104,11 +113,11 @@ class Config:
 
     def replace(self, **fields) -> Config:
         """A copy with ``fields`` (Python values, checked as the environment's are) changed."""
-        unknown = sorted(set(fields) - set(VARIABLES))
+        unknown = sorted(set(fields) - set(VARIABLES) - set(OVERRIDE_ONLY))
         if unknown:
             raise GpuInvalidArgument(
                 f"unknown setting(s) {', '.join(unknown)}; the settings are "
-                f"{', '.join(VARIABLES)}")
+                f"{', '.join((*VARIABLES, *OVERRIDE_ONLY))}")
         raw = self._raw()
         for name, value in fields.items():
             raw[name] = _check_value(name, value)
@@ -211,8 +220,8 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
 
 def _check_value(name: str, value):
     """A value given to ``override``/``replace``, checked like the environment's."""
-    var = VARIABLES[name]
-    if name in ("vec", "batch", "native_encoder"):
+    var = VARIABLES.get(name, "no variable: override only")
+    if name in ("vec", "batch", "native_encoder", *OVERRIDE_ONLY):
         ok = isinstance(value, bool)
         accepted = "True or False"
     elif name == "workgroup_size":
