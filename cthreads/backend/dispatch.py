@@ -38,11 +38,11 @@ Until they are submitted the batch keeps Python references to its pipelines and 
 (which keep their buffers alive); pooled buffers are never destroyed (see ``buffers.py``).
 Shutdown, interpreter exit and forks close the queue (``flusher.py``). Every wgpu call here,
 the flusher's included, is made under the queue's lock (two threads polling wgpu-native at
-once deadlocked: its callbacks need the GIL), except a handed-off submission, which no poll
+once deadlock: its callbacks need the GIL), except a handed-off submission, which no poll
 overlaps.
 
 Two encoders write the same commands: ``NativeEncoder`` (``native/encoder.py``, direct
-wgpu-native calls, the default) and ``_submit_public`` (wgpu-py's public API), used when the
+wgpu-native calls, the default) and ``public_encoder.py`` (wgpu-py's public API), used when the
 native path's self-test fails on a wgpu build and with ``CTHREADS_NATIVE_ENCODER=0``, to tell
 an encoder fault from a driver's.
 
@@ -63,6 +63,7 @@ from .device import DeviceContext
 from .faults import device_error, lost_error
 from .flusher import FLUSH_DEADLINE_S, Flusher, _queues
 from .native.encoder import make_encoder
+from .public_encoder import submit_public
 from .waits import CPU_SPIN_S, GPU_SPIN_S, Completion
 
 __all__ = ["BATCH_CAP", "FLUSH_DEADLINE_S", "FLUSH_RULES", "IDLE_POLL_EVERY", "DeviceQueue",
@@ -398,7 +399,7 @@ class DeviceQueue:
                     return done.hand_off(native.submit, cb)
                 native.submit(cb)
             else:
-                self._submit_public(dispatches, copies, src)
+                submit_public(self.ctx, dispatches, copies, src)
         except MemoryError as exc:
             raise VulkanOutOfMemory(f"the device ran out of memory submitting work ({exc})") \
                 from None
@@ -409,42 +410,6 @@ class DeviceQueue:
         finally:
             done.submitted += 1
         return None
-
-    def _submit_public(self, batch, copies, staged) -> None:
-        """``submit_recorded`` through wgpu-py's public API (CTHREADS_NATIVE_ENCODER=0); the
-        same commands as ``NativeEncoder.encode_batch``."""
-        encoder = self._device.create_command_encoder()
-        cpass = None
-        last_pipeline = last_group = None
-        for pipeline, bind_group, (gx, gy, gz), pre, post in batch:
-            if pre is not None:
-                if cpass is not None:
-                    cpass.end()
-                    cpass = None
-                encoder.copy_buffer_to_buffer(staged, pre[0], pre[1], 0, pre[2])
-            if cpass is None:
-                cpass = encoder.begin_compute_pass()
-                last_pipeline = last_group = None
-            if pipeline is not last_pipeline:
-                cpass.set_pipeline(pipeline)
-                last_pipeline = pipeline
-            if bind_group is not last_group:
-                cpass.set_bind_group(0, bind_group)
-                last_group = bind_group
-            cpass.dispatch_workgroups(gx, gy, gz)
-            if post:
-                cpass.end()
-                cpass = None
-                for src, src_off, dst, dst_off, nbytes in post:
-                    encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
-        if cpass is not None:
-            cpass.end()
-        for src, src_off, dst, dst_off, nbytes in copies:
-            encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
-        finished = encoder.finish()
-        if self.ctx.lost is not None:     # a submission to a lost device aborts the process
-            raise lost_error(self.ctx, f"{self.ctx.lost}; seen while submitting work")
-        self._queue.submit([finished])
 
     # -- completion and readback -------------------------------------------------------------
 
@@ -469,7 +434,7 @@ class DeviceQueue:
 
         Waits in slices: non-blocking polls for the spin time, then polls between sleeps of
         at most ``waits.WAIT_SLICE_S``. Each poll is made under the queue's lock (with several
-        threads polling wgpu-native at once its callbacks, which need the GIL, deadlocked),
+        threads polling wgpu-native at once its callbacks, which need the GIL, deadlock),
         but the lock is free between polls, so other threads launch meanwhile; and the
         sleeps let Python run signal handlers (Ctrl-C raises ``KeyboardInterrupt`` here).
         A closed queue (shutdown, interpreter exit) ends the wait.

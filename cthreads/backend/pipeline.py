@@ -80,9 +80,10 @@ def _shader_module(device, wgsl: str, label: str, bounds_checks: bool = True):
 
     The bounds checks stay: they are what keeps an unchecked access (``boundscheck=False``, or
     an index the proofs cleared) inside its buffer. The loop bounding (an extra 64-bit counter
-    tested in every loop iteration, against a bound no kernel reaches) is dropped: it made a
-    Mandelbrot kernel 1.5x slower on an H200 (docs/performance.md, "Loops without naga's
-    counter").
+    tested in every loop iteration, against a bound no kernel reaches) is dropped: it slows
+    loop-heavy kernels down on GPUs (docs/performance.md, "Loops without naga's counter").
+    ``bounds_checks=False`` (``config.shader_bounds_checks``, a measurement switch) drops the
+    bounds checks too.
     A build without the entry point gets wgpu-py's public call, with both checks; so do CPU
     drivers, where the loops' detection of lavapipe's iteration cap was measured with the
     counter in place (without it a cut loop went unreported in tests/device/test_loop_cap.py).
