@@ -78,7 +78,8 @@ BATCH_CAP = 64
 IDLE_POLL_EVERY = 16
 #: GPUs: a dispatch of at least this many workgroups keeps the device fed (``keep_fed``);
 #: smaller ones, which a GPU finishes in microseconds, batch by the idle rule, else each would
-#: be a submission of its own (docs/performance.md, "Queued launches on GPUs")
+#: be a submission of its own (docs/performance.md, "Deferred submission" and "Queued
+#: launches on GPUs")
 HEAVY_GROUPS = 1024
 
 #: Queued writes from this size on are submitted at once; at most this many bytes of them may
