@@ -267,7 +267,7 @@ class DeviceQueue:
         else:                          # the buffers they write (``upload`` checked)
             done.settle()
             self._queue.submit([])
-            done.submitted += 1
+            done.note_submission()
         self._writes_in_flight = [(s, n) for s, n in self._writes_in_flight
                                   if s > done.completed] + [(done.submitted, nbytes)]
         if sum(n for _, n in self._writes_in_flight) > WRITE_STAGING_LIMIT:
@@ -409,7 +409,7 @@ class DeviceQueue:
         except Exception as exc:
             raise device_error(self.ctx, exc, "submitting work") from None
         finally:
-            done.submitted += 1
+            done.note_submission()
         return None
 
     # -- completion and readback -------------------------------------------------------------

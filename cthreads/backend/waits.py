@@ -107,7 +107,12 @@ class Completion:
                 self.wgpu_lock.release()
         return made_outside_the_lock
 
-    # -- what finished --------------------------------------------------------------------------
+    # -- what was submitted, what finished ------------------------------------------------------
+
+    def note_submission(self) -> None:
+        """One more submission was made (or tried: the numbers handed out stay true) (lock
+        held)."""
+        self.submitted += 1
 
     def mark(self, seq: int) -> None:
         with self.lock:
