@@ -56,17 +56,22 @@ class Batch:
         self.staged_size += len(data)
         return pre
 
-    def record(self, dispatch: tuple, uniform_buffer=None, buffers=()) -> int:
+    def record(self, dispatch: tuple) -> int:
         """Append ``dispatch`` (see the module docstring); the number of dispatches now."""
         dispatches = self.dispatches
         dispatches.append(dispatch)
+        return len(dispatches)
+
+    def keep_open(self, uniform_buffer=None, buffers=()) -> None:
+        """The dispatch just recorded stays pending: remember the uniform buffer and the
+        PooledBuffers it reads (and, for the first dispatch, when the batch opened). A batch
+        submitted right after ``record`` never needs them."""
         if uniform_buffer is not None:
             self.uniforms.add(uniform_buffer)
         if buffers:
             self.buffers.update(buffers)
-        if len(dispatches) == 1:
+        if len(self.dispatches) == 1:
             self.opened_at = time.perf_counter()
-        return len(dispatches)
 
     def take(self) -> tuple[list, list]:
         """(dispatches, staged bytes) recorded so far; the batch is empty afterwards."""

@@ -327,8 +327,7 @@ class DeviceQueue:
                     else:
                         self._write(buf, data)
                     self._last_uniform[buf] = data
-            count = batch.record((pipeline, bind_group, folded, pre, tuple(copies)),
-                                 buf, buffers)
+            count = batch.record((pipeline, bind_group, folded, pre, tuple(copies)))
             # A launch with readback copies joins the batch too while the device is busy:
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)
@@ -336,6 +335,7 @@ class DeviceQueue:
             if rule is not None:
                 self.flush(rule)
                 return self.completion.submitted
+            batch.keep_open(buf, buffers)
             if count == 1:
                 self.flusher.batch_opened()
             return self.completion.submitted + 1

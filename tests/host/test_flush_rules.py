@@ -28,14 +28,17 @@ def test_a_batch_records_stages_and_hands_over():
     b = Batch()
     assert not b and len(b) == 0
     uniform, other, pooled = object(), object(), object()
-    assert b.record(("p", "g", (1, 1, 1), None, ()), uniform, (pooled,)) == 1
+    assert b.record(("p", "g", (1, 1, 1), None, ())) == 1
+    assert not b.reads(uniform) and not b.binds(pooled)    # submitted at once: not needed
+    b.keep_open(uniform, (pooled,))
     first_opened = b.opened_at
     assert first_opened > 0 and b.reads(uniform) and b.binds(pooled)
     assert not b.reads(other) and not b.binds(other)
     pre = b.stage(uniform, b"abcd")
     pre2 = b.stage(other, b"xy")
     assert pre == (0, uniform, 4) and pre2 == (4, other, 2)
-    assert b.record(("p", "g", (2, 1, 1), pre, ()), uniform) == 2
+    assert b.record(("p", "g", (2, 1, 1), pre, ())) == 2
+    b.keep_open(uniform)
     assert b.opened_at == first_opened                 # the batch opened at its first dispatch
     dispatches, staged = b.take()
     assert [d[2] for d in dispatches] == [(1, 1, 1), (2, 1, 1)]
