@@ -295,8 +295,8 @@ def main() -> int:
         from cthreads.runtime import kernel_runtime as runtime
         runtime.GPU_ND_TILES[2] = tuple(int(v) for v in tile.split("x")) + (1,)
     if os.environ.get("PROBE_NO_NAGA_CHECKS"):  # GPU shader modules without naga's checks
-        from cthreads.backend import pipeline
-        pipeline.KEEP_BOUNDS_CHECKS = False
+        from cthreads import config
+        config.override(shader_bounds_checks=False).__enter__()    # for the whole run
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="stencil,mandel,hist,sum,saxpy,tiny")
     ap.add_argument("--reps", type=int, default=7)

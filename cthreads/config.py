@@ -42,6 +42,9 @@ VARIABLES = {
     "full_traceback": "CTHREADS_FULL_TRACEBACK",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
+#: fields no environment variable sets: measurement and test switches, changed only through
+#: ``override`` (tests and bench probes), never a user's setting
+OVERRIDE_ONLY = ("shader_bounds_checks", "trusted_shaders_on_cpu")
 
 
 class _Invalid:
@@ -89,6 +92,12 @@ class Config:
     #: compiler's own traceback (an internal compiler error then shows the failing pass as
     #: its cause); by default it is cut to the user's line
     full_traceback: bool = False
+    #: (``override`` only) naga's bounds checks in the shader modules GPUs get; False only to
+    #: measure what they cost (bench/probe_peers.py)
+    shader_bounds_checks: bool = True
+    #: (``override`` only) CPU drivers get the shader modules GPUs get, without naga's loop
+    #: counter (backend/pipeline.py; the tests run that path on lavapipe)
+    trusted_shaders_on_cpu: bool = False
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -109,11 +118,11 @@ class Config:
 
     def replace(self, **fields) -> Config:
         """A copy with ``fields`` (Python values, checked as the environment's are) changed."""
-        unknown = sorted(set(fields) - set(VARIABLES))
+        unknown = sorted(set(fields) - set(VARIABLES) - set(OVERRIDE_ONLY))
         if unknown:
             raise GpuInvalidArgument(
                 f"unknown setting(s) {', '.join(unknown)}; the settings are "
-                f"{', '.join(VARIABLES)}")
+                f"{', '.join((*VARIABLES, *OVERRIDE_ONLY))}")
         raw = self._raw()
         for name, value in fields.items():
             raw[name] = _check_value(name, value)
@@ -218,8 +227,8 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
 
 def _check_value(name: str, value):
     """A value given to ``override``/``replace``, checked like the environment's."""
-    var = VARIABLES[name]
-    if name in ("vec", "batch", "native_encoder", "full_traceback"):
+    var = VARIABLES.get(name, "no variable: override only")
+    if name in ("vec", "batch", "native_encoder", "full_traceback", *OVERRIDE_ONLY):
         ok = isinstance(value, bool)
         accepted = "True or False"
     elif name == "workgroup_size":

@@ -3,8 +3,10 @@
 ``device`` numbers the Vulkan adapters and owns the devices (one per selection); ``faults``
 maps wgpu's raw errors to ours and marks a lost device; ``forking`` makes a forked child forget the parent's device;
 ``buffers`` pools device buffers; ``pipeline`` compiles WGSL into cached compute pipelines;
-``dispatch`` submits work, tracks completion and reads results back (``native.encoder`` makes
-its per-launch calls directly); ``native/`` holds every use of wgpu-py's or cffi's internals.
+``dispatch`` is the device queue: it submits work and reads results back, made of a ``batch``
+(the open batch), a completion tracker (``waits``) and a deadline ``flusher``, with the flush
+rules as one table; ``native.encoder`` (direct wgpu-native calls) and ``public_encoder``
+(wgpu-py's API) encode a batch; ``native/`` holds every use of wgpu-py's or cffi's internals.
 Nothing here knows about Python ASTs.
 
 May import: ``cthreads.errors``, ``cthreads.config`` and its own modules; never

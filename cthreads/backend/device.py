@@ -30,7 +30,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 
 from .. import config
@@ -69,7 +68,6 @@ selection: contextvars.ContextVar = contextvars.ContextVar("cthreads_device", de
 _generation = 0           # bumped by shutdown(); lets caches and arenas notice a new device
 _wgpu = None              # the imported wgpu module
 _instance_configured = False
-_timings: dict[str, float] = {}
 
 
 @dataclass
@@ -167,14 +165,12 @@ def import_wgpu():
     global _wgpu
     if _wgpu is not None:
         return _wgpu
-    t0 = time.perf_counter()
     try:
         import wgpu  # noqa: PLC0415 - deliberately lazy
     except Exception as exc:  # ImportError, or a broken native library
         raise VulkanNotBuiltError(
             f"the GPU dependency wgpu cannot be imported ({exc}); install it with "
             "`pip install wgpu` (or reinstall cthreads: `pip install cthreads`)") from None
-    _timings["import_wgpu_s"] = time.perf_counter() - t0
     _wgpu = wgpu
     return wgpu
 
@@ -212,7 +208,6 @@ def _configure_instance(wgpu) -> None:
     global _instance_configured
     if _instance_configured:
         return
-    t0 = time.perf_counter()
     try:
         from .native.header_cache import import_native_ffi, speed_up_type_parsing  # noqa: PLC0415
         speed_up_type_parsing(import_native_ffi().ffi)
@@ -229,7 +224,6 @@ def _configure_instance(wgpu) -> None:
     wgpu_logger = logging.getLogger("wgpu")
     if _watcher not in wgpu_logger.handlers:
         wgpu_logger.addHandler(_watcher)
-    _timings["native_backend_s"] = time.perf_counter() - t0
 
 
 def enumerate_vulkan_adapters() -> tuple[list, list]:
@@ -239,13 +233,11 @@ def enumerate_vulkan_adapters() -> tuple[list, list]:
         raise VulkanLoaderNotFound(
             "no Vulkan loader library (libvulkan) could be loaded. " + INSTALL_HINT)
     _configure_instance(wgpu)
-    t0 = time.perf_counter()
     try:
         with _QuietWayland():
             adapters = list(wgpu.gpu.enumerate_adapters_sync())
     except Exception as exc:
         raise VulkanNoDevice(f"listing Vulkan adapters failed ({exc}). " + INSTALL_HINT) from None
-    _timings["enumerate_s"] = time.perf_counter() - t0
     vulkan = [a for a in adapters if str(a.info.get("backend_type", "")) == "Vulkan"]
     return vulkan, adapters
 
@@ -353,7 +345,6 @@ def _create_context_quietly(index: int) -> DeviceContext:
     adapter = device_list()[index]
     features = [f for f in WANTED_FEATURES if f in adapter.features]
     limits = {k: adapter.limits[k] for k in WANTED_LIMITS if k in adapter.limits}
-    t0 = time.perf_counter()
     try:
         device = adapter.request_device_sync(required_features=features, required_limits=limits,
                                              label=f"cthreads-{index}")
@@ -361,7 +352,6 @@ def _create_context_quietly(index: int) -> DeviceContext:
         raise VulkanInitFailed(
             f"creating the Vulkan device on {AdapterInfo.of(adapter).name!r} failed ({exc}). "
             "Update the Vulkan driver, or pick another adapter with CTHREADS_ADAPTER") from None
-    _timings["request_device_s"] = time.perf_counter() - t0
     return DeviceContext(adapter=adapter, device=device, queue=device.queue,
                          info=AdapterInfo.of(adapter), limits=dict(device.limits),
                          features=frozenset(str(f) for f in device.features),
@@ -392,14 +382,12 @@ def _get_context_locked(slot: int | None) -> DeviceContext:
             _retire_all()
         if slot is None and _context is not None:
             return _context
-        t0 = time.perf_counter()
         try:
             default = default_index()
             index = default if slot is None else slot
             ctx = _contexts.get(index)
             if ctx is None:
                 ctx = _contexts[index] = _create_context(index)
-                _timings["device_total_s"] = time.perf_counter() - t0
         except VulkanInitFailed as exc:
             if forking.forked():
                 raise VulkanInitFailed(
@@ -434,11 +422,6 @@ def current_name() -> str | None:
 
 def generation() -> int:
     return _generation
-
-
-def timings() -> dict:
-    """Seconds spent importing wgpu, listing adapters and creating the device (diagnostics)."""
-    return dict(_timings)
 
 
 _shutdown_hooks: list = []

@@ -1,15 +1,15 @@
 """The device queue's deadline flusher thread, and closing queues at shutdown, at
 interpreter exit and in a forked child.
 
-A daemon flusher thread (one per queue, started with the first batch) submits a batch still
-pending ``FLUSH_DEADLINE_S`` after it opened, so launched work never waits for a join that
-does not come. On CPU drivers it submits only once the device is idle, and makes its
-submission outside the queue's lock (see ``dispatch.py``).
+A ``Flusher`` (one per queue, its daemon thread started with the first batch) submits a batch
+still pending ``FLUSH_DEADLINE_S`` after it opened, so launched work never waits for a join
+that does not come (the ``deadline`` row of ``FLUSH_RULES`` in ``dispatch.py``). On CPU
+drivers it submits only once the device is idle, and makes its submission outside the queue's
+lock. It owns its thread and the event that wakes it; what it submits is the queue's.
 
 ``cthreads.gpu.shutdown()`` flushes the batch and waits (before the device is destroyed) and
 closes the queue: the flusher stops and nothing is submitted to it afterwards. At interpreter
-exit pending batches are flushed. ``FlusherMixin`` holds these methods of ``DeviceQueue``;
-the state they use is the queue's own.
+exit pending batches are flushed.
 """
 
 from __future__ import annotations
@@ -32,55 +32,54 @@ FLUSH_DEADLINE_S = 0.001
 _queues: "weakref.WeakSet" = weakref.WeakSet()
 
 
-class FlusherMixin:
-    """``DeviceQueue``'s deadline flusher and closing (see the module docstring)."""
+class Flusher:
+    """The deadline flusher of one queue: ``batch_opened()`` wakes it, ``stop()`` ends it."""
 
-    # -- the deadline flusher ----------------------------------------------------------------
+    def __init__(self, queue):
+        self._queue = weakref.ref(queue)
+        self._wake = threading.Event()    # set while a batch is open (or to end the thread)
+        self._thread: threading.Thread | None = None
 
-    def _start_flusher(self) -> None:
-        self._flusher = threading.Thread(target=_flusher_main,
-                                         args=(weakref.ref(self), self._wake),
-                                         name="cthreads-flusher", daemon=True)
-        self._flusher.start()
-
-    def _flush_due(self) -> float | None:
-        """The flusher's step: flush an overdue batch; seconds until the open batch is due
-        (0 when none is open), or None once the queue is closed."""
-        with self._lock:
-            if self._closed:
-                return None
-            if self._pending and self.ctx.lost is not None:
-                submit = None          # nothing goes to a lost device; its waits raise
-            elif self._pending:
-                remaining = self._opened_at + FLUSH_DEADLINE_S - time.perf_counter()
-                if remaining > 0:
-                    return remaining
-                if self._submit_when_idle and not self._idle(True):
-                    return WAIT_SLICE_S
-                try:
-                    submit = self._flush(handoff=True)
-                except Exception as exc:   # reported by the next launch or wait
-                    self.ctx.errors.append(f"submitting queued launches failed: {exc}")
-                    submit = None
-            else:
-                submit = None
-            self._wake.clear()
-        if submit is not None:
-            submit()
-        return 0.0
-
-    def close(self) -> None:
-        """Submit the pending batch and stop submitting: later launches raise, the flusher
-        ends (idempotent; shutdown and interpreter exit call it while the device lives)."""
-        with self._lock:
-            if self._closed:
-                return
-            try:
-                self._flush()
-            except Exception:
-                pass
-            self._closed = True
+    def batch_opened(self) -> None:
+        """A batch got its first dispatch: be due ``FLUSH_DEADLINE_S`` from now."""
+        if not self._wake.is_set():
+            if self._thread is None:
+                self._thread = threading.Thread(target=_flusher_main,
+                                                args=(self._queue, self._wake),
+                                                name="cthreads-flusher", daemon=True)
+                self._thread.start()
             self._wake.set()
+
+    def sleep(self) -> None:
+        """Nothing is open: sleep until the next batch (queue lock held)."""
+        self._wake.clear()
+
+    def stop(self) -> None:
+        """The queue closed: the thread ends at its next step."""
+        self._wake.set()
+
+
+def flush_due(queue) -> float | None:
+    """The flusher's step: flush ``queue``'s overdue batch; seconds until the open batch is
+    due (0 when none is open), or None once the queue is closed."""
+    with queue.lock:
+        if queue.closed:
+            return None
+        submit = None
+        if queue.batch and queue.ctx.lost is None:   # nothing goes to a lost device
+            remaining = queue.batch.opened_at + FLUSH_DEADLINE_S - time.perf_counter()
+            if remaining > 0:
+                return remaining
+            if queue.submit_when_idle and not queue.completion.idle(True):
+                return WAIT_SLICE_S
+            try:
+                submit = queue.flush("deadline", handoff=True)
+            except Exception as exc:   # reported by the next launch or wait
+                queue.ctx.errors.append(f"submitting queued launches failed: {exc}")
+        queue.flusher.sleep()
+    if submit is not None:
+        submit()
+    return 0.0
 
 
 def _flusher_main(queue_ref, wake: threading.Event) -> None:
@@ -93,7 +92,7 @@ def _flusher_main(queue_ref, wake: threading.Event) -> None:
         queue = queue_ref()
         if queue is None:
             return
-        delay = queue._flush_due()
+        delay = flush_due(queue)
         del queue
         if delay is None:
             return
@@ -124,9 +123,7 @@ def _forget_queues_after_fork() -> None:
     """In a forked child: the inherited queues belong to the parent's device; they are closed
     without a flush (nothing may be submitted to that device) and get fresh locks."""
     for queue in list(_queues):
-        queue._lock = threading.RLock()
-        queue._closed = True
-        queue._pending = []
+        queue.forget_after_fork()
     _queues.clear()
 
 

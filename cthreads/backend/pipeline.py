@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-import time
 import weakref
 from dataclasses import dataclass
 
+from .. import config
 from .device import DeviceContext, import_wgpu
 from .faults import device_error, is_lost_message, is_out_of_memory_message
 from .forking import on_fork_child
@@ -38,10 +38,7 @@ class ShaderCompileError(Exception):
 @dataclass
 class Pipeline:
     pipeline: object
-    layout: object            # the bind-group layout
-    bindings: tuple           # ((binding, kind), ...)
-    entry_point: str
-    compile_seconds: float
+    layout: object            # the bind-group layout (bind groups for the pipeline use it)
 
 
 _cache: "weakref.WeakValueDictionary[tuple, Pipeline]" = weakref.WeakValueDictionary()
@@ -77,23 +74,16 @@ def make_bind_group_layout(ctx: DeviceContext, bindings: tuple):
         raise device_error(ctx, exc, "creating a bind-group layout") from None
 
 
-#: naga's bounds checks in GPU shader modules (a measurement switch: bench/probe_peers.py)
-KEEP_BOUNDS_CHECKS = True
-
-#: whether CPU drivers get shader modules without naga's loop counter too (see _shader_module;
-#: the tests turn it on to run that path on lavapipe)
-TRUSTED_ON_CPU = False
-
-
-def _shader_module(device, wgsl: str, label: str):
+def _shader_module(device, wgsl: str, label: str, bounds_checks: bool = True):
     """The shader module for ``wgsl``, made with naga's bounds checks but without its forced
     loop bounding where this wgpu build offers that (wgpu-native's "trusted" creation).
 
     The bounds checks stay: they are what keeps an unchecked access (``boundscheck=False``, or
     an index the proofs cleared) inside its buffer. The loop bounding (an extra 64-bit counter
-    tested in every loop iteration, against a bound no kernel reaches) is dropped: it made a
-    Mandelbrot kernel 1.5x slower on an H200 (docs/performance.md, "Loops without naga's
-    counter").
+    tested in every loop iteration, against a bound no kernel reaches) is dropped: it slows
+    loop-heavy kernels down on GPUs (docs/performance.md, "Loops without naga's counter").
+    ``bounds_checks=False`` (``config.shader_bounds_checks``, a measurement switch) drops the
+    bounds checks too.
     A build without the entry point gets wgpu-py's public call, with both checks; so do CPU
     drivers, where the loops' detection of lavapipe's iteration cap was measured with the
     counter in place (without it a cut loop went unreported in tests/device/test_loop_cap.py).
@@ -101,7 +91,7 @@ def _shader_module(device, wgsl: str, label: str):
     try:
         from wgpu.backends.wgpu_native import _api
         create = _api.libf.wgpuDeviceCreateShaderModuleTrusted
-        checks = _api.lib.WGPUShaderRuntimeChecks_BoundsChecks if KEEP_BOUNDS_CHECKS else \
+        checks = _api.lib.WGPUShaderRuntimeChecks_BoundsChecks if bounds_checks else \
             _api.lib.WGPUShaderRuntimeChecks_None
     except (ImportError, AttributeError):
         return device.create_shader_module(code=wgsl, label=label)
@@ -139,8 +129,11 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
     pipeline-overridable constants (``override``), each one the module declares.
     """
     global _cache_generation
+    settings = config.current()
+    trusted = settings.trusted_shaders_on_cpu or not ctx.is_cpu
+    checks = settings.shader_bounds_checks
     key = (hashlib.sha256(wgsl.encode()).hexdigest(), entry_point, bindings, id(layout),
-           ctx.index, tuple(constants))
+           ctx.index, tuple(constants), trusted, checks)
     with _cache_lock:
         if _cache_generation != ctx.generation:
             _cache.clear()
@@ -150,10 +143,8 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
         return hit
     wgpu = import_wgpu()
     device = ctx.device
-    t0 = time.perf_counter()
     try:
-        module = _shader_module(device, wgsl, entry_point) if \
-            (TRUSTED_ON_CPU or not ctx.is_cpu) else \
+        module = _shader_module(device, wgsl, entry_point, checks) if trusted else \
             device.create_shader_module(code=wgsl, label=entry_point)
         bgl = layout if layout is not None else \
             device.create_bind_group_layout(entries=_layout_entries(wgpu, bindings))
@@ -166,7 +157,7 @@ def make_pipeline(ctx: DeviceContext, wgsl: str, entry_point: str, bindings: tup
         if is_lost_message(msg) or is_out_of_memory_message(msg) or isinstance(exc, MemoryError):
             raise device_error(ctx, exc, f"compiling the pipeline of {entry_point}") from None
         raise ShaderCompileError(msg, _first_wgsl_line(msg)) from None
-    result = Pipeline(pipeline, bgl, bindings, entry_point, time.perf_counter() - t0)
+    result = Pipeline(pipeline, bgl)
     with _cache_lock:
         _cache[key] = result
     return result

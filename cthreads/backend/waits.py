@@ -3,19 +3,21 @@ waits in slices, and checks for a lost device.
 
 Submissions are numbered; the queue runs them in order, so one finished submission means every
 earlier one finished too. Completion is learned from wgpu-native's work-done notification,
-polled without blocking (``wait()`` polls in slices with short sleeps between them, the lock
+polled without blocking (waits poll in slices with short sleeps between them, the queue's lock
 free meanwhile, so waits honour timeouts and Ctrl-C); never from the poll's "queue empty"
 answer, which NVIDIA's driver gave too early. A lost device may never report work done, and
 one destroyed while work runs reports nothing until that work ends: so every wait, ``is_done``
 and readback map checks whether the device was lost (an unanswered wait asks the device every
 ``LOSS_PROBE_S``) and then raises our error instead of waiting on.
 
-``CompletionMixin`` holds these methods of ``DeviceQueue`` (``dispatch.py``); the state they
-use (``submitted``, ``completed``, the outstanding work-done request) is the queue's own.
+``Completion`` owns that state for one ``DeviceQueue`` (``dispatch.py``): the numbers
+submitted and completed, the outstanding work-done request, and the submission handed off to
+be made outside the queue's lock. It shares the queue's lock and never submits anything.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
 from ..errors import GpuUseAfterDestroy
@@ -40,126 +42,184 @@ WAIT_SHORT_NAPS_S = 0.002
 LOSS_PROBE_S = 0.05
 
 
-class CompletionMixin:
-    """``DeviceQueue``'s completion tracking and waits (see the module docstring)."""
+def native_poll(device):
+    """A function poll(wait) -> bool(queue empty), using wgpu-native's device poll."""
+    try:
+        from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: PLC0415
+        internal = device._internal
+        return lambda wait: bool(libf.wgpuDevicePoll(internal, bool(wait), ffi.NULL))
+    except Exception:  # pragma: no cover - other wgpu builds: wait for everything
+        def poll(wait):
+            device._poll_wait()
+            return True
+        return poll
 
-    # -- completion --------------------------------------------------------------------------
+
+class Completion:
+    """Which submissions were made and which finished, for one device queue.
+
+    ``native`` is the queue's ``NativeEncoder`` (work-done notifications), or None on the
+    public-API path, where wgpu-native's poll answers instead. Every method that touches wgpu
+    takes ``lock`` (the queue's, re-entrant).
+    """
 
     # Completion is learned from wgpu-native's work-done notification, requested natively
     # (one outstanding at a time, covering everything submitted when it was requested).
     # wgpu-native's poll result ("queue empty") is not trusted: on NVIDIA it answered empty
     # right after 100 heavy dispatches were queued.
 
-    def _native_poll(self):
-        """A function poll(wait) -> bool(queue empty), using wgpu-native's device poll."""
-        try:
-            from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: PLC0415
-            internal = self._device._internal
-            return lambda wait: bool(libf.wgpuDevicePoll(internal, bool(wait), ffi.NULL))
-        except Exception:  # pragma: no cover - other wgpu builds: wait for everything
-            device = self._device
+    def __init__(self, ctx, lock, native, device):
+        self.ctx = ctx
+        self.lock = lock
+        self.native = native
+        self.submitted = 0
+        self.completed = 0
+        self.fence_req = None            # (submission it covers, work-done request key)
+        self.next_probe = 0.0            # when an unanswered wait next probes for a loss
+        self.spin_s = native.spin_s if native is not None else 0.0
+        self._poll = native_poll(device)
+        self._device = device
+        # A submission handed off to be made outside the queue's lock holds this lock until
+        # wgpu-native returns; ``handing_off`` says one is in flight.
+        self.wgpu_lock = threading.Lock()
+        self.handing_off = False
 
-            def poll(wait):
-                device._poll_wait()
-                return True
-            return poll
+    # -- submissions made outside the lock ----------------------------------------------------
 
-    def _idle(self, poll: bool) -> bool:
+    def settle(self) -> None:
+        """Wait for a handed-off submission to be made (lock held): queue writes, submissions,
+        maps and work-done requests must come after it."""
+        if self.handing_off:
+            with self.wgpu_lock:
+                pass
+
+    def hand_off(self, submit, cb):
+        """The function that makes the submission ``submit(cb)`` after the caller released the
+        queue's lock; later wgpu queue calls wait for it (``settle``)."""
+        self.wgpu_lock.acquire()
+        self.handing_off = True
+
+        def made_outside_the_lock() -> None:
+            try:
+                submit(cb)
+            finally:
+                self.handing_off = False
+                self.wgpu_lock.release()
+        return made_outside_the_lock
+
+    # -- what was submitted, what finished ------------------------------------------------------
+
+    def note_submission(self) -> None:
+        """One more submission was made (or tried: the numbers handed out stay true) (lock
+        held)."""
+        self.submitted += 1
+
+    def mark(self, seq: int) -> None:
+        with self.lock:
+            if seq > self.completed:
+                self.completed = seq
+
+    def idle(self, poll: bool) -> bool:
         """Whether everything submitted has finished, as far as known without blocking (lock
         held). Without ``poll`` only notifications that already fired count (no wgpu call)."""
         if self.completed >= self.submitted:
             return True
-        native = self._native
-        if self._submitting:
+        native = self.native
+        if self.handing_off:
             return False
         if native is None:             # the public-API path: wgpu-native's poll answers
             if not poll:
                 return False
-            snapshot = self.submitted
-            if self._poll(False):
-                self._mark(snapshot)
+            self.poll_public()
             return self.completed >= self.submitted
-        fence = self._fence_req
+        fence = self.fence_req
         if fence is None:
             if not poll:
                 return False
-            fence = self._fence()
+            fence = self.fence()
         fired = native.work_done_ready(fence[1], block=False) if poll else \
             native.work_done_fired(fence[1])
         if not fired:
             return False
-        self._fence_done(fence)
+        self.fence_done(fence)
         return self.completed >= self.submitted
 
-    def _room(self) -> bool:
+    def room(self) -> bool:
         """Whether at most one submission is in flight, polling once (lock held; the GPUs'
-        batching rule, ``DeviceQueue._keep_fed``)."""
+        batching rule, ``keep_fed`` in ``dispatch.py``)."""
         if self.submitted - self.completed <= 1:
             return True
-        if self._native is None:
-            return self._idle(True)
-        if self._submitting:
+        if self.native is None:
+            return self.idle(True)
+        if self.handing_off:
             return False
-        fence = self._fence()
-        if self._native.work_done_ready(fence[1], block=False):
-            self._fence_done(fence)
+        self.poll_fence()
         return self.submitted - self.completed <= 1
 
-    def _fence(self):
+    def fence(self):
         """The outstanding (submission covered, request key), requested if there is none."""
-        with self._lock:
-            if self._fence_req is None:
-                self._settle()
-                self._fence_req = (self.submitted, self._native.work_done_request())
-            return self._fence_req
+        with self.lock:
+            if self.fence_req is None:
+                self.settle()
+                self.fence_req = (self.submitted, self.native.work_done_request())
+            return self.fence_req
 
-    def _fence_done(self, fence) -> None:
+    def fence_before_submit(self) -> None:
+        """Ask to be told when the work submitted so far ends, unless already asked (lock
+        held; a GPU's flush, so the batching rule learns when one submission is left)."""
+        if self.native is not None and self.fence_req is None and \
+                self.submitted > self.completed:
+            self.fence_req = (self.submitted, self.native.work_done_request())
+
+    def fence_done(self, fence) -> None:
         """Record a fired notification (once, whichever thread saw it)."""
-        with self._lock:
-            if self._fence_req is fence:
-                self._fence_req = None
-                self._native.work_done_finish(fence[1])
-                self._mark(fence[0])
+        with self.lock:
+            if self.fence_req is fence:
+                self.fence_req = None
+                self.native.work_done_finish(fence[1])
+                self.mark(fence[0])
+
+    def poll_fence(self) -> bool:
+        """One non-blocking look at the outstanding notification (requested if none); True
+        when it had fired (lock held, no handed-off submission in flight)."""
+        fence = self.fence()
+        if self.native.work_done_ready(fence[1], block=False):
+            self.fence_done(fence)
+            return True
+        return False
+
+    def poll_public(self) -> None:
+        """The public-API path's poll: everything submitted so far finished if it says so."""
+        snapshot = self.submitted
+        if self._poll(False):
+            self.mark(snapshot)
 
     def is_done(self, seq: int) -> bool:
-        """Whether submission ``seq`` finished (never blocks; submits it if still pending)."""
-        if seq <= self.completed:
-            return True
-        with self._lock:
-            if self._closed:
-                return True
-            self._check_lost()
-            if seq > self.submitted:
-                if self._submit_when_idle and not self._idle(True):
-                    return False
-                self._flush()
-            if self._native is None:
-                snapshot = self.submitted
-                if self._poll(False):
-                    self._mark(snapshot)
-                return seq <= self.completed
-            if self._submitting:               # never waits for a handed-off submission
-                return False
-            fence = self._fence()
-            if self._native.work_done_ready(fence[1], block=False):
-                self._fence_done(fence)
-                if seq > self.completed:
-                    self._fence()              # the next one, for later submissions
+        """Whether submission ``seq`` (already submitted) finished, polling once (lock held)."""
+        if self.native is None:
+            self.poll_public()
             return seq <= self.completed
+        if self.handing_off:               # never waits for a handed-off submission
+            return False
+        if self.poll_fence() and seq > self.completed:
+            self.fence()                   # the next one, for later submissions
+        return seq <= self.completed
 
-    def _check_lost(self) -> None:
+    # -- a lost device --------------------------------------------------------------------------
+
+    def check_lost(self, closed: bool) -> None:
         """Raise our error when the device was lost or replaced (lock held), asking the
         device at most every ``LOSS_PROBE_S`` (a lost device may never report work done;
         one destroyed while work runs reports nothing until that work ends)."""
         ctx = self.ctx
-        if ctx.lost is None and not self._submitting:     # probes never overlap a submission
+        if ctx.lost is None and not self.handing_off:     # probes never overlap a submission
             now = time.perf_counter()
-            if now >= self._next_probe:
-                self._next_probe = now + LOSS_PROBE_S
+            if now >= self.next_probe:
+                self.next_probe = now + LOSS_PROBE_S
                 self._probe()
         if ctx.lost is not None:
             raise lost_error(ctx, ctx.lost)
-        if ctx.generation != generation() and not self._closed:
+        if ctx.generation != generation() and not closed:
             raise GpuUseAfterDestroy(
                 "the device this work was submitted to was replaced; its results are lost. "
                 "Launch again")
@@ -167,58 +227,21 @@ class CompletionMixin:
     def _probe(self) -> None:
         """Make a call that fails on a lost device (lock held): the failure marks it lost."""
         try:
-            if self._native is not None:
-                self._native.probe()
+            if self.native is not None:
+                self.native.probe()
             else:
                 self._device.create_command_encoder()
         except Exception as exc:
             device_error(self.ctx, exc, "waiting for submitted work")
 
-    def wait(self, seq: int, timeout: float | None = None) -> bool:
-        """Wait until submission ``seq`` (and all before it) finished, submitting it first if
-        it is still pending; False if ``timeout`` seconds passed first.
+    # -- waits ----------------------------------------------------------------------------------
 
-        Waits in slices: non-blocking polls for the spin time, then polls between sleeps of
-        at most ``WAIT_SLICE_S``. Each poll is made under the queue's lock (with several
-        threads polling wgpu-native at once its callbacks, which need the GIL, deadlocked),
-        but the lock is free between polls, so other threads launch meanwhile; and the
-        sleeps let Python run signal handlers (Ctrl-C raises ``KeyboardInterrupt`` here).
-        A closed queue (shutdown, interpreter exit) ends the wait.
-        """
-        if seq <= self.completed:
-            return True
-        start = time.perf_counter()
-        deadline = None if timeout is None else start + max(timeout, 0.0)
-        submit = None
-        with self._lock:
-            if self._closed:
-                return True
-            earlier = self.submitted if seq > self.submitted else 0
-        if earlier > self.completed and self._submit_when_idle:
-            # the earlier work first (see _submit_when_idle), then the pending batch
-            if not self.wait(earlier, None if deadline is None else deadline - start):
-                return False
-        try:
-            with self._lock:
-                if self._closed:
-                    return True
-                if seq > self.submitted:
-                    submit = self._flush(handoff=True)
-                    seq = min(seq, self.submitted)
-        finally:                       # even on Ctrl-C: a handed-off submission is made
-            if submit is not None:
-                submit()
-        if not self._poll_in_slices(lambda: self._poll_done(seq, start), start, deadline):
-            return False
-        self.ctx.check_alive()
-        return True
-
-    def _poll_in_slices(self, poll, start: float, deadline: float | None = None) -> bool:
+    def poll_in_slices(self, poll, start: float, deadline: float | None = None) -> bool:
         """Call ``poll()`` (one non-blocking poll, made under the lock) until it says True:
         without pauses for the spin time, then between naps that grow from
         ``WAIT_SLICE_MIN_S`` to ``WAIT_SLICE_S`` (the lock is free during them, and Ctrl-C
         interrupts them); False once ``deadline`` passed."""
-        spin_until = start + (self._native.spin_s if self._native is not None else 0.0)
+        spin_until = start + self.spin_s
         nap = WAIT_SLICE_MIN_S
         while not poll():
             now = time.perf_counter()
@@ -231,56 +254,47 @@ class CompletionMixin:
                 nap = min(nap * 2, WAIT_SLICE_S)
         return True
 
-    def _read_when_mapped(self, staging, nbytes: int, seq: int) -> bytes:
-        """``read_into`` on GPUs: the map is requested right away (it completes once
-        submission ``seq``, the last to use the staging buffer, has finished, and with it
-        every earlier one), then polled for in slices as ``wait`` polls: one notification
-        instead of the work-done one followed by the map's (docs/performance.md, "Latency of a
-        tiny launch")."""
-        native = self._native
-        with self._lock:
-            if seq > self.submitted:
-                self._flush()
-            self._settle()
-            key = native.map_request(staging.buffer, nbytes)
+    def poll_done(self, seq: int, start: float, closed) -> bool:
+        """One non-blocking poll: whether submission ``seq`` finished (or ``closed()``, the
+        queue closed). Raises our error once the device is lost (a wait begun at ``start``
+        probes for a loss after ``LOSS_PROBE_S``)."""
+        with self.lock:
+            if seq <= self.completed or closed():
+                return True
+            if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
+                self.check_lost(False)
+            if self.native is None:
+                self.poll_public()
+            elif not self.handing_off:     # a handed-off submission: poll after it
+                self.poll_fence()
+            return seq <= self.completed
+
+    def read_when_mapped(self, staging, nbytes: int, seq: int, key) -> bytes:
+        """The GPUs' readback: poll for the map ``key`` (requested by the queue once
+        submission ``seq``, the last to use ``staging``, was made) as waits poll; its
+        completion says that ``seq``, and with it every earlier one, finished: one
+        notification instead of the work-done one followed by the map's (docs/performance.md,
+        "Latency of a tiny launch")."""
+        native = self.native
         start = time.perf_counter()
         mapped = []
 
         def poll() -> bool:
-            with self._lock:
+            with self.lock:
                 if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
-                    self._check_lost()
+                    self.check_lost(False)
                 if not native.map_ready(key, block=False):
                     return False
                 native.map_finish(key)
                 mapped.append(native.copy_mapped(staging.buffer, nbytes))
                 return True
 
-        self._poll_in_slices(poll, start)
-        result = mapped[0]
-        self._mark(seq)
-        return result
+        self.poll_in_slices(poll, start)
+        self.mark(seq)
+        return mapped[0]
 
-    def _poll_done(self, seq: int, start: float) -> bool:
-        """One non-blocking poll: whether submission ``seq`` finished (or the queue closed).
-        Raises our error once the device is lost (a wait begun at ``start`` probes for a loss
-        after ``LOSS_PROBE_S``)."""
-        with self._lock:
-            if self._closed or seq <= self.completed:
-                return True
-            if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
-                self._check_lost()
-            if self._native is None:
-                snapshot = self.submitted
-                if self._poll(False):
-                    self._mark(snapshot)
-            elif not self._submitting:     # a handed-off submission: poll after it
-                fence = self._fence()
-                if self._native.work_done_ready(fence[1], block=False):
-                    self._fence_done(fence)
-            return seq <= self.completed
-
-    def _mark(self, seq: int) -> None:
-        with self._lock:
-            if seq > self.completed:
-                self.completed = seq
+    def after_fork(self, lock) -> None:
+        """In a forked child: the parent's locks may be held by threads that do not exist."""
+        self.lock = lock
+        self.wgpu_lock = threading.Lock()
+        self.handing_off = False

@@ -171,10 +171,10 @@ def test_deadline_flusher_submits_without_join(device_name):
         gpu(add_one, n, y).join(download=False)
         jobs = [gpu(add_one, n, y) for _ in range(3)]
         deadline = time.monotonic() + 60           # the flusher acts in ms: room for load
-        while q.pending() and time.monotonic() < deadline:
+        while q.pending and time.monotonic() < deadline:
             time.sleep(0.01)                      # CPU work, no join and no done()
-        assert q.pending() == 0
-        assert all(q.flushed(j._seq) for j in jobs)
+        assert q.pending == 0
+        assert all(j._seq <= q.submitted for j in jobs)
         while not jobs[-1].done() and time.monotonic() < deadline:
             time.sleep(0.001)
         assert jobs[-1].done()
@@ -275,7 +275,7 @@ def test_shutdown_with_pending_launches(device_name):
     plain_job = gpu(add_one, n, kept)
     old = _queue()
     shutdown()                                    # pending work is submitted, then waited for
-    assert old.pending() == 0
+    assert old.pending == 0
     with pytest.raises(GpuUseAfterDestroy, match="shutdown"):
         arena.sync()
     with pytest.raises(GpuUseAfterDestroy, match="shutdown"):
@@ -320,7 +320,7 @@ with GpuArena() as arena:
     gpu(copy_floats, y, d).join()
 out["d"] = d[0] if len(set(d)) == 1 else d
 out["batching"] = q.batching
-out["native"] = q._native is not None
+out["native"] = q.uses_native_encoder
 z = [0.0] * n
 arena = GpuArena().bind(z=z)
 for _ in range(10):
@@ -377,7 +377,7 @@ def test_upload_into_a_buffer_a_pending_launch_binds(device_name):
         keep.sync()
     assert (busy == 1.0).all()
     assert dst == src            # the copy read src's values, not the upload that followed
-    assert q.pending() == 0
+    assert q.pending == 0
 
 
 @pytest.fixture
@@ -385,7 +385,7 @@ def keep_fed(monkeypatch):
     """The GPUs' batching rule for heavy launches (at most two submissions in flight) on this
     device, every launch counted as heavy."""
     from cthreads.backend import dispatch
-    monkeypatch.setattr(_queue(), "_keep_fed", True)
+    monkeypatch.setattr(_queue(), "keep_fed", True)
     monkeypatch.setattr(dispatch, "HEAVY_GROUPS", 1)
 
 

@@ -7,8 +7,7 @@ import os
 
 from tests.conftest import run_python
 
-CODE = ("import cthreads.gpu as g, json; g.init(); "
-        "from cthreads.backend import device as d; print(json.dumps(d.timings()))")
+CODE = "import cthreads.gpu as g; g.init(); print('ok')"
 
 
 def _entries(folder) -> list[str]:
@@ -62,11 +61,8 @@ CONST = ("from cthreads.backend.native.header_cache import import_native_ffi; "
 def test_a_planted_entry_cannot_run_code(tmp_path, device_name):
     import pickle
 
-    legacy = tmp_path / "cffi-decls-0123456789abcdef0123456789abcdef.pickle"
-    legacy.write_bytes(b"an entry of the former format")
     first = run_python(CONST, {"CTHREADS_CACHE_DIR": str(tmp_path)})
     assert first.returncode == 0, first.stderr
-    assert not legacy.exists()                    # removed when the new entry is written
     [entry] = _entries(tmp_path)
     marker = tmp_path / "ran"
 

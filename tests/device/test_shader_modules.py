@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cthreads import config
 from cthreads.backend import pipeline
 from cthreads.backend.device import get_context
 from cthreads.backend.pipeline import ShaderCompileError, make_pipeline
@@ -26,13 +27,13 @@ def prefix(n: int, xs: list[float], out: list[float]) -> None:
 
 
 @pytest.fixture
-def trusted(monkeypatch):
+def trusted():
     """Shader modules made as on GPUs; the kernels' runtimes and pipelines made afresh."""
-    monkeypatch.setattr(pipeline, "TRUSTED_ON_CPU", True)
     for k in (mandelbrot2d, prefix):
         k._runtime = None
     pipeline.clear_cache()
-    yield
+    with config.override(trusted_shaders_on_cpu=True):
+        yield
     for k in (mandelbrot2d, prefix):
         k._runtime = None
     pipeline.clear_cache()

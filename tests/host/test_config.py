@@ -39,7 +39,9 @@ def test_defaults():
 
 
 def test_every_field_has_its_variable():
-    assert set(config.VARIABLES) == {f.name for f in dataclasses.fields(config.Config)}
+    assert set(config.VARIABLES) | set(config.OVERRIDE_ONLY) == \
+        {f.name for f in dataclasses.fields(config.Config)}
+    assert not set(config.VARIABLES) & set(config.OVERRIDE_ONLY)
     assert all(v.startswith("CTHREADS_") for v in config.VARIABLES.values())
 
 
@@ -286,3 +288,14 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
     assert bad[-1] == "  error: CTHREADS_VEC='on': use 0 (off) or 1 (on, the default), or unset it"
+
+
+def test_override_only_fields_are_switched_by_override_and_checked():
+    assert (config.current().shader_bounds_checks, config.current().trusted_shaders_on_cpu) \
+        == (True, False)
+    with config.override(trusted_shaders_on_cpu=True, shader_bounds_checks=False) as cfg:
+        assert config.current() is cfg
+        assert (cfg.trusted_shaders_on_cpu, cfg.shader_bounds_checks) == (True, False)
+    assert config.current().trusted_shaders_on_cpu is False
+    with pytest.raises(GpuInvalidArgument, match="trusted_shaders_on_cpu=1"):
+        config.current().replace(trusted_shaders_on_cpu=1)

@@ -289,12 +289,6 @@ def _write_bytes(folder: str, path: str, data: bytes) -> None:
     if not _is_private(os.stat(folder)):
         return
     write_atomically(path, data)
-    for name in os.listdir(folder):          # entries of the former pickle format, never read
-        if name.startswith("cffi-decls-") and name.endswith(".pickle"):
-            try:
-                os.unlink(os.path.join(folder, name))
-            except OSError:
-                pass
 
 
 def import_native_ffi():

@@ -1,0 +1,54 @@
+"""Encoding and submitting a recorded batch through wgpu-py's public API.
+
+The same commands as ``native/encoder.py``'s ``NativeEncoder.encode_batch`` write: one compute
+pass per run of dispatches, a pipeline or bind group set only when it changes, a staged
+uniform copy ending the pass before the dispatch that reads it, readback copies after their
+dispatch. ``DeviceQueue`` takes this path where the native one is unavailable (its self-test
+failed on this wgpu build) and with ``CTHREADS_NATIVE_ENCODER=0``; the subprocess scenarios of
+``tests/device/test_batching.py`` run on both and must give the same results.
+"""
+
+from __future__ import annotations
+
+from .faults import lost_error
+
+
+def submit_public(ctx, dispatches, copies, staged) -> None:
+    """Encode ``dispatches`` (``batch.py``'s form; their ``pre`` copies read the buffer
+    ``staged``) and then ``copies`` into one command buffer, and submit it to ``ctx``'s
+    queue."""
+    encoder = ctx.device.create_command_encoder()
+    cpass = None
+    last_pipeline = last_group = None
+    for pipeline, bind_group, (gx, gy, gz), pre, post in dispatches:
+        if pre is not None:
+            if cpass is not None:
+                cpass.end()
+                cpass = None
+            encoder.copy_buffer_to_buffer(staged, pre[0], pre[1], 0, pre[2])
+        if cpass is None:
+            cpass = encoder.begin_compute_pass()
+            last_pipeline = last_group = None
+        if pipeline is not last_pipeline:
+            cpass.set_pipeline(pipeline)
+            last_pipeline = pipeline
+        if bind_group is not last_group:
+            cpass.set_bind_group(0, bind_group)
+            last_group = bind_group
+        cpass.dispatch_workgroups(gx, gy, gz)
+        if post:
+            cpass.end()
+            cpass = None
+            _copy(encoder, post)
+    if cpass is not None:
+        cpass.end()
+    _copy(encoder, copies)
+    finished = encoder.finish()
+    if ctx.lost is not None:          # a submission to a lost device aborts the process
+        raise lost_error(ctx, f"{ctx.lost}; seen while submitting work")
+    ctx.queue.submit([finished])
+
+
+def _copy(encoder, copies) -> None:
+    for src, src_off, dst, dst_off, nbytes in copies:
+        encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)
