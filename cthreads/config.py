@@ -39,7 +39,10 @@ VARIABLES = {
     "cache_dir": "CTHREADS_CACHE_DIR",
     "hide_features": "CTHREADS_HIDE_FEATURES",
     "device_copies": "CTHREADS_DEVICE_COPIES",
+    "dump_wgsl": "CTHREADS_DUMP_WGSL",
 }
+#: settings that no environment variable sets: tests change them with ``override``
+TEST_SETTINGS = ("nd_tiles_on_cpu",)
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 
 
@@ -84,6 +87,12 @@ class Config:
     #: times, each entry its own device (a test hook: several devices on one adapter, such as
     #: lavapipe in CI)
     device_copies: int = 1
+    #: CTHREADS_DUMP_WGSL: a folder to write the WGSL of every variant of a kernel into as it
+    #: is compiled for a device (one file per kernel, widths and variant), or "" for none
+    dump_wgsl: str = ""
+    #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
+    #: instead of rows along x (to run that form on lavapipe)
+    nd_tiles_on_cpu: bool = False
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -104,11 +113,11 @@ class Config:
 
     def replace(self, **fields) -> Config:
         """A copy with ``fields`` (Python values, checked as the environment's are) changed."""
-        unknown = sorted(set(fields) - set(VARIABLES))
+        unknown = sorted(set(fields) - set(VARIABLES) - set(TEST_SETTINGS))
         if unknown:
             raise GpuInvalidArgument(
                 f"unknown setting(s) {', '.join(unknown)}; the settings are "
-                f"{', '.join(VARIABLES)}")
+                f"{', '.join((*VARIABLES, *TEST_SETTINGS))}")
         raw = self._raw()
         for name, value in fields.items():
             raw[name] = _check_value(name, value)
@@ -206,13 +215,14 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         hide_features=tuple(f.strip() for f in text("hide_features").split(",") if f.strip()),
         device_copies=_choice(VARIABLES["device_copies"], text("device_copies"),
                               DEVICE_COPIES) if text("device_copies") else 1,
+        dump_wgsl=text("dump_wgsl"),
     )
 
 
 def _check_value(name: str, value):
     """A value given to ``override``/``replace``, checked like the environment's."""
-    var = VARIABLES[name]
-    if name in ("vec", "batch", "native_encoder"):
+    var = VARIABLES.get(name, "no variable: a test setting")
+    if name in ("vec", "batch", "native_encoder", "nd_tiles_on_cpu"):
         ok = isinstance(value, bool)
         accepted = "True or False"
     elif name == "workgroup_size":

@@ -39,8 +39,23 @@ def test_defaults():
 
 
 def test_every_field_has_its_variable():
-    assert set(config.VARIABLES) == {f.name for f in dataclasses.fields(config.Config)}
+    fields = {f.name for f in dataclasses.fields(config.Config)}
+    assert set(config.VARIABLES) == fields - set(config.TEST_SETTINGS)
     assert all(v.startswith("CTHREADS_") for v in config.VARIABLES.values())
+
+
+def test_dump_wgsl_is_read_from_its_variable():
+    assert parse().dump_wgsl == ""
+    assert parse(CTHREADS_DUMP_WGSL=" /tmp/wgsl ").dump_wgsl == "/tmp/wgsl"
+
+
+def test_test_settings_have_no_variable_and_are_checked():
+    assert "nd_tiles_on_cpu" not in config.VARIABLES
+    assert parse().nd_tiles_on_cpu is False
+    with config.override(nd_tiles_on_cpu=True):
+        assert config.current().nd_tiles_on_cpu is True
+    with pytest.raises(GpuInvalidArgument, match="nd_tiles_on_cpu='yes'"):
+        config.current().replace(nd_tiles_on_cpu="yes")
 
 
 @pytest.mark.parametrize("size", [32, 64, 128, 256, 512, 1024])
@@ -181,7 +196,7 @@ def test_override_checks_its_values(clean_env, fields, message):
 # -- readers -------------------------------------------------------------------------------------
 
 def test_workgroup_size_reader(clean_env):
-    from cthreads.runtime.kernel_runtime import choose_workgroup_size
+    from cthreads.runtime.variants import choose_workgroup_size
 
     free = SimpleNamespace(fixed_workgroup_size=False)
     fixed = SimpleNamespace(fixed_workgroup_size=True)
@@ -197,7 +212,7 @@ def test_workgroup_size_reader(clean_env):
 
 
 def test_coarsen_and_vec_readers(clean_env):
-    from cthreads.runtime.kernel_runtime import _coarsen_setting, _vec_enabled
+    from cthreads.runtime.variants import _coarsen_setting, _vec_enabled
 
     assert (_coarsen_setting(), _vec_enabled()) == (None, True)
     with config.override(coarsen=4, vec=False):
@@ -208,7 +223,7 @@ def test_coarsen_and_vec_readers(clean_env):
 
 
 def test_describe_launches_prints_the_settings(clean_env):
-    from cthreads.runtime.kernel_runtime import describe_launches
+    from cthreads.runtime.variants import describe_launches
 
     cpu = SimpleNamespace(is_cpu=True)
     plain = describe_launches(cpu)
@@ -281,6 +296,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_CACHE_DIR       /home/someone/.cache/cthreads",
         "  CTHREADS_HIDE_FEATURES   (unset: none hidden)",
         "  CTHREADS_DEVICE_COPIES   1 (unset)",
+        "  CTHREADS_DUMP_WGSL       (unset: no dump)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
