@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from cthreads import reduce as reduction  # noqa: E402
+from cthreads.runtime import reducer as reduction  # noqa: E402
 from cthreads.gpu import GpuArena, device_name, gpu  # noqa: E402
 from examples.samples import saxpy  # noqa: E402
 

@@ -60,7 +60,7 @@ class GpuFunc(DeviceFunction):
         with this function on the device, as ``functools.reduce`` would up to the order of
         the operations (a tree); returns a Python scalar. Empty ``values``: ``init``, or
         ``ValueError`` without it; with ``init`` the result is ``f(init, reduction)``."""
-        from .reduce import reduce_values  # noqa: PLC0415
+        from .runtime.reducer import reduce_values  # noqa: PLC0415
         return reduce_values(self, values, init)
 
 

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from cthreads import reduce as reduction
+from cthreads.runtime import reducer as reduction
 from cthreads.gpu import (
     GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuDeviceError, GpuIndexError,
     GpuInvalidArgument, gpu, shutdown,

@@ -22,19 +22,19 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from .runtime import convert, residency, sharing
-from .backend import device as _device
-from .backend import get_queue
-from .backend.bind_groups import BindGroupCache
-from .backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
+from . import convert, residency, sharing
+from ..backend import device as _device
+from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
+from ..backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
                                 device_constants, make_bind_group_layout, make_pipeline)
-from .codegen import reduction as codegen
-from .codegen.float_ops import device_form
-from .codegen.types import ELEM_TYPES
-from .codegen.types import elem as elem_type
-from .errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,
-                     GpuUseAfterDestroy)
-from .runtime.readback import Readback
+from ..codegen import reduction as codegen
+from ..codegen.float_ops import device_form
+from ..codegen.types import ELEM_TYPES
+from ..codegen.types import elem as elem_type
+from ..errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,
+                      GpuUseAfterDestroy)
+from .readback import Readback
 
 #: threads per workgroup (a multiple of every subgroup size in use) on GPUs and CPU drivers
 SIZE_GPU, SIZE_CPU = 256, 64
