@@ -5,7 +5,7 @@ variant), next to the resident saxpy (bytes read) and, where CUDA is there, torc
 
     python bench/probe_reduce.py [--n 67108864] [--reps 15]
 
-The defaults in ``cthreads/reduce.py`` (``SHAPE_GPU``/``SHAPE_CPU``, ``UNROLL_*``) come from
+The defaults in ``cthreads/runtime/reducer.py`` (``SHAPE_GPU``/``SHAPE_CPU``, ``UNROLL_*``) come from
 runs of this; docs/performance.md ("Reductions") has the figures.
 """
 

@@ -22,13 +22,13 @@ from .. import config
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
-from ..backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError, device_constants, make_bind_group_layout, make_pipeline)
-from ..codegen.float_ops import device_form
+from ..backend.pipeline import READ, READ_WRITE, UNIFORM, ShaderCompileError, make_bind_group_layout
 from ..codegen.types import NARROW
 from ..codegen.program import (LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram,
                                 Variant, loop_bit)
 from ..codegen.types import elem as elem_type
 from ..errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
+from .device_program import Pipelines, StatusWords, internal_error
 from .plan import Binding, LaunchPlan
 from .readback import Readback
 from .variants import DeviceFacts, choose, launch_rules, variants, vec_nbytes
@@ -146,7 +146,7 @@ class KernelRuntime:
         self.bindings = tuple(bindings)
         # Pipelines are compiled on first need, one per Variant (runtime/variants.py)
         self.layout = make_bind_group_layout(self.ctx, self.bindings)
-        self._pipelines: dict[Variant, object] = {}
+        self.pipelines = Pipelines(self.ctx)
         self.uniform_struct = _uniform_struct(program, nd is not None)
         self.uniform_size = program.nd_uniform_size if nd is not None else program.uniform_size
         self.uniform = self.queue.pool.acquire(self.uniform_size, "uniform")
@@ -159,8 +159,8 @@ class KernelRuntime:
         self.status = None
         self.status_entry = None
         if has_status:
-            self.status = self.queue.pool.acquire(self.status_nbytes)
-            self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+            self.status_words = StatusWords(self.queue, self.status_nbytes)
+            self.status = self.status_words.pooled
             self.status_entry = Binding(program.status_binding, self.status, self.status_nbytes)
         self.unchecked = False      # launched since its status was last read
         self.last_launch = 0        # submission number of the latest launch
@@ -195,28 +195,19 @@ class KernelRuntime:
     def _internal_error(self, exc: ShaderCompileError, wgsl: str) -> GpuKernelError:
         prog = self.program
         pyline = prog.line_map.get(exc.wgsl_line) if exc.wgsl_line else None
-        numbered = "\n".join(f"{i + 1:4d} | {line}" for i, line in enumerate(wgsl.splitlines()))
         where = f"{prog.filename}, line {pyline}" if pyline else prog.filename
-        return GpuKernelError(
-            f"internal compiler error: the device compiler rejected the WGSL generated for "
-            f"kernel {prog.name} ({where}). This is a cthreads bug; please report it with the "
-            f"kernel's source.\n{exc}\n\nGenerated WGSL:\n{numbered}",
-            prog.filename, pyline)
+        return internal_error(f"the WGSL generated for kernel {prog.name} ({where})",
+                              "kernel's source", exc, wgsl, prog.filename, pyline)
 
     def pipeline_for(self, variant: Variant):
         """The compiled pipeline of ``variant``, compiled on first use."""
-        pipe = self._pipelines.get(variant)
+        pipe = self.pipelines.compiled.get(variant)
         if pipe is None:
-            wgsl = device_form(self.program.render(variant), self.ctx.exact_f32_in_f64)
-            dump_wgsl(self.program, variant, wgsl)
-            try:
-                pipe = make_pipeline(self.ctx, wgsl, self.program.entry_point, self.bindings,
-                                     layout=self.layout,
-                                     constants=device_constants(self.ctx,
-                                                                self.program.overrides))
-            except ShaderCompileError as exc:
-                raise self._internal_error(exc, wgsl) from None
-            self._pipelines[variant] = pipe
+            prog = self.program
+            pipe = self.pipelines.compile(
+                variant, prog.render(variant), prog.entry_point, self.bindings, self.layout,
+                prog.overrides, self._internal_error,
+                lambda text: dump_wgsl(prog, variant, text))
         return pipe
 
     def variants(self) -> list[Variant]:
@@ -225,7 +216,7 @@ class KernelRuntime:
 
     def compiled_variants(self) -> frozenset:
         """The variants whose pipelines are compiled so far."""
-        return frozenset(self._pipelines)
+        return self.pipelines.keys()
 
     def compile_all(self) -> None:
         """Compile every variant a launch on this device may pick (``variants``)."""
@@ -295,7 +286,7 @@ class KernelRuntime:
 
     def reset_status(self) -> None:
         """Zero the status words after reporting a failure, so later launches start clean."""
-        self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+        self.status_words.reset()
 
     def status_error(self, words) -> GpuIndexError | GpuDeviceError:
         """The error that status words report: a loop the driver ended early (it may also have

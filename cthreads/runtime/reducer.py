@@ -1,7 +1,8 @@
-"""``func.reduce(values, init=None)``: reduce a list or array on the device with a ``@Gpu.func``.
+"""The device side of ``func.reduce(values, init=None)`` (``cthreads/reduce.py`` checks the
+operation): reduce a list or array on the device with an operation's WGSL (``OpSource``).
 
-``reduce_values`` checks everything on the host first (the operation's form, the element kind,
-``init``, the data's size), then submits the passes of ``codegen/reduction.py`` as dispatches
+``run_reduction`` checks everything on the host first (the element kind, ``init``, the data's
+size), then submits the passes of ``codegen/reduction.py`` as dispatches
 on the device queue, the last one followed by a copy of its single result into a staging
 buffer, and reads those few bytes back. The caller's data is only read: a list or numpy array
 is uploaded into a pooled buffer, a list bound in an arena is reduced in its resident buffer
@@ -9,10 +10,11 @@ is uploaded into a pooled buffer, a list bound in an arena is reduced in its res
 submission order). The status words of the kernels that wrote a resident list ride along in the
 same readback, so a failed bounds check of theirs is raised here rather than hidden in a sum.
 
-Per device a ``_Reducer`` keeps the compiled pipelines (per operation, element type and
-variant: repeated calls compile nothing), one uniform buffer per pass level, and a small cache
-of bind groups (input, partials and result buffers come back from the pool, so steady loops
-reuse them).
+Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
+operation, element type and variant: repeated calls compile nothing), one uniform buffer per
+pass level, the loop probe's status word (``device_program.StatusWords``), and a small cache of
+bind groups (input, partials and result buffers come back from the pool, so steady loops reuse
+them).
 """
 
 from __future__ import annotations
@@ -20,20 +22,17 @@ from __future__ import annotations
 import hashlib
 import threading
 import weakref
-from collections import OrderedDict
 
 from . import convert, residency, sharing
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
-from ..backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError,
-                                device_constants, make_bind_group_layout, make_pipeline)
+from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
 from ..codegen import reduction as codegen
-from ..codegen.float_ops import device_form
 from ..codegen.types import ELEM_TYPES
 from ..codegen.types import elem as elem_type
-from ..errors import (GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuKernelError,
-                      GpuUseAfterDestroy)
+from ..errors import GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuUseAfterDestroy
+from .device_program import Pipelines, StatusWords, internal_error
 from .readback import Readback
 
 #: threads per workgroup (a multiple of every subgroup size in use) on GPUs and CPU drivers
@@ -73,7 +72,7 @@ class _Reducer:
         self.layouts = {False: make_bind_group_layout(self.ctx, _BINDINGS),
                         True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
         self.status = None          # the loop probe's status word (made on first need)
-        self.pipelines: OrderedDict = OrderedDict()
+        self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
         self.uniforms: list = []            # one uniform buffer per pass level
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
 
@@ -86,23 +85,11 @@ class _Reducer:
             return pipe
         wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
                                       probe)
-        try:
-            pipe = make_pipeline(self.ctx, device_form(wgsl, self.ctx.exact_f32_in_f64),
-                                 codegen.ENTRY_POINT,
-                                 _PROBE_BINDINGS if probe else _BINDINGS,
-                                 layout=self.layouts[probe],
-                                 constants=device_constants(self.ctx, op.overrides))
-        except ShaderCompileError as exc:
-            numbered = "\n".join(f"{i + 1:4d} | {line}"
-                                 for i, line in enumerate(wgsl.splitlines()))
-            raise GpuKernelError(
-                f"internal compiler error: the device compiler rejected the reduction shader "
-                f"of {name}. This is a cthreads bug; please report it with the function's "
-                f"source.\n{exc}\n\nGenerated WGSL:\n{numbered}") from None
-        self.pipelines[key] = pipe
-        if len(self.pipelines) > PIPELINE_CACHE:
-            self.pipelines.popitem(last=False)
-        return pipe
+        return self.pipelines.compile(
+            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
+            self.layouts[probe], op.overrides,
+            lambda exc, text: internal_error(f"the reduction shader of {name}",
+                                             "function's source", exc, text))
 
     def uniform(self, level: int):
         while len(self.uniforms) <= level:
@@ -114,8 +101,7 @@ class _Reducer:
     def status_word(self):
         """The loop probe's status buffer, zero until a probe fires."""
         if self.status is None:
-            self.status = self.queue.pool.acquire(_STATUS_BYTES)
-            self.queue.write(self.status.buffer, bytes(_STATUS_BYTES))
+            self.status = StatusWords(self.queue, _STATUS_BYTES)
         return self.status
 
     def bind_group(self, uniform, src, src_bytes: int, quad_bytes: int, dst, dst_bytes: int,
@@ -156,31 +142,7 @@ _device.on_fork_child(lambda: _forget_after_shutdown(None))
 
 # -- host checks -----------------------------------------------------------------------------
 
-def _op_of(func, values):
-    """(OpSource, name) of a ``@Gpu.func``; TypeError when it is not one, or not a binary
-    operation of one scalar type. An operation on plain float (int) values reduces a float64
-    (int64) array, or an arena list of them, in float64 (int64)."""
-    reduce_op = getattr(func, "reduce_op", None)
-    if reduce_op is None:
-        what = getattr(func, "__name__", type(func).__name__)
-        raise TypeError(f"reduce: {what} is not a @Gpu.func; decorate a function of two "
-                        "parameters of one scalar type returning that type with @Gpu.func")
-    widths = ("float", "int")
-    params = getattr(getattr(func, "signature", None), "params", ())
-    plain = params[0][1] if params and params[0][1] in ("float", "int") else None
-    if plain is not None:
-        slot = residency.lookup(values)
-        row = slot.elem if slot is not None else (
-            _array_kind(values) if convert.is_ndarray(values) else None)
-        if plain == "float" and row == "float64":
-            widths = ("float64", "int")
-        elif plain == "int" and row == "int64":
-            widths = ("float", "int64")
-    op = reduce_op(widths)
-    return op, getattr(func, "__name__", op.fn)
-
-
-def _array_kind(value) -> str | None:
+def array_kind(value) -> str | None:
     """The element kind a numpy array's dtype holds as it is (None: none of ours)."""
     for row in ELEM_TYPES.values():
         if value.dtype.name == row.array_dtype:
@@ -190,7 +152,7 @@ def _array_kind(value) -> str | None:
 
 def _check_array(value, ty: str, where: str):
     """The contiguous 1-D view of a numpy array of ``ty`` elements, refusing other dtypes."""
-    kind = _array_kind(value)
+    kind = array_kind(value)
     if kind != ty:
         raise GpuInvalidArgument(
             f"{where} is a numpy array of dtype {value.dtype}, but the operation reduces "
@@ -222,13 +184,6 @@ def _check_slot(slot, value, ty: str, where: str) -> None:
 
 
 # -- the reduction ---------------------------------------------------------------------------
-
-def reduce_values(func, values, init=None):
-    """``func.reduce(values, init)``: the reduction of ``values`` by ``func`` on the device, as
-    a Python scalar (see the module docstring)."""
-    op, name = _op_of(func, values)
-    return run_reduction(op, values, init, name)
-
 
 def run_reduction(op, values, init=None, name: str | None = None, variant: str | None = None):
     """The reduction of ``values`` by the operation ``op`` (an ``OpSource``); ``variant``
@@ -285,7 +240,7 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     pipe = red.pipeline(op, variant, probe, name)
     raw, status = _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where)
     if status:
-        red.queue.write(red.status.buffer, bytes(_STATUS_BYTES))
+        red.status.reset()
         raise _loop_error(red, name)
     return _scalar(raw, ty)
 
@@ -396,4 +351,4 @@ def _scalar(raw: bytes, ty: str):
     return row.python(value)
 
 
-__all__ = ["reduce_values", "run_reduction"]
+__all__ = ["run_reduction", "array_kind"]

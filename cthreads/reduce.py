@@ -1,0 +1,46 @@
+"""``func.reduce(values, init=None)``: reduce a list or array on the device with a ``@Gpu.func``.
+
+The user's side: ``reduce_values`` checks that ``func`` is a device function of the form a
+reduction needs and picks the widths its plain float or int take from ``values``, then hands
+the operation's WGSL to the device side, ``cthreads/runtime/reducer.py`` (which checks the
+values, submits the passes and reads the result back).
+"""
+
+from __future__ import annotations
+
+from .runtime import convert, residency
+from .runtime.reducer import array_kind, run_reduction
+
+
+def reduce_values(func, values, init=None):
+    """``func.reduce(values, init)``: the reduction of ``values`` by ``func`` on the device, as
+    a Python scalar (see the module docstring)."""
+    op, name = _op_of(func, values)
+    return run_reduction(op, values, init, name)
+
+
+def _op_of(func, values):
+    """(OpSource, name) of a ``@Gpu.func``; TypeError when it is not one, or not a binary
+    operation of one scalar type. An operation on plain float (int) values reduces a float64
+    (int64) array, or an arena list of them, in float64 (int64)."""
+    reduce_op = getattr(func, "reduce_op", None)
+    if reduce_op is None:
+        what = getattr(func, "__name__", type(func).__name__)
+        raise TypeError(f"reduce: {what} is not a @Gpu.func; decorate a function of two "
+                        "parameters of one scalar type returning that type with @Gpu.func")
+    widths = ("float", "int")
+    params = getattr(getattr(func, "signature", None), "params", ())
+    plain = params[0][1] if params and params[0][1] in ("float", "int") else None
+    if plain is not None:
+        slot = residency.lookup(values)
+        row = slot.elem if slot is not None else (
+            array_kind(values) if convert.is_ndarray(values) else None)
+        if plain == "float" and row == "float64":
+            widths = ("float64", "int")
+        elif plain == "int" and row == "int64":
+            widths = ("float", "int64")
+    op = reduce_op(widths)
+    return op, getattr(func, "__name__", op.fn)
+
+
+__all__ = ["reduce_values"]
