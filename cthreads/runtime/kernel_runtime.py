@@ -271,6 +271,7 @@ class KernelRuntime:
                 else:
                     entries = vec_entries
             plan.key = choice.variant
+            plan.choice = choice
             plan.groups = choice.groups
             plan.entries = tuple(entries)
             plan.uniform = self.uniform_struct.pack(choice.hidden, *scalars, *choice.counts)
@@ -365,7 +366,13 @@ class KernelRuntime:
         held); its submission number. If this raises, the plan's buffers go back."""
         queue = self.queue
         try:
-            seq = queue.dispatch(self.pipeline_for(plan.key).pipeline,
+            choice = plan.choice
+            pipe = choice.pipeline if choice is not None else None
+            if pipe is None:
+                pipe = self.pipeline_for(plan.key)
+                if choice is not None:
+                    choice.pipeline = pipe
+            seq = queue.dispatch(pipe.pipeline,
                                  self.bind_group(plan.entries), plan.groups,
                                  (self.uniform.buffer, plan.uniform), plan.copies,
                                  [e.pooled for e in plan.entries])

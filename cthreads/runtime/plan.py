@@ -42,10 +42,11 @@ class Binding:
 class LaunchPlan:
     """Everything one launch submits and its job later releases (see the module docstring).
 
-    ``key`` is the compiled ``Variant``; ``entries`` the bind-group entries after the uniform;
-    ``copies`` the readback copies encoded after the dispatch."""
+    ``key`` is the compiled ``Variant`` (``choice``: the ``variants.Choice`` that picked it);
+    ``entries`` the bind-group entries after the uniform; ``copies`` the readback copies encoded
+    after the dispatch."""
 
-    __slots__ = ("key", "groups", "entries", "uniform", "readback", "copies",
+    __slots__ = ("key", "choice", "groups", "entries", "uniform", "readback", "copies",
                  "resident_written", "owned")
 
     #: the checked 1-D variant of a new plan
@@ -53,6 +54,7 @@ class LaunchPlan:
 
     def __init__(self):
         self.key = self.DEFAULT
+        self.choice = None
         self.groups = 1
         self.entries: tuple = ()
         self.uniform = b""

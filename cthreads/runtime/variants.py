@@ -182,15 +182,18 @@ def nd_groups(threads: tuple, wg: tuple) -> tuple:
 class Choice:
     """The variant of one launch and its dispatch: ``hidden`` (the uniform's first field),
     ``groups`` (an int, or the (x, y, z) N-D grid itself) and, for N-D launches, ``counts``
-    (the uniform's per-axis group counts)."""
+    (the uniform's per-axis group counts). ``pipeline``: the runtime's compiled pipeline of
+    the variant, kept here by the runtime that owns the rules (a repeated launch then looks
+    nothing up)."""
 
-    __slots__ = ("variant", "hidden", "groups", "counts")
+    __slots__ = ("variant", "hidden", "groups", "counts", "pipeline")
 
     def __init__(self, variant: Variant, hidden: int, groups, counts: tuple = ()):
         self.variant = variant
         self.hidden = hidden
         self.groups = groups
         self.counts = counts
+        self.pipeline = None
 
     def __repr__(self) -> str:
         return (f"Choice({self.variant.name}, hidden={self.hidden}, groups={self.groups}, "
