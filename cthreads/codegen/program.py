@@ -262,11 +262,11 @@ class KernelProgram:
     def render(self, variant: Variant) -> str:
         """The WGSL source of ``variant`` (``variant()`` says how it is read), rendered on first
         use and kept. Raises the program's ``refused`` error instead, where it has one."""
+        if self.refused is not None:
+            raise self.refused.with_traceback(None)
         text = self._rendered.get(variant)
         if text is not None:
             return text
-        if self.refused is not None:
-            raise self.refused.with_traceback(None)
         exact = self.variant(variant)
         text = self._rendered.get(exact)
         if text is None:
