@@ -292,8 +292,8 @@ def do_tiny(P, reps, k, profile):
 def main() -> int:
     tile = os.environ.get("PROBE_TILE")          # e.g. 16x16: the GPUs' 2-D tile, for a try
     if tile:
-        from cthreads.runtime import kernel_runtime as runtime
-        runtime.GPU_ND_TILES[2] = tuple(int(v) for v in tile.split("x")) + (1,)
+        from cthreads.runtime import variants
+        variants.GPU_ND_TILES[2] = tuple(int(v) for v in tile.split("x")) + (1,)
     if os.environ.get("PROBE_NO_NAGA_CHECKS"):  # GPU shader modules without naga's checks
         from cthreads import config
         config.override(shader_bounds_checks=False).__enter__()    # for the whole run

@@ -5,7 +5,7 @@ variant), next to the resident saxpy (bytes read) and, where CUDA is there, torc
 
     python bench/probe_reduce.py [--n 67108864] [--reps 15]
 
-The defaults in ``cthreads/reduce.py`` (``SHAPE_GPU``/``SHAPE_CPU``, ``UNROLL_*``) come from
+The defaults in ``cthreads/runtime/reducer.py`` (``SHAPE_GPU``/``SHAPE_CPU``, ``UNROLL_*``) come from
 runs of this; docs/performance.md ("Reductions") has the figures.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from cthreads import reduce as reduction  # noqa: E402
+from cthreads.runtime import reducer as reduction  # noqa: E402
 from cthreads.gpu import GpuArena, device_name, gpu  # noqa: E402
 from examples.samples import saxpy  # noqa: E402
 

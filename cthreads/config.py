@@ -40,11 +40,12 @@ VARIABLES = {
     "hide_features": "CTHREADS_HIDE_FEATURES",
     "device_copies": "CTHREADS_DEVICE_COPIES",
     "full_traceback": "CTHREADS_FULL_TRACEBACK",
+    "dump_wgsl": "CTHREADS_DUMP_WGSL",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
 #: ``override`` (tests and bench probes), never a user's setting
-OVERRIDE_ONLY = ("shader_bounds_checks", "trusted_shaders_on_cpu")
+OVERRIDE_ONLY = ("shader_bounds_checks", "trusted_shaders_on_cpu", "nd_tiles_on_cpu")
 
 
 class _Invalid:
@@ -98,6 +99,12 @@ class Config:
     #: (``override`` only) CPU drivers get the shader modules GPUs get, without naga's loop
     #: counter (backend/pipeline.py; the tests run that path on lavapipe)
     trusted_shaders_on_cpu: bool = False
+    #: CTHREADS_DUMP_WGSL: a folder to write the WGSL of every variant of a kernel into as it
+    #: is compiled for a device (one file per kernel, widths and variant), or "" for none
+    dump_wgsl: str = ""
+    #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
+    #: instead of rows along x (to run that form on lavapipe)
+    nd_tiles_on_cpu: bool = False
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -222,6 +229,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         device_copies=_choice(VARIABLES["device_copies"], text("device_copies"),
                               DEVICE_COPIES) if text("device_copies") else 1,
         full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
+        dump_wgsl=text("dump_wgsl"),
     )
 
 

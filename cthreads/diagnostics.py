@@ -155,6 +155,7 @@ def _settings(settings: config.Config) -> list[str]:
         "hide_features": lambda v: ", ".join(v) if v else "(unset: none hidden)",
         "device_copies": lambda v: "1 (unset)" if v == 1 else f"{v} (each adapter {v} times)",
         "full_traceback": lambda v: "1" if v else "0",
+        "dump_wgsl": lambda v: v or "(unset: no dump)",
     }
     problems = settings.problems()
     lines = ["settings:"]
@@ -209,7 +210,7 @@ def report() -> tuple[list[str], bool]:
     lines.append("features: " + ", ".join(sorted(ctx.features)))
     if not settings_ok:
         return lines, False
-    from .runtime.kernel_runtime import describe_launches  # noqa: PLC0415
+    from .runtime.variants import describe_launches  # noqa: PLC0415
     lines += ["launches:"] + describe_launches(ctx)
     return lines, True
 

@@ -3,7 +3,7 @@
 A ``GpuFunc`` is checked at decoration (signature, and the body when every function it calls
 already exists; otherwise the first kernel that calls it checks it); kernels that call it
 compile it in (``codegen/functions.py``). Called from Python, or inside ``simulate``, it runs
-its Python body. ``reduce`` folds a list or array with it on the device (``reduce.py``).
+its Python body. ``reduce`` folds a list or array with it on the device (``reduce.py``, ``runtime/reducer.py``).
 """
 
 from __future__ import annotations

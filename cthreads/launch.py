@@ -2,8 +2,8 @@
 
 ``gpu()`` is one story: check the call and every argument on the host (nothing is allocated or
 uploaded for a call that raises; a list bound in an arena is checked against its resident slot),
-pack the lists that are not resident, let the kernel's runtime ``plan`` the launch (runtime.py,
-plan.py: buffers, readback, variant, shape, uniform), submit the plan as one dispatch plus its
+pack the lists that are not resident, let the kernel's runtime ``plan`` the launch (runtime/kernel_runtime.py,
+plan.py: buffers, readback, the variant runtime/variants.py chooses, shape, uniform), submit the plan as one dispatch plus its
 readback copies (the queue may batch it with other launches not joined in between:
 ``backend/dispatch.py``), and return the ``GpuJob`` that owns the plan's buffers until it is
 joined. ``compile()`` compiles every variant a plan may pick.

@@ -136,29 +136,23 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     has_loops = has_loops or (passes != 0 and _helper_loops(em))
     if has_loops and layout.status_binding is None:
         layout = Layout(kernel, True, fixed, fe.annotated)
-    fast_template, fast_requires = "", ()
-    cpu_template, cpu_fast_template, loops = "", "", ()
-    if has_loops:
-        cpu_template, _, _, cpu_em = _render(fn, fe, kernel, layout, always, fixed, progress,
-                                             cpu=True)
-        loops = tuple(cpu_em.loops) + _function_loops(kernel, len(cpu_em.loops))
+    fast_requires = ()
     if len(always) < len(proofs):
-        fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
-                                progress)[0]
-        if has_loops:
-            cpu_fast_template = _render(fn, fe, kernel, layout, frozenset(proofs), fixed,
-                                        progress, cpu=True)[0]
         lists_by_check = {c.id: (c.list_name, c.dim) for c in checks}
         fast_requires = tuple(sorted({(p, *lists_by_check[c]) for c, p in proofs.items()
                                       if p is not None}))
     src = fe.src
-    vec_template, vec_tail_template, vec_plan = "", "", None
+    templates = _Templates(fn, fe, kernel, layout, always, frozenset(proofs), fixed, has_loops)
+    templates.texts[("all", False, "flat")] = template
+    vec_plan = None
     if not fixed and "float_atomic" not in uses:
         head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__} (four lanes per index "
                 "step)"] + layout.uniform_decl()
         found = vectorize(kernel, layout, src, head, layout.written)
         if found is not None:
-            vec_template, vec_tail_template, vec_plan = found
+            vec_whole, vec_tail, vec_plan = found
+            templates.texts[("all", False, "vec_whole")] = vec_whole
+            templates.texts[("all", False, "vec_tail")] = vec_tail
     features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
         (("shader-int64-atomic-all-ops",) if "int64_atomic" in uses else ()) + \
         types_features(kernel)
@@ -169,7 +163,6 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     # four-lane variant divides only where the scalar kernel does)
     overrides = tuple(sorted((OVERRIDES & em.helpers) |
                              ({"ct_fused_f32"} if vec_plan and vec_plan.divides else set())))
-    nd_render = _NDRender(fn, fe, kernel, layout, always, frozenset(proofs), has_loops)
     return KernelProgram(
         name=fn.__name__,
         qualname=f"{fn.__module__}:{fn.__qualname__}",
@@ -182,22 +175,15 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         line_map=line_map,
         filename=src.filename,
         firstlineno=src.firstlineno,
-        _template=template,
         workgroup_bytes=workgroup_bytes,
         needs_features=features,
         feature_sites=_feature_sites(fe, kernel),
         proven_checks=len(always),
         fast_requires=fast_requires,
-        _fast_template=fast_template,
         vec_guard=vec_plan.guard if vec_plan else None,
         vec_lists=vec_plan.lists if vec_plan else (),
-        _vec_template=vec_template,
-        _vec_tail_template=vec_tail_template,
-        loops=loops,
-        _cpu_template=cpu_template,
-        _cpu_fast_template=cpu_fast_template,
+        has_loops=has_loops,
         widths=widths.key,
-        _nd_render=nd_render,
         shapes=tuple(layout.shapes),
         nd_offset=layout.nd_offset,
         nd_uniform_size=layout.nd_uniform_size,
@@ -206,6 +192,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         shared_arrays=_shared_arrays(kernel, src),
         index_reads=_index_reads(kernel),
         overrides=overrides,
+        _templates=templates,
     )
 
 
@@ -231,27 +218,54 @@ def _index_reads(kernel: ir.Kernel) -> tuple:
     return tuple(sorted(found))
 
 
-class _NDRender:
-    """The N-D launch variant's templates, rendered on first use (a kernel launched with
-    ``threads=(nx, ny[, nz])``): checked or fast, plain or CPU (loop reports)."""
+class _Templates:
+    """A program's variant templates (``KernelProgram._templates``), rendered on first use by
+    (checks, loop_report, form): the text before ``KernelProgram.render`` writes in the entry
+    point's step count and workgroup size."""
 
-    def __init__(self, fn, fe, kernel, layout, always, proven, has_loops):
+    def __init__(self, fn, fe, kernel, layout, always, proven, fixed, has_loops):
         self.args = (fn, fe, kernel, layout)
-        self.always, self.proven, self.has_loops = always, proven, has_loops
-        self.templates: dict = {}
+        self.always, self.proven, self.fixed, self.has_loops = always, proven, fixed, has_loops
+        self.texts: dict = {}
+        self._loops = None
 
-    def __call__(self, fast: bool, cpu: bool, grid: bool = False) -> str:
-        """``grid``: the form for kernels that do not observe workgroups (1-D workgroups along
-        x, several rows per invocation: entry.nd_grid_steps); else the N-D tile form."""
-        key = (fast, cpu and self.has_loops, grid)
-        template = self.templates.get(key)
-        if template is None:
-            fn, fe, kernel, layout = self.args
-            skip = self.proven if fast else self.always
-            template = _render(fn, fe, kernel, layout, skip, not grid, Progress(), cpu=key[1],
-                               nd="grid" if grid else "tile")[0]
-            self.templates[key] = template
-        return template
+    def template(self, checks: str, loop_report: bool, form: str) -> str:
+        key = (checks, loop_report, form)
+        text = self.texts.get(key)
+        if text is None:
+            text, em = self._render(checks, loop_report, form)
+            if loop_report and form == "flat" and self._loops is None:
+                self._loops = self._records(em)
+            self.texts[key] = text
+        return text
+
+    def _render(self, checks: str, loop_report: bool, form: str):
+        """(text, emitter) of one template; an unexpected failure becomes the located
+        internal compiler error that ``compile_kernel`` gives."""
+        fn, fe, kernel, layout = self.args
+        skip = self.proven if checks == "proven" else self.always
+        nd = {"nd_grid": "grid", "nd_tile": "tile"}.get(form, False)
+        progress = Progress()
+        progress.src = fe.src
+        try:
+            text, _, _, em = _render(fn, fe, kernel, layout, skip,
+                                     nd == "tile" if nd else self.fixed, progress,
+                                     cpu=loop_report, nd=nd)
+        except CThreadsGPUError:
+            raise
+        except Exception as exc:
+            raise _internal_error(fn, progress, exc) from exc
+        return text, em
+
+    def _records(self, em) -> tuple:
+        fn, fe, kernel, layout = self.args
+        return tuple(em.loops) + _function_loops(kernel, len(em.loops))
+
+    def loops(self) -> tuple:
+        """The ``LoopRecord``s of the loop-reporting variants (rendering the first of them)."""
+        if self._loops is None:
+            self.template("all", True, "flat")
+        return self._loops
 
 
 #: the device feature that atomics on each element type need beyond the type's own
@@ -362,7 +376,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
         # A kernel that only sees GlobalIdx.x: its body is a function of the index, run for
         # every index below ct_threads (n rounded up to 64, as the spec's 64-wide grid has).
         # Each invocation runs it for one or more indexes one grid apart, which keeps accesses
-        # coalesced and gives each invocation more loads in flight (runtime.py picks it).
+        # coalesced and gives each invocation more loads in flight (runtime/variants.py picks it).
         add(["", "fn ct_body(ct_gidx: i32) {"])
         add(em.lines + tail + ["}"], em.pylines + [0] * (len(tail) + 1))
         add(grid_entry("ct_body", "i32(ct_g)"))

@@ -1,8 +1,9 @@
 """The compute entry point's text, shared by every generated shader and variant.
 
 ``grid_entry`` and ``ENTRY_HEAD`` are written by the compiler into a template;
-``expand_steps`` (called by ``program.KernelProgram.wgsl``) fills in the step loop for a
-launch. Plain text only: it imports nothing else of the compiler, so ``program`` can use it.
+``expand_steps`` and ``nd_grid_steps`` (called by ``program.KernelProgram.render``) fill in
+the step loop of a variant. Plain text only: it imports nothing else of the compiler, so
+``program`` can use it.
 """
 
 from __future__ import annotations
@@ -64,15 +65,13 @@ ND_GRID_ENTRY = ENTRY_HEAD + [
 def nd_grid_steps(wgsl: str, rows: int, cpu: bool = False) -> str:
     """``ND_GRID_ENTRY``'s step line for ``rows`` rows per invocation: a plain call for one, a
     loop for more (``cpu``: the loop-reporting variant ends with a probe, as 1-D's)."""
-    step = ("let ct_r: u32 = ct_row0{k}; if (ct_r < ct_u.ct_nd_gz) {{ "
-            "ct_body(ct_x, i32(ct_r % ct_u.ct_nd_gy), i32(ct_r / ct_u.ct_nd_gy)); }}")
+    call = "ct_body(ct_x, i32(ct_r % ct_u.ct_nd_gy), i32(ct_r / ct_u.ct_nd_gy));"
     if rows == 1:
-        text = step.format(k="")
+        text = f"let ct_r: u32 = ct_row0; if (ct_r < ct_u.ct_nd_gz) {{ {call} }}"
     else:
         text = (f"for (var ct_k: u32 = 0u; ct_k < {rows}u; ct_k++) {{ "
-                + step.format(k=" + ct_k").replace("if (ct_r < ct_u.ct_nd_gz) {",
-                                                   "if (ct_r >= ct_u.ct_nd_gz) { break; } {")
-                + " }")
+                f"let ct_r: u32 = ct_row0 + ct_k; if (ct_r >= ct_u.ct_nd_gz) {{ break; }} "
+                f"{{ {call} }} }}")
         if cpu:
             text += "\n    " + PROBE_END
     return wgsl.replace("{ND_STEPS}", text).replace("{ND_K}", str(int(rows)))

@@ -7,7 +7,7 @@ should, silently (``w = 0; while w < 4: w += 1; ...; if w == 0: break`` ran once
 range(4): ...; if k + 1 == 0: break`` ran once). With the ``return`` in a kernel's loop, the
 loop probe (``entry.PROBE_FN``) caught it and the launch failed with a loop-limit error.
 
-The loop-reporting variant that CPU drivers run (``wgsl(cpu=True)``) therefore writes, before
+The loop-reporting variant that CPU drivers run (``Variant.loop_report``) therefore writes, before
 each loop with an early exit, every local the loop assigns as itself combined with a zero the
 compiler cannot see (``ct_opq``: bit 31 of ``num_workgroups.z`` or-ed with bit 31 of the
 launch's count, set at the entry point's start: lavapipe folds the launch's uniforms into loop

@@ -25,8 +25,8 @@ Binding layout of every generated shader (group 0):
   the length of the list or shared array at the failing access. Word 3 reports loops that a
   CPU driver ended early (see ``LoopRecord``): bit ``k + 1`` when the probe after
   ``KernelProgram.loops[k]`` found the driver's loop budget spent (bit 31 for ``k >= 30``), bit
-  0 when the probe at the invocation's end did. Only the variant for CPU drivers
-  (``wgsl(cpu=True)``) writes it; kernels with loops get the status buffer even with bounds
+  0 when the probe at the invocation's end did. Only the variants for CPU drivers
+  (``Variant.loop_report``) write it; kernels with loops get the status buffer even with bounds
   checks off.
 
 Dispatch: the runtime dispatches ``(gx, gy, 1)`` workgroups with ``gx = min(groups, 65535)``,
@@ -45,6 +45,51 @@ from dataclasses import dataclass, field
 from .entry import expand_steps, nd_grid_steps
 
 STATUS_WORDS = 4
+
+#: the launch forms of a variant: 1-D (``flat``), the four-lane variant of an element-wise
+#: kernel for guards that are multiples of 4 (``vec_whole``) or any guard (``vec_tail``), and
+#: the N-D launch (``threads=(nx, ny[, nz])``) as rows along x in 1-D workgroups (``nd_grid``,
+#: kernels that do not observe workgroups) or as N-D workgroup tiles (``nd_tile``)
+FORMS = ("flat", "vec_whole", "vec_tail", "nd_grid", "nd_tile")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One compiled form of a kernel: what ``KernelProgram.render`` turns into WGSL and what the
+    runtime keys its pipelines by (``cthreads.runtime.variants`` chooses one per launch).
+
+    ``checks``: ``"all"`` keeps every bounds check the compiler could not prove at compile time;
+    ``"proven"`` also leaves out those that ``KernelProgram.fast_requires`` proves for the
+    launch. ``loop_report``: the form for CPU drivers that reports loops the driver ended early
+    (``LoopRecord``; kernels with loops only). ``form``: one of ``FORMS``. ``coarsen``: index
+    steps per invocation (``flat``, ``vec_*``) or rows per invocation (``nd_grid``); 1 for the
+    others. ``workgroup``: the workgroup size (x, y, z); (64, 1, 1) for kernels that observe
+    workgroups, except in the ``nd_tile`` form, whose tile it is.
+
+    The device's float32 form (``float_ops.device_form``) and its pipeline constants
+    (``KernelProgram.overrides``) are not part of a variant: they follow from the device, the
+    same for every variant of the kernel there, and are applied where the pipeline is made.
+    """
+    checks: str = "all"
+    loop_report: bool = False
+    form: str = "flat"
+    coarsen: int = 1
+    workgroup: tuple = (64, 1, 1)
+
+    def __post_init__(self):
+        # variants key the runtime's pipelines on every launch: hash once
+        object.__setattr__(self, "_hash", hash((self.checks, self.loop_report, self.form,
+                                                self.coarsen, tuple(self.workgroup))))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def name(self) -> str:
+        """A short name saying every field, e.g. ``proven-loops-flat-c4-wg256x1x1``."""
+        loops = "-loops" if self.loop_report else ""
+        wx, wy, wz = self.workgroup
+        return f"{self.checks}{loops}-{self.form}-c{self.coarsen}-wg{wx}x{wy}x{wz}"
 
 
 @dataclass(frozen=True)
@@ -121,16 +166,13 @@ class KernelProgram:
     line_map: dict[int, int] = field(default_factory=dict)   # WGSL line (1-based) -> Python line
     filename: str = "<unknown>"
     firstlineno: int = 1
-    _template: str = ""               # WGSL text with '{WORKGROUP_SIZE}' placeholders
     # Bounds checks proven unnecessary at compile time (codegen/proofs.py): ``proven_checks``
     # are left out of every variant; ``fast_requires`` lists (int parameter, list, dimension)
     # triples such that, when every ``value(parameter) <= the list's size along dimension``
-    # at launch (its length for dimension 0), the ``_fast_template`` variant (which leaves
-    # out the checks those triples prove) may run instead.
+    # at launch (its length for dimension 0), the variants with ``checks="proven"`` (which
+    # leave out the checks those triples prove) may run instead.
     proven_checks: int = 0
     fast_requires: tuple = ()
-    _fast_template: str = ""
-    # Extensions (issue 6), all with defaults:
     workgroup_bytes: int = 0          # bytes of var<workgroup> memory (shared arrays); the
                                       # runtime compares it with the device limit
     needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
@@ -144,19 +186,13 @@ class KernelProgram:
     # ``j`` below ``ct_threads`` (then n rounded up to 64, divided by 4), each over ``4j..4j+3``.
     vec_guard: str | None = None
     vec_lists: tuple[str, ...] = ()
-    _vec_template: str = ""           # for guards that are multiples of 4 (``vec="whole"``)
-    _vec_tail_template: str = ""      # for any guard: the last step may be partial (``"tail"``)
-    # Kernels with loops: the variants for CPU drivers, which note loops the driver ended early
-    # in status word 3 (``LoopRecord``); empty for kernels without loops.
-    loops: tuple[LoopRecord, ...] = ()
-    _cpu_template: str = ""
-    _cpu_fast_template: str = ""
+    # Kernels with loops have variants for CPU drivers (``Variant.loop_report``), which note
+    # loops the driver ended early in status word 3; ``loops`` lists their ``LoopRecord``s.
+    has_loops: bool = False
     # What plain float and int mean in this compilation: ('float' | 'float64', 'int' | 'int64')
     widths: tuple = ("float", "int")
-    # The N-D launch variant (threads=(nx, ny[, nz])): its templates, rendered on first use
-    # (a callable (fast, cpu) -> template), the uniform offsets of the N-D lists' shapes
-    # ((list name, dimension, byte offset), ...) and of the per-axis group counts.
-    _nd_render: object = None
+    # The N-D launch forms (threads=(nx, ny[, nz])): the uniform offsets of the N-D lists'
+    # shapes ((list name, dimension, byte offset), ...) and of the per-axis group counts.
     shapes: tuple = ()
     nd_offset: int = 0
     nd_uniform_size: int = 16
@@ -183,52 +219,80 @@ class KernelProgram:
     # that does not fit these widths' plain float or int, in a kernel valid at other widths
     # (a float64 launch of ``x[i] * 1e200``; ``compile_kernel``). None for valid programs.
     refused: object = None
+    # The compiler's side of ``render``: an object with ``template(checks, loop_report, form)``
+    # (the text before the entry point's step count and workgroup are filled in, rendered on
+    # first use) and ``loops()``; set by ``compile_kernel``. Rendered texts are kept per variant.
+    _templates: object = field(default=None, compare=False, repr=False)
+    _rendered: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def wgsl(self, workgroup_size: int = 64, fast: bool = False, coarsen: int = 1,
-             vec: str = "", cpu: bool = False, nd: tuple | None = None,
-             grid: bool | None = None) -> str:
-        """The WGSL source for a given workgroup size (64 unless the runtime picks another).
+    @property
+    def loops(self) -> tuple[LoopRecord, ...]:
+        """The ``LoopRecord``s of the loop-reporting variants (empty without loops)."""
+        if not self.has_loops or self._templates is None:
+            return ()
+        return self._templates.loops()
 
-        ``fast``: the variant without the bounds checks that ``fast_requires`` makes
-        unnecessary (only valid for launches that satisfy it). ``coarsen``: indexes each
-        invocation runs (kernels without ``fixed_workgroup_size`` only). ``vec``: the four-lane
-        variant (only where ``vec_guard`` is set): ``"whole"`` when the guard is a multiple of
-        4, ``"tail"`` for any guard. ``cpu``: for a kernel with loops, the variant that reports
-        loops a CPU driver ended early (the four-lane variant has no loops). ``nd``: the N-D
-        launch variant, as rows along x in 1-D workgroups (``grid``: kernels that do not observe
-        workgroups only, and their default) or as tiles of ``nd`` = (x, y, z) invocations.
-        ``refused``: raised instead.
-        """
+    def variant(self, variant: Variant) -> Variant:
+        """``variant`` as this program renders it: ``checks="proven"`` is ``"all"`` where
+        nothing is proven per launch, ``loop_report`` is off without loops (and in the four-lane
+        forms, which have none). ``ValueError`` for a variant this kernel has no form of."""
+        form = variant.form
+        if form not in FORMS:
+            raise ValueError(f"Variant form {form!r}: use one of {', '.join(FORMS)}")
+        if variant.checks not in ("all", "proven"):
+            raise ValueError(f"Variant checks {variant.checks!r}: use 'all' or 'proven'")
+        vec = form.startswith("vec_")
+        if vec and self.vec_guard is None:
+            raise ValueError(f"kernel {self.name} has no four-lane variant")
+        if self.fixed_workgroup_size and form != "nd_tile" and (
+                tuple(variant.workgroup) != (64, 1, 1) or variant.coarsen != 1):
+            raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
+        if form == "nd_grid" and self.fixed_workgroup_size:
+            raise ValueError(f"kernel {self.name} observes workgroups: its N-D form is nd_tile")
+        checks = "proven" if variant.checks == "proven" and self.fast_requires and not vec \
+            else "all"
+        loop_report = bool(variant.loop_report and self.has_loops and not vec)
+        coarsen = 1 if form == "nd_tile" else int(variant.coarsen)
+        workgroup = tuple(int(w) for w in variant.workgroup)
+        if (checks, loop_report, coarsen, workgroup) == (variant.checks, variant.loop_report,
+                                                         variant.coarsen, variant.workgroup):
+            return variant
+        return Variant(checks, loop_report, form, coarsen, workgroup)
+
+    def render(self, variant: Variant) -> str:
+        """The WGSL source of ``variant`` (``variant()`` says how it is read), rendered on first
+        use and kept. Raises the program's ``refused`` error instead, where it has one."""
         if self.refused is not None:
             raise self.refused.with_traceback(None)
-        if nd is not None:
-            fast = bool(fast and self.fast_requires)
-            if grid is None:
-                grid = not self.fixed_workgroup_size
-            if grid:                               # rows along x, ``coarsen`` rows each
-                template = self._nd_render(fast, bool(cpu and self.loops), grid=True)
-                return nd_grid_steps(template, coarsen, bool(cpu and self.loops)).replace(
-                    "{WORKGROUP_SIZE}", str(int(workgroup_size)))
-            template = self._nd_render(fast, bool(cpu and self.loops))
-            wx, wy, wz = nd
-            return (template.replace("{WX}", str(int(wx))).replace("{WY}", str(int(wy)))
-                    .replace("{WZ}", str(int(wz))))
-        if self.fixed_workgroup_size and (workgroup_size != 64 or coarsen != 1):
-            raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
-        if vec and not self._vec_template:
-            raise ValueError(f"kernel {self.name} has no four-lane variant")
-        if vec not in ("", "whole", "tail"):
-            raise ValueError(f"vec={vec!r}: use '', 'whole' or 'tail'")
-        cpu = bool(cpu and self._cpu_template and not vec)
-        if cpu:
-            template = self._cpu_fast_template if fast and self._cpu_fast_template else \
-                self._cpu_template
+        text = self._rendered.get(variant)
+        if text is not None:
+            return text
+        exact = self.variant(variant)
+        text = self._rendered.get(exact)
+        if text is None:
+            text = self._fill(exact, self._templates.template(exact.checks, exact.loop_report,
+                                                              exact.form))
+            self._rendered[exact] = text
+        self._rendered[variant] = text
+        return text
+
+    @staticmethod
+    def _fill(v: Variant, template: str) -> str:
+        """The entry point's step count and workgroup size written into ``template``."""
+        if v.form == "nd_tile":
+            wx, wy, wz = v.workgroup
+            return (template.replace("{WX}", str(wx)).replace("{WY}", str(wy))
+                    .replace("{WZ}", str(wz)))
+        if v.form == "nd_grid":
+            template = nd_grid_steps(template, v.coarsen, v.loop_report)
         else:
-            template = self._vec_template if vec == "whole" else \
-                self._vec_tail_template if vec else \
-                self._fast_template if fast and self._fast_template else self._template
-        return expand_steps(template, int(coarsen), cpu).replace("{WORKGROUP_SIZE}",
-                                                                 str(int(workgroup_size)))
+            template = expand_steps(template, v.coarsen, v.loop_report)
+        return template.replace("{WORKGROUP_SIZE}", str(v.workgroup[0]))
+
+    def wgsl(self, workgroup_size: int = 64) -> str:
+        """The WGSL source of the checked 1-D variant with workgroups of ``workgroup_size``
+        (what ``GpuKernel.wgsl`` shows; ``render`` gives every other variant)."""
+        return self.render(Variant(workgroup=(int(workgroup_size), 1, 1)))
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

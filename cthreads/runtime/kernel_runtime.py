@@ -4,14 +4,13 @@ launch's plan.
 A ``KernelRuntime`` is made on a kernel's first launch on a device (and again after
 ``shutdown()``); everything a launch can reuse lives here so that the per-launch path only packs
 scalars, looks up buffers and submits. ``plan()`` makes the one ``LaunchPlan`` (plan.py) of a
-launch: buffers, readback, variant key, shape and uniform bytes; ``submit()`` hands it to the
-queue. Pipelines are compiled on first need, one per variant key: checked or check-free
-(``fast``), indexes per invocation (``coarsen``), scalar or four-lane (``vec``, element-wise
-kernels); ``variant_keys()`` lists every key a plan may pick on this device (what ``compile()``
-compiles). A kernel has one runtime per device, widths (plain float/int as 32 or 64 bits) and
-launch form: 1-D, or N-D (``threads=(nx, ny[, nz])``: rows along x for kernels that do not
-observe workgroups, several rows per invocation as the 1-D rule coarsens; N-D tiles for the
-others).
+launch: buffers, readback, the ``Variant`` that ``variants.choose`` picks, its shape and the
+uniform bytes; ``submit()`` hands it to the queue. Pipelines are compiled on first need, one per
+``Variant`` (``pipeline_for``); ``variants()`` lists every variant a plan may pick on this
+device (what ``compile()`` compiles). A kernel has one runtime per device, widths (plain
+float/int as 32 or 64 bits) and launch form: 1-D, or N-D (``threads=(nx, ny[, nz])``: rows along
+x for kernels that do not observe workgroups, several rows per invocation as the 1-D rule
+coarsens; N-D tiles for the others).
 """
 
 from __future__ import annotations
@@ -23,14 +22,16 @@ from .. import config
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
-from ..backend.pipeline import (READ, READ_WRITE, UNIFORM, ShaderCompileError, device_constants, make_bind_group_layout, make_pipeline)
-from ..codegen.float_ops import device_form
+from ..backend.pipeline import READ, READ_WRITE, UNIFORM, ShaderCompileError, make_bind_group_layout
 from ..codegen.types import NARROW
-from ..codegen.program import LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram, loop_bit
+from ..codegen.program import (LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, KernelProgram,
+                                Variant, loop_bit)
 from ..codegen.types import elem as elem_type
 from ..errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
-from .plan import Binding, LaunchPlan, ShapeRule, fast_ok, vec_form, vec_nbytes
+from .device_program import Pipelines, StatusWords, internal_error
+from .plan import Binding, LaunchPlan
 from .readback import Readback
+from .variants import DeviceFacts, choose, launch_rules, variants, vec_nbytes
 
 BIND_GROUP_CACHE = 64
 
@@ -113,72 +114,6 @@ def _atomic64_fix(program) -> str:
     return fix
 
 
-def choose_workgroup_size(program: KernelProgram, ctx) -> int:
-    """64 where the kernel observes workgroups; else ``CTHREADS_WORKGROUP_SIZE`` or a device
-    pick."""
-    if program.fixed_workgroup_size:
-        return 64
-    size = config.current().workgroup_size
-    if size is not None:
-        return size
-    return 64 if ctx.is_cpu else 256
-
-
-def _coarsen_setting():
-    """``CTHREADS_COARSEN`` (indexes per invocation), or None for the device's pick."""
-    return config.current().coarsen
-
-
-#: (indexes per invocation, from how many indexes on) for GPUs and for CPU drivers: large grids
-#: run several indexes per invocation, one grid apart; small grids keep one per invocation so
-#: that every core gets work (measurements: docs/performance.md, "Indexes per invocation").
-COARSEN_GPU = (4, 1 << 21)
-COARSEN_CPU = (8, 1 << 14)
-#: the same for the four-lane variant of element-wise kernels (counted in index steps of 4).
-VEC_COARSEN_GPU = (1, 1 << 30)
-VEC_COARSEN_CPU = (4, 1 << 12)
-#: GPUs: the workgroup tile of N-D launches of kernels that do not observe workgroups, one
-#: index per invocation (2-D, 3-D). Tiles several rows high let neighbouring rows share the
-#: caches (docs/performance.md, "N-D launches on GPUs").
-GPU_ND_TILES = {2: (32, 8, 1), 3: (32, 4, 2)}
-#: whether CPU drivers take the GPU form too (the tests turn it on to run it on lavapipe)
-ND_TILES_ON_CPU = False
-
-
-def _vec_enabled() -> bool:
-    """False when ``CTHREADS_VEC=0`` turns the four-lane variant off."""
-    return config.current().vec
-
-
-def describe_launches(ctx) -> list[str]:
-    """How launches of kernels that only use ``GlobalIdx`` are shaped on ``ctx`` (for ``info``)."""
-    from ..backend import dispatch  # noqa: PLC0415 - lazy: the dispatcher loads with the queue
-
-    settings = config.current()
-    wg = 64 if ctx.is_cpu else 256
-    env = "" if settings.workgroup_size is None else str(settings.workgroup_size)
-    factor, from_threads = COARSEN_CPU if ctx.is_cpu else COARSEN_GPU
-    vec_factor, vec_from = VEC_COARSEN_CPU if ctx.is_cpu else VEC_COARSEN_GPU
-    coarsen = "" if settings.coarsen is None else str(settings.coarsen)
-    vec = settings.vec
-    batch = settings.batch
-    return [
-        f"  workgroup width          {env + ' (CTHREADS_WORKGROUP_SIZE)' if env else wg}"
-        " (64 for kernels that observe workgroups)",
-        "  indexes per invocation   " + (f"{coarsen} (CTHREADS_COARSEN)" if coarsen else
-                                         f"{factor} from {from_threads:,} indexes, else 1"
-                                         + ("; 1 for kernels with loops (the driver's loop "
-                                            "budget is per invocation)" if ctx.is_cpu else "")),
-        "  four-lane variant        " + (
-            (f"on for element-wise kernels; {vec_factor} steps per invocation from "
-             f"{vec_from:,} steps" if vec_factor > 1 else "on for element-wise kernels")
-            if vec else "off (CTHREADS_VEC=0)"),
-        "  batched submissions      " + (
-            f"on: up to {dispatch.BATCH_CAP} launches, {dispatch.FLUSH_DEADLINE_S * 1e3:g} ms "
-            "deadline" if batch else "off (CTHREADS_BATCH=0)"),
-    ]
-
-
 class KernelRuntime:
     """What one kernel needs on one device."""
 
@@ -191,39 +126,14 @@ class KernelRuntime:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self._check_device_support()
-        self.workgroup_size = choose_workgroup_size(program, self.ctx)
-        self.coarsen = 1 if program.fixed_workgroup_size else _coarsen_setting()
-        # CPU drivers end long loops early: kernels with loops run the variant that reports it
-        # (codegen/program.py, LoopRecord), one index per invocation unless CTHREADS_COARSEN
-        # says otherwise (the driver's loop budget is per invocation)
-        self.loop_variant = bool(self.ctx.is_cpu and program.loops)
-        cpu = self.ctx.is_cpu
-        self.shape_rule = ShapeRule(self.workgroup_size, fixed=program.fixed_workgroup_size,
-                                    coarsen=self.coarsen,
-                                    scalar=COARSEN_CPU if cpu else COARSEN_GPU,
-                                    vec=VEC_COARSEN_CPU if cpu else VEC_COARSEN_GPU,
-                                    loops=self.loop_variant)
-        # N-D launches of kernels that do not observe workgroups run, on CPU drivers, rows
-        # along x in 1-D workgroups (several rows per invocation: entry.ND_GRID_ENTRY), on GPUs
-        # tiles of GPU_ND_TILES; kernels that observe workgroups run N-D tiles of ``nd``
-        free = nd is not None and not program.fixed_workgroup_size
-        self.nd_grid = free and cpu and not ND_TILES_ON_CPU
-        if free and not self.nd_grid:
-            self.nd = nd = GPU_ND_TILES[2 if nd[2] == 1 else 3]
-        # rows per invocation of the N-D grid form: the 1-D rule's indexes per invocation (the
-        # same lever: fewer, longer invocations), from as many threads on; 1 for the loop
-        # variant (the driver's loop budget is per invocation) or a CTHREADS_COARSEN of 1
-        rows_rule = COARSEN_CPU if cpu else COARSEN_GPU
-        self.nd_rows = 1 if self.loop_variant else (self.coarsen or rows_rule[0])
-        self.nd_rows_from = rows_rule[1] if self.coarsen is None else 0
-        if self.nd_grid:
-            self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant, nd=nd,
-                                     grid=True)
-        elif nd is not None:
-            self._check_workgroup(nd)
-            self.wgsl = program.wgsl(cpu=self.loop_variant, nd=nd, grid=False)
-        else:
-            self.wgsl = program.wgsl(self.workgroup_size, cpu=self.loop_variant)
+        self.rules = launch_rules(program, DeviceFacts(self.ctx.is_cpu, self.queue.max_groups),
+                                  config.current(), nd)
+        self.workgroup_size = self.rules.workgroup_size
+        self.loop_variant = self.rules.loop_report
+        if nd is not None and not self.rules.nd_grid:
+            self._check_workgroup(self.rules.nd)
+        if program.refused is not None:       # a literal these widths cannot hold
+            raise program.refused.with_traceback(None)
         # the status buffer: for bounds checks, and for the loop variant (a kernel with loops and
         # no checks has a status binding that only the loop variant uses)
         has_status = program.status_binding is not None and (bool(program.checks)
@@ -234,28 +144,9 @@ class KernelRuntime:
         if has_status:
             bindings.append((program.status_binding, READ_WRITE))
         self.bindings = tuple(bindings)
-        # Pipelines are compiled on first need: the checked one, and the variant without the
-        # bounds checks that program.fast_requires proves unnecessary (used by launches whose
-        # int parameters are within the lengths of the lists they guard).
+        # Pipelines are compiled on first need, one per Variant (runtime/variants.py)
         self.layout = make_bind_group_layout(self.ctx, self.bindings)
-        self._pipelines: dict[tuple, object] = {}
-        self.fast_checks = ()
-        if program.fast_requires:
-            scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
-            list_pos = {p.name: k for k, p in enumerate(program.lists)}
-            self.fast_checks = tuple((scalar_pos[sp], list_pos[lp], dim)
-                                     for sp, lp, dim in program.fast_requires)
-        # the four-lane variant (codegen/vectorize.py): where its guard and lists sit among
-        # the launch's scalars and lists; CTHREADS_VEC=0 turns it off
-        self.vec_check = None
-        self.vec_sizes = ()
-        if program.vec_guard is not None and _vec_enabled() and nd is None:
-            scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
-            list_pos = {p.name: k for k, p in enumerate(program.lists)}
-            self.vec_check = (scalar_pos[program.vec_guard],
-                              tuple(list_pos[name] for name in program.vec_lists))
-            self.vec_sizes = tuple(elem_type(program.lists[k].elem).size
-                                   for k in self.vec_check[1])
+        self.pipelines = Pipelines(self.ctx)
         self.uniform_struct = _uniform_struct(program, nd is not None)
         self.uniform_size = program.nd_uniform_size if nd is not None else program.uniform_size
         self.uniform = self.queue.pool.acquire(self.uniform_size, "uniform")
@@ -268,8 +159,8 @@ class KernelRuntime:
         self.status = None
         self.status_entry = None
         if has_status:
-            self.status = self.queue.pool.acquire(self.status_nbytes)
-            self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+            self.status_words = StatusWords(self.queue, self.status_nbytes)
+            self.status = self.status_words.pooled
             self.status_entry = Binding(program.status_binding, self.status, self.status_nbytes)
         self.unchecked = False      # launched since its status was last read
         self.last_launch = 0        # submission number of the latest launch
@@ -304,61 +195,33 @@ class KernelRuntime:
     def _internal_error(self, exc: ShaderCompileError, wgsl: str) -> GpuKernelError:
         prog = self.program
         pyline = prog.line_map.get(exc.wgsl_line) if exc.wgsl_line else None
-        numbered = "\n".join(f"{i + 1:4d} | {line}" for i, line in enumerate(wgsl.splitlines()))
         where = f"{prog.filename}, line {pyline}" if pyline else prog.filename
-        return GpuKernelError(
-            f"internal compiler error: the device compiler rejected the WGSL generated for "
-            f"kernel {prog.name} ({where}). This is a cthreads bug; please report it with the "
-            f"kernel's source.\n{exc}\n\nGenerated WGSL:\n{numbered}",
-            prog.filename, pyline)
+        return internal_error(f"the WGSL generated for kernel {prog.name} ({where})",
+                              "kernel's source", exc, wgsl, prog.filename, pyline)
 
-    def pipeline_for(self, fast: bool, coarsen: int = 1, vec: str = ""):
-        """The compiled pipeline (checked, the fast variant, or the four-lane one; ``coarsen``
-        index steps per invocation), compiled on first use."""
-        key = (fast, coarsen, vec)
-        pipe = self._pipelines.get(key)
+    def pipeline_for(self, variant: Variant):
+        """The compiled pipeline of ``variant``, compiled on first use."""
+        pipe = self.pipelines.compiled.get(variant)
         if pipe is None:
-            if key == (False, 1, ""):
-                wgsl = self.wgsl
-            elif self.nd is not None:
-                wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
-                                         cpu=self.loop_variant, nd=self.nd, grid=self.nd_grid)
-            else:
-                wgsl = self.program.wgsl(self.workgroup_size, fast=fast, coarsen=coarsen,
-                                         vec=vec, cpu=self.loop_variant)
-            try:
-                pipe = make_pipeline(self.ctx, device_form(wgsl, self.ctx.exact_f32_in_f64),
-                                     self.program.entry_point, self.bindings,
-                                     layout=self.layout,
-                                     constants=device_constants(self.ctx,
-                                                                self.program.overrides))
-            except ShaderCompileError as exc:
-                raise self._internal_error(exc, wgsl) from None
-            self._pipelines[key] = pipe
+            prog = self.program
+            pipe = self.pipelines.compile(
+                variant, prog.render(variant), prog.entry_point, self.bindings, self.layout,
+                prog.overrides, self._internal_error,
+                lambda text: dump_wgsl(prog, variant, text))
         return pipe
 
-    def variant_keys(self) -> list[tuple]:
-        """Every variant key (fast, coarsen, vec) a plan on this device may pick: checked or
-        check-free, the indexes-per-invocation factors of small and large launches, and both
-        four-lane forms."""
-        if self.nd is not None:
-            rows = sorted({1, self.nd_rows}) if self.nd_grid else [1]
-            return [(fast, k, "") for k in rows
-                    for fast in ((False, True) if self.fast_checks else (False,))]
-        keys = []
-        for coarsen in self.shape_rule.factors():
-            keys.append((False, coarsen, ""))
-            if self.fast_checks:
-                keys.append((True, coarsen, ""))
-        if self.vec_check is not None:
-            for coarsen in self.shape_rule.factors(vec=True):
-                keys += [(False, coarsen, "whole"), (False, coarsen, "tail")]
-        return keys
+    def variants(self) -> list[Variant]:
+        """Every variant a launch on this device may pick (``variants.variants``)."""
+        return variants(self.rules)
+
+    def compiled_variants(self) -> frozenset:
+        """The variants whose pipelines are compiled so far."""
+        return self.pipelines.keys()
 
     def compile_all(self) -> None:
-        """Compile every variant a launch on this device may pick (``variant_keys``)."""
-        for key in self.variant_keys():
-            self.pipeline_for(*key)
+        """Compile every variant a launch on this device may pick (``variants``)."""
+        for variant in self.variants():
+            self.pipeline_for(variant)
 
     def plan(self, scalars: list, lists: list, n: int) -> LaunchPlan:
         """The plan of one launch over ``n`` indexes (launch lock held): ``scalars`` are the
@@ -395,41 +258,23 @@ class KernelRuntime:
                     readback.add_status(self)
             if readback is not None:
                 plan.copies = readback.copies(queue.pool)
-            vec = ""
-            fast = False
-            if self.vec_check is not None or self.fast_checks:
+            rules = self.rules
+            lengths = dims = None
+            if rules.per_list:
                 lengths = [len(a.value) for a in lists]
-                if self.vec_check is not None:
-                    vec, entries = self._vec_entries(scalars, lists, lengths, entries)
-                fast = not vec and fast_ok(self.fast_checks, scalars, lengths,
-                                           [a.dims for a in lists])
-            if self.nd is not None:            # n: the threads per axis
-                if self.nd_grid:
-                    t = tuple(n) + (1,) * (3 - len(n))
-                    rows = t[1] * t[2]
-                    k = self.nd_rows if (rows >= 4 * self.nd_rows and
-                                         t[0] * rows >= self.nd_rows_from) else 1
-                    gx = -(-t[0] // self.workgroup_size)
-                    counts = (gx, t[1], rows)
-                    total = gx * -(-rows // k)
+                dims = [a.dims for a in lists] if rules.fast_checks else None
+            choice = choose(rules, scalars, lengths, dims, n)
+            if choice.variant.form[0] == "v":     # vec_whole / vec_tail
+                vec_entries = self._vec_entries(lengths, entries)
+                if vec_entries is None:            # a buffer too small for the rounding
+                    choice = choose(rules, scalars, lengths, dims, n, vec=False)
                 else:
-                    counts = nd_groups(n, self.nd)
-                    total = counts[0] * counts[1] * counts[2]
-                    k = 1
-                plan.key = (fast, k, "")
-                plan.hidden = plan.groups = total
-                flat = total
-                if not self.nd_grid and max(counts) <= self.queue.max_groups:
-                    plan.groups, flat = counts, 0      # the N-D grid itself (entry.py)
-                plan.entries = tuple(entries)
-                plan.uniform = self.uniform_struct.pack(flat, *scalars, *counts)
-            else:
-                shape = self.shape_rule.shape(n, bool(vec))
-                plan.key = (fast, shape.coarsen, vec)
-                plan.hidden = shape.hidden
-                plan.groups = shape.groups
-                plan.entries = tuple(entries)
-                plan.uniform = self.uniform_struct.pack(shape.hidden, *scalars)
+                    entries = vec_entries
+            plan.key = choice.variant
+            plan.choice = choice
+            plan.groups = choice.groups
+            plan.entries = tuple(entries)
+            plan.uniform = self.uniform_struct.pack(choice.hidden, *scalars, *choice.counts)
         except BaseException:
             plan.release(queue.pool)
             raise
@@ -442,7 +287,7 @@ class KernelRuntime:
 
     def reset_status(self) -> None:
         """Zero the status words after reporting a failure, so later launches start clean."""
-        self.queue.write(self.status.buffer, bytes(self.status_nbytes))
+        self.status_words.reset()
 
     def status_error(self, words) -> GpuIndexError | GpuDeviceError:
         """The error that status words report: a loop the driver ended early (it may also have
@@ -521,7 +366,13 @@ class KernelRuntime:
         held); its submission number. If this raises, the plan's buffers go back."""
         queue = self.queue
         try:
-            seq = queue.dispatch(self.pipeline_for(*plan.key).pipeline,
+            choice = plan.choice
+            pipe = choice.pipeline if choice is not None else None
+            if pipe is None:
+                pipe = self.pipeline_for(plan.key)
+                if choice is not None:
+                    choice.pipeline = pipe
+            seq = queue.dispatch(pipe.pipeline,
                                  self.bind_group(plan.entries), plan.groups,
                                  (self.uniform.buffer, plan.uniform), plan.copies,
                                  [e.pooled for e in plan.entries])
@@ -532,33 +383,37 @@ class KernelRuntime:
         self.last_launch = seq
         return seq
 
-    def _vec_entries(self, scalars, lists, lengths, entries):
-        """(four-lane form, entries) of a launch: ``("whole" or "tail", entries where the lists
-        the variant reads bind rounded up to whole 16-byte elements)``, or ``("", entries)``
-        when it runs the scalar kernel (a list shorter than the guard, or a buffer too small
-        for the rounding; KernelProgram.vec_guard)."""
-        guard, vec_lists = self.vec_check
-        form = vec_form(guard, vec_lists, scalars, lengths)
-        if not form:
-            return "", entries
+    def _vec_entries(self, lengths, entries):
+        """The entries of a launch of the four-lane variant: the lists it reads bind rounded up
+        to whole 16-byte elements; None when a buffer is too small for the rounding (the
+        launch runs the scalar kernel; KernelProgram.vec_guard)."""
         out = entries              # entries[k] binds lists[k]; the status comes last
-        for k, elem_size in zip(vec_lists, self.vec_sizes):
+        for k, elem_size in zip(self.rules.vec_check[1], self.rules.vec_sizes):
             e = entries[k]
             size = vec_nbytes(lengths[k], elem_size)
             if size == e.nbytes:
                 continue
             if size > e.pooled.capacity:
-                return "", entries
+                return None
             if out is entries:
                 out = list(entries)
             out[k] = Binding(e.binding, e.pooled, size)
-        return form, out
+        return out
 
 
-def nd_groups(threads: tuple, wg: tuple) -> tuple:
-    """Workgroups per axis of an N-D launch of ``threads`` (x, y[, z]) invocations."""
-    t = tuple(threads) + (1,) * (3 - len(threads))
-    return tuple(max(1, -(-t[k] // wg[k])) for k in range(3))
+def dump_wgsl(program: KernelProgram, variant: Variant, wgsl: str) -> None:
+    """With ``CTHREADS_DUMP_WGSL=<dir>``: write ``wgsl`` (the text a device compiles for
+    ``variant``) to ``<dir>/<module>.<kernel>.<widths>.<variant>.wgsl``."""
+    folder = config.current().dump_wgsl
+    if not folder:
+        return
+    import os  # noqa: PLC0415 - only when dumping
+
+    os.makedirs(folder, exist_ok=True)
+    kernel = program.qualname.replace(":", ".").replace("<", "").replace(">", "")
+    name = f"{kernel}.{'-'.join(program.widths)}.{variant.name}.wgsl"
+    with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+        f.write(wgsl)
 
 
 def runtime_for(kernel, widths: tuple | None = None, nd: tuple | None = None) -> KernelRuntime:

@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pytest
 
+from cthreads.codegen.program import Variant
 from cthreads.codegen import compile_kernel
 from cthreads.codegen.types import Widths
 from cthreads.codegen.wgsl import literal
@@ -162,7 +163,7 @@ def test_the_four_lane_variant_splats_a_functions_literal_result():
         if i < n:
             o0[i] = f0(10.0, x0[i])
     program = compile_kernel(kern)
-    text = program.wgsl(vec="whole")
+    text = program.render(Variant(form="vec_whole"))
     assert "o0[ct_j] = vec4<f32>((0.001f));" in text
 
 
@@ -182,7 +183,7 @@ def _loop_with_return(n: int, x0: list[int32]) -> None:
 
 def test_the_cpu_variant_hides_the_entry_values_of_a_loop_with_an_early_exit():
     program = compile_kernel(_loop_with_return)
-    cpu, gpu_text = program.wgsl(cpu=True), program.wgsl()
+    cpu, gpu_text = program.render(Variant(loop_report=True)), program.wgsl()
     assert "    ct_opq = (ct_nwg.z >> 31u) | (ct_u.ct_threads >> 31u);" in cpu and "var<private> ct_opq: u32;" in cpu
     assert "w7 = bitcast<i32>(bitcast<u32>(w7) ^ ct_opq);" in cpu
     assert "v = bitcast<i32>(bitcast<u32>(v) ^ ct_opq);" in cpu
@@ -204,8 +205,8 @@ def test_a_literal_range_with_a_break_gets_the_cpu_variant():
             v = v + 1.5
         o[0] = v
     program = compile_kernel(k)
-    assert program.loops and "for (var ct_r1j: u32 = ct_opq;" in program.wgsl(cpu=True)
-    assert "v = select(v, -v, ct_opq != 0u);" in program.wgsl(cpu=True)
+    assert program.loops and "for (var ct_r1j: u32 = ct_opq;" in program.render(Variant(loop_report=True))
+    assert "v = select(v, -v, ct_opq != 0u);" in program.render(Variant(loop_report=True))
     assert not compile_kernel(plain).loops                 # no early exit: as before
 
 
@@ -224,7 +225,7 @@ def test_a_device_functions_loop_with_an_early_exit_is_hidden_in_the_cpu_variant
         if i < n:
             o[i] = first_at_least(xs, i)
     program = compile_kernel(kern)
-    assert "k = bitcast<i32>(bitcast<u32>(k) ^ ct_opq);" in program.wgsl(cpu=True)
+    assert "k = bitcast<i32>(bitcast<u32>(k) ^ ct_opq);" in program.render(Variant(loop_report=True))
     assert "ct_opq" not in program.wgsl()
 
 

@@ -50,7 +50,7 @@ def min_int_literal(out: list[int]) -> None:
 
 
 def test_widening_through_eight_copies_reaches_every_local():
-    wgsl = compile_kernel(copy_chain)._template
+    wgsl = compile_kernel(copy_chain).wgsl()
     for name in "abcdefgh":
         assert re.search(rf"var {name}: f32;", wgsl), name
         assert not re.search(rf"^\s*{name} = (true|false);", wgsl, re.M), name
@@ -131,6 +131,6 @@ def test_full_traceback_setting_reads_from_the_environment():
 
 
 def test_most_negative_int_literal_compiles():
-    wgsl = compile_kernel(min_int_literal)._template
+    wgsl = compile_kernel(min_int_literal).wgsl()
     assert "2147483648" in wgsl
     assert "(-2147483647i - 1i)" in wgsl or "i32(-2147483648)" in wgsl

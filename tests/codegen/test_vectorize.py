@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from cthreads.codegen.program import Variant
 from cthreads.lang.indexes import GlobalIdx
 from cthreads.kernel import Gpu
 from examples.samples import saxpy
@@ -74,17 +75,17 @@ def test_lane_wise_kernels_get_the_variant(kernel, lists):
     p = kernel.program
     assert p.vec_guard == "n"
     assert sorted(p.vec_lists) == sorted(lists)
-    text = p.wgsl(256, vec="tail")
+    text = p.render(Variant(form="vec_tail", workgroup=(256, 1, 1)))
     assert "array<vec4<f32>>" in text and "array<f32>" not in text
     assert "ct_status" not in text                 # nothing can go out of range
     assert "if (ct_i >= n) { return; }" in text and "if (n - ct_i >= 4i) {" in text
     assert "select(" in text and "ct_mask)" in text          # the last, partial step
-    whole = p.wgsl(256, vec="whole")
+    whole = p.render(Variant(form="vec_whole", workgroup=(256, 1, 1)))
     assert "ct_mask" not in whole and "if (ct_i >= n) { return; }" in whole
 
 
 def test_variant_text_for_saxpy():
-    text = saxpy.program.wgsl(64, vec="whole", coarsen=2)
+    text = saxpy.program.render(Variant(form="vec_whole", coarsen=2))
     assert "var<storage, read> x: array<vec4<f32>>;" in text
     assert "var<storage, read_write> y: array<vec4<f32>>;" in text
     assert "y[ct_j] = ((a * x[ct_j]) + y[ct_j]);" in text
@@ -92,7 +93,7 @@ def test_variant_text_for_saxpy():
 
 
 def test_blend_keeps_python_order_and_reassigned_parameters():
-    text = blend.program.wgsl(64, vec="whole")
+    text = blend.program.render(Variant(form="vec_whole"))
     assert "var t: vec4<f32> = vec4<f32>(ct_u.t);" in text
     assert "var d: vec4<f32>;" in text
     body = text[text.index("fn ct_vbody"):]
@@ -122,4 +123,4 @@ def constant_overflow(n: int, y: list[float]) -> None:
 def test_other_kernels_keep_only_the_scalar_form(kernel):
     assert kernel.program.vec_guard is None
     with pytest.raises(ValueError):
-        kernel.program.wgsl(64, vec="whole")
+        kernel.program.render(Variant(form="vec_whole"))

@@ -116,7 +116,7 @@ def test_arena_belongs_to_its_device(two_devices):
 
 
 def test_probes_and_reduce_follow_the_selection(two_devices):
-    from cthreads import reduce as _reduce  # noqa: PLC0415
+    from cthreads.runtime import reducer as _reduce  # noqa: PLC0415
     shutdown()
     with use_device(1):
         assert available()

@@ -10,23 +10,23 @@ import pytest
 from cthreads.gpu import (GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuIndexError,
                           GpuInvalidArgument, GpuKernelTypeError, compile, gpu, prepare)
 
-from cthreads.runtime import kernel_runtime as runtime
+from cthreads import config
 from cthreads.kernel import GpuKernel
 
 from . import nd_kernels as nk
 
 
 @pytest.fixture(autouse=True, params=["rows", "tiles"])
-def nd_form(request, monkeypatch):
+def nd_form(request):
     """Every test runs both forms of N-D launches of kernels that do not observe workgroups:
-    rows along x (what CPU drivers run) and the GPUs' tiles (runtime.GPU_ND_TILES)."""
-    monkeypatch.setattr(runtime, "ND_TILES_ON_CPU", request.param == "tiles")
+    rows along x (what CPU drivers run) and the GPUs' tiles (variants.GPU_ND_TILES)."""
     kernels = [k for mod in (nk, globals()) for k in
                (vars(mod).values() if not isinstance(mod, dict) else mod.values())
                if isinstance(k, GpuKernel)]
     for k in kernels:
         k._runtimes.clear()
-    yield request.param
+    with config.override(nd_tiles_on_cpu=request.param == "tiles"):
+        yield request.param
     for k in kernels:
         k._runtimes.clear()
 

@@ -22,15 +22,15 @@ def test_prepare_compiles_every_variant_a_launch_picks(device_name):
 
     prepare()
     rt = saxpy._runtime
-    compiled = set(rt._pipelines)
-    assert any(key[2] for key in compiled)                  # the four-lane form is among them
+    compiled = rt.compiled_variants()
+    assert any(v.form.startswith("vec_") for v in compiled)                  # the four-lane form is among them
     big = (1 << 21) + 64                                    # a large launch on any device
     for n in (64, 63, big, big - 1):                        # small and large launches
         x = np.ones(n, np.float32)
         y = np.zeros(n, np.float32)
         gpu(saxpy, n, 2.0, x, y).join()
         assert float(y.min()) == float(y.max()) == 2.0
-    assert set(rt._pipelines) == compiled
+    assert rt.compiled_variants() == compiled
 
 
 def test_prepare_with_no_kernels_defined(tmp_path):

@@ -89,7 +89,7 @@ def test_lane_wise_kernels_match_plain_python(fresh, kernel):
 
 def _ran_vec(kernel) -> bool:
     rt = kernel._runtime
-    return any(key[2] for key in rt._pipelines)
+    return any(v.form.startswith("vec_") for v in rt.compiled_variants())
 
 
 @pytest.fixture

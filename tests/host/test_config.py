@@ -45,6 +45,20 @@ def test_every_field_has_its_variable():
     assert all(v.startswith("CTHREADS_") for v in config.VARIABLES.values())
 
 
+def test_dump_wgsl_is_read_from_its_variable():
+    assert parse().dump_wgsl == ""
+    assert parse(CTHREADS_DUMP_WGSL=" /tmp/wgsl ").dump_wgsl == "/tmp/wgsl"
+
+
+def test_test_settings_have_no_variable_and_are_checked():
+    assert "nd_tiles_on_cpu" not in config.VARIABLES
+    assert parse().nd_tiles_on_cpu is False
+    with config.override(nd_tiles_on_cpu=True):
+        assert config.current().nd_tiles_on_cpu is True
+    with pytest.raises(GpuInvalidArgument, match="nd_tiles_on_cpu='yes'"):
+        config.current().replace(nd_tiles_on_cpu="yes")
+
+
 @pytest.mark.parametrize("size", [32, 64, 128, 256, 512, 1024])
 def test_workgroup_sizes_accepted(size):
     assert parse(CTHREADS_WORKGROUP_SIZE=f" {size} ").workgroup_size == size
@@ -183,7 +197,7 @@ def test_override_checks_its_values(clean_env, fields, message):
 # -- readers -------------------------------------------------------------------------------------
 
 def test_workgroup_size_reader(clean_env):
-    from cthreads.runtime.kernel_runtime import choose_workgroup_size
+    from cthreads.runtime.variants import choose_workgroup_size
 
     free = SimpleNamespace(fixed_workgroup_size=False)
     fixed = SimpleNamespace(fixed_workgroup_size=True)
@@ -199,7 +213,7 @@ def test_workgroup_size_reader(clean_env):
 
 
 def test_coarsen_and_vec_readers(clean_env):
-    from cthreads.runtime.kernel_runtime import _coarsen_setting, _vec_enabled
+    from cthreads.runtime.variants import _coarsen_setting, _vec_enabled
 
     assert (_coarsen_setting(), _vec_enabled()) == (None, True)
     with config.override(coarsen=4, vec=False):
@@ -210,7 +224,7 @@ def test_coarsen_and_vec_readers(clean_env):
 
 
 def test_describe_launches_prints_the_settings(clean_env):
-    from cthreads.runtime.kernel_runtime import describe_launches
+    from cthreads.runtime.variants import describe_launches
 
     cpu = SimpleNamespace(is_cpu=True)
     plain = describe_launches(cpu)
@@ -284,6 +298,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_HIDE_FEATURES   (unset: none hidden)",
         "  CTHREADS_DEVICE_COPIES   1 (unset)",
         "  CTHREADS_FULL_TRACEBACK  0",
+        "  CTHREADS_DUMP_WGSL       (unset: no dump)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad

@@ -13,9 +13,11 @@ import pytest
 
 from cthreads.codegen.types import ELEM_TYPES
 from cthreads.gpu import GlobalIdx, Gpu
-from cthreads.runtime.plan import LaunchPlan, ShapeRule, fast_ok, vec_form, vec_nbytes
-from cthreads.runtime.kernel_runtime import (COARSEN_CPU, COARSEN_GPU, VEC_COARSEN_CPU, VEC_COARSEN_GPU,
-                              _uniform_struct)
+from cthreads.codegen.program import Variant
+from cthreads.runtime.kernel_runtime import _uniform_struct
+from cthreads.runtime.plan import LaunchPlan
+from cthreads.runtime.variants import (COARSEN_CPU, COARSEN_GPU, VEC_COARSEN_CPU, VEC_COARSEN_GPU,
+                                       ShapeRule, fast_ok, vec_form, vec_nbytes)
 
 
 def _rule(cpu: bool, *, wg=None, coarsen=None, loops=False, fixed=False) -> ShapeRule:
@@ -130,14 +132,14 @@ def test_fast_variant_needs_every_guard_within_its_list():
     assert not fast_ok(nd, [4, 10], [4], [(4, 9)])
 
 
-@pytest.mark.parametrize("guard,form", [(8, "whole"), (9, "tail"), (1, "tail"), (4, "whole")])
+@pytest.mark.parametrize("guard,form", [(8, "vec_whole"), (9, "vec_tail"), (1, "vec_tail"), (4, "vec_whole")])
 def test_four_lane_form_follows_the_guard(guard, form):
     assert vec_form(0, (0, 1), [guard], [guard, guard + 3]) == form
 
 
 def test_four_lane_variant_off_when_a_list_is_shorter_than_the_guard():
     assert vec_form(0, (0, 1), [10], [10, 9]) == ""
-    assert vec_form(1, (0,), [3, 10], [10]) == "tail"              # equal length: fine
+    assert vec_form(1, (0,), [3, 10], [10]) == "vec_tail"              # equal length: fine
     assert vec_form(1, (0,), [3, 12], [10]) == ""
 
 
@@ -152,7 +154,7 @@ def test_four_lane_bindings_round_up_to_whole_vectors(length):
 
 def test_new_plan_picks_the_plain_checked_variant_and_owns_nothing():
     plan = LaunchPlan()
-    assert plan.key == (False, 1, "")
+    assert plan.key == Variant()
     assert plan.readback is None and plan.owned == [] and plan.resident_written == []
 
 

@@ -1,0 +1,354 @@
+"""The device side of ``func.reduce(values, init=None)`` (``cthreads/reduce.py`` checks the
+operation): reduce a list or array on the device with an operation's WGSL (``OpSource``).
+
+``run_reduction`` checks everything on the host first (the element kind, ``init``, the data's
+size), then submits the passes of ``codegen/reduction.py`` as dispatches
+on the device queue, the last one followed by a copy of its single result into a staging
+buffer, and reads those few bytes back. The caller's data is only read: a list or numpy array
+is uploaded into a pooled buffer, a list bound in an arena is reduced in its resident buffer
+(never downloaded or uploaded; launches queued before that wrote it run first, the queue keeps
+submission order). The status words of the kernels that wrote a resident list ride along in the
+same readback, so a failed bounds check of theirs is raised here rather than hidden in a sum.
+
+Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
+operation, element type and variant: repeated calls compile nothing), one uniform buffer per
+pass level, the loop probe's status word (``device_program.StatusWords``), and a small cache of
+bind groups (input, partials and result buffers come back from the pool, so steady loops reuse
+them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+
+from . import convert, residency, sharing
+from ..backend import device as _device
+from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
+from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
+from ..codegen import reduction as codegen
+from ..codegen.types import ELEM_TYPES
+from ..codegen.types import elem as elem_type
+from ..errors import GpuArgumentTypeError, GpuDeviceError, GpuInvalidArgument, GpuUseAfterDestroy
+from .device_program import Pipelines, StatusWords, internal_error
+from .readback import Readback
+
+#: threads per workgroup (a multiple of every subgroup size in use) on GPUs and CPU drivers
+SIZE_GPU, SIZE_CPU = 256, 64
+#: (most workgroups of a pass, least and most groups of four each thread folds), and the groups
+#: of four loaded per pass of a thread's loop; GPUs want every core busy, CPU drivers few
+#: workgroups of long loops, each far below their loop limit (docs/performance.md, "Reductions")
+SHAPE_GPU = (4096, 8, 8192)
+SHAPE_CPU = (1024, 16, 4096)
+#: on CPU drivers, for an operation with loops (whose passes count against the driver's loop
+#: limit at every call): one group of four per thread, a dozen calls of the operation in all
+SHAPE_CPU_LOOPS = (1 << 30, 1, 1)
+UNROLL_GPU, UNROLL_CPU = 2, 1
+BIND_GROUP_CACHE = 32
+PIPELINE_CACHE = 64
+
+_BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
+_PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
+_STATUS_BYTES = 4
+
+_lock = threading.Lock()
+_reducers: dict = {}      # device index -> _Reducer
+
+
+class _Reducer:
+    """What reductions need on one device."""
+
+    def __init__(self):
+        self.ctx = _device.get_context()
+        self.queue = get_queue()
+        self.generation = self.ctx.generation
+        cpu = self.ctx.is_cpu
+        self.size = SIZE_CPU if cpu else SIZE_GPU
+        self.shape = SHAPE_CPU if cpu else SHAPE_GPU
+        self.unroll = UNROLL_CPU if cpu else UNROLL_GPU
+        self.variant = "subgroup" if "subgroup" in self.ctx.features else "shared"
+        self.layouts = {False: make_bind_group_layout(self.ctx, _BINDINGS),
+                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
+        self.status = None          # the loop probe's status word (made on first need)
+        self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
+        self.uniforms: list = []            # one uniform buffer per pass level
+        self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
+
+    # -- caches --------------------------------------------------------------------------------
+
+    def pipeline(self, op, variant: str, probe: bool, name: str):
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, variant, probe)
+        pipe = self.pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
+                                      probe)
+        return self.pipelines.compile(
+            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
+            self.layouts[probe], op.overrides,
+            lambda exc, text: internal_error(f"the reduction shader of {name}",
+                                             "function's source", exc, text))
+
+    def uniform(self, level: int):
+        while len(self.uniforms) <= level:
+            buf = self.queue.pool.acquire(codegen.UNIFORM_SIZE, "uniform")
+            weakref.finalize(buf, self.queue.forget_uniform, buf.buffer)
+            self.uniforms.append(buf)
+        return self.uniforms[level]
+
+    def status_word(self):
+        """The loop probe's status buffer, zero until a probe fires."""
+        if self.status is None:
+            self.status = StatusWords(self.queue, _STATUS_BYTES)
+        return self.status
+
+    def bind_group(self, uniform, src, src_bytes: int, quad_bytes: int, dst, dst_bytes: int,
+                   probe: bool):
+        key = (id(uniform), id(src), src_bytes, id(dst), dst_bytes, probe)
+        bg = self.bind_groups.get(key)
+        if bg is not None:
+            return bg
+        entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE), (1, src.buffer, quad_bytes),
+                   (2, src.buffer, src_bytes), (3, dst.buffer, dst_bytes)]
+        if probe:
+            entries.append((4, self.status.buffer, _STATUS_BYTES))
+        bg = self.queue.bind_group(self.layouts[probe], entries)
+        self.bind_groups.put(key, bg, (uniform, src, dst))
+        return bg
+
+
+def _reducer_now() -> _Reducer:
+    """The reductions' state on the caller's device (``use_device``), made on first need."""
+    ctx = _device.get_context()
+    r = _reducers.get(ctx.index)
+    if r is not None and r.generation == ctx.generation and r.ctx is ctx:
+        return r
+    with _lock:
+        r = _reducers.get(ctx.index)
+        if r is None or r.generation != ctx.generation or r.ctx is not ctx:
+            r = _reducers[ctx.index] = _Reducer()
+        return r
+
+
+def _forget_after_shutdown(ctx) -> None:
+    _reducers.clear()
+
+
+_device.on_shutdown(_forget_after_shutdown)
+_device.on_fork_child(lambda: _forget_after_shutdown(None))
+
+
+# -- host checks -----------------------------------------------------------------------------
+
+def array_kind(value) -> str | None:
+    """The element kind a numpy array's dtype holds as it is (None: none of ours)."""
+    for row in ELEM_TYPES.values():
+        if value.dtype.name == row.array_dtype:
+            return row.name
+    return None
+
+
+def _check_array(value, ty: str, where: str):
+    """The contiguous 1-D view of a numpy array of ``ty`` elements, refusing other dtypes."""
+    kind = array_kind(value)
+    if kind != ty:
+        raise GpuInvalidArgument(
+            f"{where} is a numpy array of dtype {value.dtype}, but the operation reduces "
+            f"{ty} values ({elem_type(ty).array_dtype} arrays): "
+            f"{convert.dtype_fix(value.dtype, (elem_type(ty).array_dtype,))}; or reduce with "
+            f"an operation declared on {kind or 'float, int or bool'} values")
+    if not value.flags.c_contiguous:
+        value = convert._np().ascontiguousarray(value)
+    return value.reshape(-1)
+
+
+def _check_slot(slot, value, ty: str, where: str) -> None:
+    if value is slot.target and convert.is_ndarray(value) and value.size != slot.count:
+        raise GpuInvalidArgument(
+            f"{where}: the array bound as arena slot {slot.name!r} was resized in place from "
+            f"{slot.count:,} to {value.size:,} elements; re-bind it after resizing")
+    if value is slot.target and len(value) != slot.length:
+        raise GpuInvalidArgument(
+            f"{where}: the list bound as arena slot {slot.name!r} changed length from "
+            f"{slot.length} to {len(value)}; re-bind it after resizing")
+    if slot.pooled is None:
+        raise GpuInvalidArgument(f"{where}: the arena holding this list was released or the "
+                                 "device was shut down; bind it again")
+    if slot.elem != ty and not (slot.elem == "int" and ty == "float" and not slot.used):
+        raise GpuInvalidArgument(
+            f"{where}: the list bound as arena slot {slot.name!r} holds {slot.elem} elements, "
+            f"but the operation reduces {ty} values; reduce it with an operation on "
+            f"{slot.elem} values, or bind a list of {ty} values")
+
+
+# -- the reduction ---------------------------------------------------------------------------
+
+def run_reduction(op, values, init=None, name: str | None = None, variant: str | None = None):
+    """The reduction of ``values`` by the operation ``op`` (an ``OpSource``); ``variant``
+    forces ``"subgroup"`` or ``"shared"`` (tests), else the device's best."""
+    name = name or op.fn
+    ty = op.ty
+    where = f"{name}.reduce() argument 'values'"
+    if ty not in ELEM_TYPES:
+        raise GpuInvalidArgument(f"{name}.reduce(): {ty} values cannot be reduced on this "
+                                 "version's devices")
+    if init is not None:
+        init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
+    slot = residency.lookup(values)
+    if slot is None and sharing.bound_arrays and convert.is_ndarray(values):
+        # a reshape of a bound array reduces its device copy; another view of one raises
+        slot = sharing.shared_slot(values, where)
+    elif slot is None and sharing.bound_lists and isinstance(values, list):
+        sharing.check_list_parts(values, where)          # a row of a bound nested list
+    data = None
+    if slot is not None:
+        _check_slot(slot, values, ty, where)
+        n = slot.count                 # every element of an N-D array (len() is its rows)
+    elif convert.is_ndarray(values):
+        data = _check_array(values, ty, where)
+        n = data.size
+    elif isinstance(values, list):
+        n = len(values)
+    else:
+        raise GpuArgumentTypeError(
+            f"{where} expects a list, a numpy array or a list bound in a GpuArena, got "
+            f"{convert._type_name(values)}; pass a list (e.g. list(values))")
+    if n == 0:
+        if init is None:
+            raise ValueError(f"{name}.reduce() of an empty sequence with no init value; pass "
+                             "init= for the result of an empty input")
+        return init
+    red = _reducer_now()
+    missing = [f for f in op.features if f not in red.ctx.features]
+    if missing:
+        raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
+                                 f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
+    size = elem_type(ty).size
+    if slot is None:                     # checked before packing: a long list packs slowly
+        dims = values.shape if convert.is_ndarray(values) else (n,)
+        red.queue.pool.check_size(n * size, f"{where}, {convert.describe(values, dims)},",
+                                  size, convert.device_type(ty),
+                                  "reduce each part, then reduce the parts' results")
+        data = convert.pack(values if data is None else data, ty, where, writable=False)
+    # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
+    variant = variant or (red.variant if size == 4 else "shared")
+    if variant == "subgroup" and "subgroup" not in red.ctx.features:
+        raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
+    probe = red.ctx.is_cpu and codegen.has_loops(op.text)
+    pipe = red.pipeline(op, variant, probe, name)
+    raw, status = _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where)
+    if status:
+        red.status.reset()
+        raise _loop_error(red, name)
+    return _scalar(raw, ty)
+
+
+def _loop_error(red, name: str) -> GpuDeviceError:
+    return GpuDeviceError(
+        f"{name}.reduce(): the device {red.ctx.name!r} ended a loop of {name} before it "
+        "finished, or came too close to its limit to tell. This CPU driver (Mesa's llvmpipe) "
+        "stops the loops of a thread once they have made 65,535 passes together "
+        "(docs/language.md, \"Long loops on CPU drivers\"), and each thread of a reduction "
+        f"calls {name} about a dozen times. Nothing was changed. Make {name}'s loops shorter, "
+        "or run on a GPU (CTHREADS_ADAPTER)")
+
+
+def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
+    """Submit the passes and read the result back: (result bytes, loop probe fired)."""
+    queue = red.queue
+    pool = queue.pool
+    max_groups, min_steps, max_steps = SHAPE_CPU_LOOPS if probe else red.shape
+    passes = codegen.plan_passes(n, red.size, max_groups, min_steps, max_steps)
+    owned = []
+    submitted = False
+    try:
+        with residency.launch_lock:
+            if red.generation != _device.generation():
+                raise GpuUseAfterDestroy(
+                    f"{where}: cthreads.gpu.shutdown() ran while this reduction was being "
+                    "prepared; nothing was submitted. Call reduce again to use a new device")
+            if slot is not None:
+                if slot.queue is not queue and slot.pooled is not None:
+                    raise slot.other_device(red.ctx, where)
+                if slot.pooled is None:
+                    raise GpuUseAfterDestroy(
+                        f"{where}: the device holding this arena list was shut down or lost "
+                        "meanwhile; nothing was submitted. Create a new GpuArena and bind it")
+                if slot.elem != ty:       # an int list first used as float: as launches do
+                    slot.elem = ty
+                    queue.upload(slot.pooled, convert.pack(slot.target, ty, where, False))
+                slot.used = True
+                src = slot.pooled
+            else:
+                src = queue.upload_new(data)
+                owned.append(src)
+            # partial results ping-pong between two buffers; the last pass writes one value
+            partial_cap = passes[0].groups * size + 16
+            bufs = [pool.acquire(partial_cap), pool.acquire(partial_cap)] \
+                if len(passes) > 1 else [pool.acquire(16)]
+            owned += bufs
+            readback = Readback()       # the result first, then the writers' status words
+            readback.add_list(bufs[(len(passes) - 1) % len(bufs)].buffer, None, size, ty)
+            if probe:
+                readback.add_list(red.status_word().buffer, None, _STATUS_BYTES, "int")
+            if slot is not None:
+                for rt in slot.writers:
+                    if rt.unchecked:
+                        readback.add_status(rt)
+            seq = 0
+            for level, shape in enumerate(passes):
+                dst = bufs[level % len(bufs)]
+                last = level == len(passes) - 1
+                copies = readback.copies(pool) if last else ()
+                src_bytes = shape.count * size
+                # (with fewer than 4 elements the groups-of-four binding is 16 bytes of a
+                # buffer of at least 256 that the shader does not read: never empty)
+                quad_bytes = max(shape.quads * 4 * size, 4 * size)
+                uniform = red.uniform(level)
+                bg = red.bind_group(uniform, src, src_bytes, quad_bytes, dst,
+                                    shape.groups * size, probe)
+                seq = queue.dispatch(
+                    pipe.pipeline, bg, shape.groups,
+                    (uniform.buffer, codegen.uniform_bytes(shape, ty, init if last else None)),
+                    copies, (src, dst), more=not last)
+                submitted = True
+                src = dst
+        readback.fetch(queue, seq)
+        with residency.launch_lock:
+            readback.check(seq)
+        raw = readback.raw
+    finally:
+        if submitted:
+            _release_when_done(queue, owned, seq)
+        else:
+            for buf in owned:
+                pool.release(buf)
+    status = probe and raw[readback.lists[1].offset] != 0
+    return raw[:size], status
+
+
+def _release_when_done(queue, owned, seq) -> None:
+    """Give the buffers of a submitted reduction back once its work is done (at once when the
+    readback finished; after an error while it may still run, they are simply dropped: the
+    pool never reuses a buffer pending work reads)."""
+    try:
+        done = queue.is_done(seq)
+    except Exception:
+        done = False
+    if done:
+        for buf in owned:
+            queue.pool.release(buf)
+
+
+def _scalar(raw: bytes, ty: str):
+    """The Python value of one element's device bytes."""
+    row = elem_type(ty)
+    value = memoryview(raw).cast(row.code)[0]
+    if ty == "bool":
+        return value != 0
+    return row.python(value)
+
+
+__all__ = ["run_reduction", "array_kind"]
