@@ -208,9 +208,9 @@ class GpuKernel:
 
     # -- the plain-Python oracle -----------------------------------------------------------
     def problem_size(self, args) -> int:
-        for p, value in zip(self.program.params, args):
-            if p.name == "n" and p.elem in ("int", "int64"):
-                return int(value)
+        at = self.program.count_param
+        if at is not None and at < len(args):
+            return int(args[at])
         lengths = [len(a) for p, a in zip(self.program.params, args) if p.is_list]
         return max(lengths, default=0)
 

@@ -174,12 +174,13 @@ def _check_args(program, args: tuple) -> tuple[list, list, int]:
     lists = []
     n_value = None
     wheres = _wheres(program)
+    count_at = program.count_param
     for k, (p, value) in enumerate(zip(program.params, args)):
         where = wheres[k]
         if not p.is_list:
             v = convert.check_scalar(value, p.elem, where)
             scalars.append(v)
-            if p.name == "n" and p.elem in ("int", "int64"):
+            if k == count_at:
                 n_value = v
             continue
         slot = residency.lookup(value)

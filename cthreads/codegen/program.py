@@ -40,6 +40,7 @@ invocations of the grid), so any ``groups >= ceil(ct_threads / (size * coarsen))
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from .entry import expand_steps, nd_grid_steps
@@ -229,6 +230,14 @@ class KernelProgram:
                 self._fast_template if fast and self._fast_template else self._template
         return expand_steps(template, int(coarsen), cpu).replace("{WORKGROUP_SIZE}",
                                                                  str(int(workgroup_size)))
+
+    @functools.cached_property
+    def count_param(self) -> int | None:
+        """The position in ``params`` of the launch's count, an int or int64 scalar named
+        ``n``: a 1-D launch (and ``simulate``) runs that many indexes. None when the kernel
+        has none; then the longest list's length counts."""
+        return next((k for k, p in enumerate(self.params)
+                     if p.name == "n" and not p.is_list and p.elem in ("int", "int64")), None)
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

@@ -53,8 +53,8 @@ class LaunchMemo:
         by_name = {a.param.name: a.dims for a in lists}
         self.shape_scalars = [by_name[name][d] for name, d, _ in program.shapes]
         # where n is among the scalar values, else n is the longest list's length
-        self.n_at = next((i for i, (_, p) in enumerate(self.scalar_params)
-                          if p.name == "n" and p.elem in ("int", "int64")), None)
+        self.n_at = next((i for i, (k, _) in enumerate(self.scalar_params)
+                          if k == program.count_param), None)
         self.n_lists = max(len(a.value) for a in lists)
 
     @staticmethod
