@@ -24,7 +24,7 @@ from .func import GpuFunc
 from .runtime.plan import ListArg
 from .probes import shutdown
 from .runtime.relaunch import LaunchMemo
-from .runtime.kernel_runtime import KernelRuntime, runtime_for
+from .runtime.kernel_runtime import KernelRuntime
 
 #: bytes per element of each element type (the element-type table's ``size``)
 _SIZES = {name: row.size for name, row in ELEM_TYPES.items()}
@@ -50,7 +50,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     if device is not None:
         with use_device(device):
             return gpu(fn, *args, force=force, threads=threads, **kwargs)
-    memo = getattr(fn, "_memo", None)
+    memo_slot = getattr(fn, "memo_slot", None)
+    memo = memo_slot.memo if memo_slot is not None else None
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
         else None
     if lists is not None:                      # a repeat with the same arena lists
@@ -75,13 +76,13 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     elif shape is not None:
         n = shape
     with residency.launch_lock:
-        rt = runtime_for(kernel, program.widths, nd)
+        rt = kernel.runtime_for(program.widths, nd)
     _pack_lists(rt, lists)
     with residency.launch_lock:
         _check_generation(rt)
         plan = rt.plan(scalars, lists, n)
         seq = rt.submit(plan)
-    kernel._memo = LaunchMemo(kernel, threads, shape, program, rt, lists, _wheres(program)) \
+    kernel.memo_slot.memo = LaunchMemo(threads, shape, program, rt, lists, _wheres(program)) \
         if LaunchMemo.eligible(lists) else None
     if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
         warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
@@ -278,16 +279,16 @@ def compile(force: bool = False, threads=None) -> dict:  # noqa: A001 - the publ
     shape = check_threads(threads, "compile()")
     if force:
         for k in all_kernels():
-            k._runtime = None
+            k.forget_runtimes()
     compiled = []
     with residency.launch_lock:
         for k in all_kernels():
             for program in k.variants():
                 if program.refused is not None:
                     continue        # its launches raise the located error (no pipeline)
-                runtime_for(k, program.widths).compile_all()
+                k.runtime_for(program.widths).compile_all()
                 if isinstance(shape, tuple):
-                    runtime_for(k, program.widths, k.nd_workgroup(len(shape))).compile_all()
+                    k.runtime_for(program.widths, k.nd_workgroup(len(shape))).compile_all()
             compiled.append(k.program.name)
     ctx = _device.get_context()
     return {"device": ctx.name, "backend": ctx.info.backend, "kernels": compiled}

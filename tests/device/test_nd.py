@@ -25,10 +25,10 @@ def nd_form(request, monkeypatch):
                (vars(mod).values() if not isinstance(mod, dict) else mod.values())
                if isinstance(k, GpuKernel)]
     for k in kernels:
-        k._runtimes.clear()
+        k.forget_runtimes()
     yield request.param
     for k in kernels:
-        k._runtimes.clear()
+        k.forget_runtimes()
 
 
 def _blur_numpy(img: np.ndarray) -> np.ndarray:

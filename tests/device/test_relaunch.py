@@ -23,7 +23,7 @@ def scale_rows(w: int, h: int, a: float, m: list[list[float]]) -> None:
 
 
 def _memo_used(kernel) -> bool:
-    return kernel._memo is not None
+    return kernel.memo_slot.memo is not None
 
 
 def test_repeats_see_each_scalar_and_match_numpy(device_name):

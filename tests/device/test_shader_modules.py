@@ -30,11 +30,11 @@ def trusted(monkeypatch):
     """Shader modules made as on GPUs; the kernels' runtimes and pipelines made afresh."""
     monkeypatch.setattr(pipeline, "TRUSTED_ON_CPU", True)
     for k in (mandelbrot2d, prefix):
-        k._runtime = None
+        k.forget_runtimes()
     pipeline.clear_cache()
     yield
     for k in (mandelbrot2d, prefix):
-        k._runtime = None
+        k.forget_runtimes()
     pipeline.clear_cache()
 
 
