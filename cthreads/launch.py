@@ -131,10 +131,7 @@ def _launch_program(kernel: GpuKernel, args: tuple):
         if not p.is_list or p.plain is None:
             continue
         if convert.is_ndarray(value):
-            dtype = value.dtype
-            name = _DTYPE_NAMES.get(dtype)
-            if name is None:           # numpy computes dtype.name in Python, slowly: cached
-                name = _DTYPE_NAMES[dtype] = dtype.name
+            name = convert.dtype_name(value.dtype)
             row, what = DTYPE_ROWS.get(name), f"{'an' if name[0] in 'aeiou' else 'a'} {name} array"
         else:
             slot = residency.lookup(value)
@@ -159,9 +156,6 @@ def _launch_program(kernel: GpuKernel, args: tuple):
     widths = (chosen.get("float", ("float",))[0], chosen.get("int", ("int",))[0])
     return kernel.program_for(widths)
 
-
-#: numpy dtype -> its name (``_launch_program`` looks one up per array argument per launch)
-_DTYPE_NAMES: dict = {}
 
 #: the rows a plain float / int list parameter may take, by the argument's element type
 _PLAIN_ROWS = {"float": ("float", "float64"), "int": ("int", "int64")}

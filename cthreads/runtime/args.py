@@ -187,7 +187,7 @@ class Array(ArgKind):
 
     def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):
         want = elem_type(elem).array_dtype
-        if value.dtype.name != want:
+        if convert.dtype_name(value.dtype) != want:
             if plain is None:
                 wants, decl = (want,), f"list[{elem}] ({want} arrays)"
             elif plain == elem:           # the 32-bit program: either width may be passed

@@ -54,6 +54,19 @@ def is_ndarray(value) -> bool:
     return np is not None and isinstance(value, np.ndarray)
 
 
+#: numpy dtype -> its name (numpy computes ``dtype.name`` in Python, slowly; a launch looks
+#: up each array argument's)
+_DTYPE_NAMES: dict = {}
+
+
+def dtype_name(dtype) -> str:
+    """``dtype.name``, cached."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
 def _type_name(v) -> str:
     cls = type(v)
     return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
