@@ -12,10 +12,9 @@ joined. ``compile()`` compiles every variant a plan may pick.
 from __future__ import annotations
 
 from .runtime import args as launch_args
-from .runtime import convert, residency
+from .runtime import residency
 from .backend import device as _device
 from .devices import use_device
-from .codegen.types import DTYPE_ROWS
 from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
@@ -130,14 +129,10 @@ def _launch_program(kernel: GpuKernel, args: tuple):
     for p, value in zip(program.params, args):
         if not p.is_list or p.plain is None:
             continue
-        if convert.is_ndarray(value):
-            name = convert.dtype_name(value.dtype)
-            row, what = DTYPE_ROWS.get(name), f"{'an' if name[0] in 'aeiou' else 'a'} {name} array"
-        else:
-            slot = residency.lookup(value)
-            if slot is None:
-                continue
-            row, what = slot.elem, f"an arena list of {elem_type(slot.elem).spelling}"
+        found = launch_args.width_of(value)
+        if found is None:
+            continue
+        row, what = found
         if row not in _PLAIN_ROWS[p.plain]:
             continue                   # refused by the argument checks, with their message
         seen = chosen.setdefault(p.plain, (row, p.name, what))

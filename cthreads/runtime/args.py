@@ -25,7 +25,7 @@ from __future__ import annotations
 import array
 import sys
 
-from ..codegen.types import ELEM_TYPES
+from ..codegen.types import DTYPE_ROWS, ELEM_TYPES
 from ..codegen.types import elem as elem_type
 from ..errors import GpuArgumentTypeError, GpuInvalidArgument
 from . import convert, nested, sharing
@@ -68,6 +68,12 @@ class ArgKind:
 
     def elements(self, target) -> int:
         return len(target)
+
+    def width(self, value, slot=None) -> tuple | None:
+        """(element type, what it is for a message) when the value itself says what its
+        elements are (an array's dtype, a resident slot's element type), else None: what a
+        plain list[float] / list[int] parameter's width follows."""
+        return None
 
 
 class FlatList(ArgKind):
@@ -254,6 +260,10 @@ class Array(ArgKind):
     def elements(self, target) -> int:
         return target.size
 
+    def width(self, value, slot=None) -> tuple | None:
+        name = convert.dtype_name(value.dtype)
+        return DTYPE_ROWS.get(name), f"{'an' if name[0] in 'aeiou' else 'a'} {name} array"
+
 
 class Resident(ArgKind):
     """A list or array bound in a ``GpuArena``: its slot's device buffer stands for it (the
@@ -262,6 +272,9 @@ class Resident(ArgKind):
     def check(self, value, param, where: str, slot=None) -> tuple:
         slot.check_for(param, value, where)
         return slot, slot.dims
+
+    def width(self, value, slot=None) -> tuple | None:
+        return slot.elem, f"an arena list of {elem_type(slot.elem).spelling}"
 
 
 class SharedView(Array):
@@ -373,6 +386,16 @@ def elements(target) -> int:
     return kind_of(target).elements(target)
 
 
+def width_of(value) -> tuple | None:
+    """``ArgKind.width`` of a list argument: a numpy array by its dtype, else a resident list
+    by its slot."""
+    kind = _BY_TYPE.get(value.__class__) or _kind_by_mro(value.__class__)
+    if kind is ARRAY:
+        return kind.width(value)
+    slot = sharing.lookup(value)
+    return None if slot is None else RESIDENT.width(value, slot)
+
+
 # -- a launch's arguments ------------------------------------------------------------------------
 
 def check_args(program, args: tuple, wheres: tuple) -> tuple[list, list, int]:
@@ -462,4 +485,5 @@ def pack_lists(name: str, pool, lists: list) -> None:
 
 
 __all__ = ["ArgKind", "check_args", "check_container", "describe", "dims", "elements",
-           "is_ndarray", "kind_of", "pack", "pack_any", "pack_lists", "wheres", "writeback"]
+           "is_ndarray", "kind_of", "pack", "pack_any", "pack_lists", "wheres", "width_of",
+           "writeback"]
