@@ -575,7 +575,3 @@ def runtime_key(widths: tuple | None = None, nd: tuple | None = None) -> tuple:
         key = (key, ctx.index)
     return key, ctx
 
-
-def runtime_for(kernel, widths: tuple | None = None, nd: tuple | None = None) -> KernelRuntime:
-    """``kernel.runtime_for(widths, nd)``."""
-    return kernel.runtime_for(widths, nd)
