@@ -40,6 +40,7 @@ class ArgKind:
     """The interface of a list-argument handler (see the module docstring)."""
 
     def check(self, value, param, where: str, slot=None) -> tuple:
+        """(resident slot or None, dims) of ``value`` as the kernel's ``param``, checked."""
         raise NotImplementedError
 
     def check_container(self, value, elem: str, where: str, writable: bool = True,
@@ -48,6 +49,7 @@ class ArgKind:
         raise NotImplementedError
 
     def dims(self, value) -> tuple:
+        """Its shape: (length,) for a flat list."""
         raise NotImplementedError
 
     def describe(self, value, dims) -> str:
@@ -58,12 +60,15 @@ class ArgKind:
         return "list" if len(dims) == 1 else "nested list"
 
     def pack(self, value, elem: str, where: str, writable: bool = True, ndim: int = 1):
+        """Its device bytes as ``elem`` values (the container checked again first)."""
         raise NotImplementedError
 
     def pack_any(self, value, where: str) -> tuple:
+        """(element type, device bytes) of a value whose element type is not declared."""
         raise NotImplementedError
 
     def writeback(self, target, view, elem: str) -> None:
+        """Write the device bytes ``view`` back into ``target``, in place."""
         raise NotImplementedError
 
     def elements(self, target) -> int:
@@ -87,9 +92,6 @@ class FlatList(ArgKind):
         return None, (len(value),)
 
     def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):
-        if ndim > 1:
-            NESTED.check_container(value, elem, where, writable, ndim, plain)
-            return
         if not value:
             raise GpuInvalidArgument(f"{where} is an empty list; the device needs at least one "
                                      "element per list")
@@ -102,8 +104,6 @@ class FlatList(ArgKind):
         return (len(value),)
 
     def pack(self, value, elem, where, writable=True, ndim=1):
-        if ndim > 1:
-            return NESTED.pack(value, elem, where, writable, ndim)
         self.check_container(value, elem, where, writable, ndim)
         return convert.pack_list(value, elem, where)
 
@@ -137,9 +137,6 @@ class NestedList(ArgKind):
         return None, nested.shape(value, param.ndim, where)
 
     def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):
-        if ndim == 1:
-            LIST.check_container(value, elem, where, writable, ndim, plain)
-            return
         if not value:
             raise GpuInvalidArgument(f"{where} is an empty list; the device needs at least one "
                                      "element per list")
@@ -149,8 +146,6 @@ class NestedList(ArgKind):
         return nested.shape(value, nested.depth(value), "list")
 
     def pack(self, value, elem, where, writable=True, ndim=1):
-        if ndim == 1:
-            return LIST.pack(value, elem, where, writable, ndim)
         self.check_container(value, elem, where, writable, ndim)
         dims = nested.shape(value, ndim, where)
         try:
@@ -290,11 +285,11 @@ class SharedView(Array):
 
 
 class Other(ArgKind):
-    """Anything else: refused, naming what a list parameter takes."""
+    """Anything else: refused, naming what a list parameter takes (each method raises)."""
 
     def check(self, value, param, where: str, slot=None) -> tuple:
         self.check_container(value, param.elem, where, ndim=param.ndim)
-        raise AssertionError("refused above")
+        raise AssertionError("check_container raises")
 
     def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):
         decl = "list[" * ndim + elem + "]" * ndim
