@@ -82,7 +82,7 @@ def main() -> int:
                 continue                       # no four-lane form
             times = []
             for form in ("own", "float32", "fma"):
-                kernel._runtime = None
+                kernel.forget_runtimes()
                 if form == "fma":
                     DeviceContext.fma_rounds_once = property(lambda self: True)
                 hide = ("shader-f64",) if form == "float32" else ()
@@ -91,7 +91,7 @@ def main() -> int:
                         times.append(_best(kernel, (n, x, y, o)))
                 finally:
                     DeviceContext.fma_rounds_once = own
-                    kernel._runtime = None
+                    kernel.forget_runtimes()
             shape = "four-lane" if vec == "1" else "scalar"
             print(f"{kernel.__name__:5s} {shape:9s} device's form {times[0] * 1e3:7.2f} ms, "
                   f"fma-free float32 {times[1] * 1e3:7.2f} ms, single fma "

@@ -39,20 +39,14 @@ OVER_BUDGET: dict[str, str] = {
     "cthreads/codegen/__init__.py::_render":
         "renders each entry form (flat, N-D, coarsened, four-lane, CPU loop report); goes with "
         "KernelProgram.render(variant)",
-    "cthreads/runtime/kernel_runtime.py::KernelRuntime.__init__":
-        "sets up a kernel's state on one device (pipelines, layouts, status words, variant "
-        "choice inputs); shrinks with the variant choice in runtime/variants.py",
-    "cthreads/runtime/kernel_runtime.py::KernelRuntime.plan":
-        "one launch's plan: uploads, resident bindings and readback, with the owned buffers "
-        "given back if any step raises; to split with runtime/args.py's handlers",
     "cthreads/backend/native/header_cache.py::import_native_ffi":
         "one guarded sequence around wgpu-py's import (cffi's parser patched, the cache read or "
         "written, the parser restored); not split yet",
     "cthreads/backend/native/header_cache.py::write_build_entry":
         "the install-time build of the shipped entry, run once in a child process",
-    "cthreads/reduce.py::_submit_and_read":
-        "the reducer's device side (passes, bind groups, readback) in one place; moves to "
-        "runtime/ when the device-program plumbing is shared with kernels",
+    "cthreads/runtime/reducer.py::_submit_and_read":
+        "the reducer's passes, bind groups and readback with the buffers given back if any "
+        "step raises, in one place; to split into plan and submit as KernelRuntime is",
     "cthreads/dask.py::map_blocks":
         "argument checks and the per-block task graph of the dask entry point; not split yet",
     "cthreads/codegen/scope.py::build_scope":

@@ -14,7 +14,7 @@ named slots and their buffers. An arena belongs to the device selected when it w
 
 from __future__ import annotations
 
-from .runtime import convert, nested, residency, sharing
+from .runtime import args, convert, nested, residency, sharing
 from . import pickling
 from .backend import device as _device
 from .backend import get_queue
@@ -108,14 +108,14 @@ class GpuArena:
                     if sharing.bound_lists:
                         sharing.check_list_parts(value, where, self._slots.get(name))
                     _check_rows(name, value, plans, where)
-                elem, data = convert.pack_any(value, where)
+                elem, data = args.pack_any(value, where)
                 plans.append((name, value, elem, data))
             queue = self._queue_now()
             for name, value, elem, data in plans:
                 dims = residency.list_dims(value)
                 size = elem_type(elem).size
                 queue.pool.check_size(size * nested.count(dims), f"GpuArena.bind({name}=...)"
-                                      f", {convert.describe(value, dims)},", size,
+                                      f", {args.describe(value, dims)},", size,
                                       convert.device_type(elem), "bind each part under "
                                       "a name of its own")
             self._generation = _device.generation()

@@ -31,6 +31,7 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
                       "`pip install 'cthreads[dask]'`") from None
 import numpy as np
 
+from . import config
 from .runtime import residency, sharing
 from .backend import device as _device
 from .codegen.types import elem as elem_type
@@ -59,7 +60,7 @@ def worker_device() -> int | None:
     if isinstance(name, str) and name.isdigit():
         name = int(name)
     if isinstance(name, int) and not isinstance(name, bool) and \
-            not os.environ.get("CTHREADS_ADAPTER", "").strip():
+            not config.current().adapter:
         index = name % len(devices())
     _worker_device.append(index)
     return index
@@ -135,8 +136,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                         "kernel; decorate the function with @Gpu")
     program = kernel.program
     params = list(program.params)
-    n_pos = next((k for k, p in enumerate(params)
-                  if p.name == "n" and not p.is_list and p.elem in ("int", "int64")), None)
+    n_pos = program.count_param
     taken = [p for k, p in enumerate(params) if k != n_pos]
     names = ", ".join(p.name for p in taken)
     if len(args) != len(taken):

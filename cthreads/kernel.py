@@ -53,6 +53,16 @@ def _device_name():
         return None
 
 
+class MemoSlot:
+    """A kernel's relaunch memo, owned by ``gpu()`` (``launch.py``): the last resident
+    launch's settled checks (``runtime/relaunch.LaunchMemo``), or None."""
+
+    __slots__ = ("memo",)
+
+    def __init__(self):
+        self.memo = None
+
+
 class GpuKernel:
     """A ``@Gpu`` kernel: compiled at decoration, runnable as plain Python."""
 
@@ -65,7 +75,9 @@ class GpuKernel:
         self.log = bool(log)
         self.boundscheck = bool(boundscheck)
         self.workgroup = _check_workgroup(workgroup)
-        self._runtimes = {}           # owned by the launch code: widths key -> runtime
+        self._runtimes = {}           # runtime key -> KernelRuntime (``runtime_for``)
+        #: where ``gpu()`` keeps this kernel's last resident launch (``MemoSlot``)
+        self.memo_slot = MemoSlot()
         self._logged = False
         self._program: KernelProgram | None = None
         self._wide: dict = {}         # widths key -> the program compiled for it
@@ -89,17 +101,25 @@ class GpuKernel:
                 program = self._program
         return program
 
-    @property
-    def _runtime(self):
-        """The 32-bit launches' runtime on the current device, or None (``= None`` drops every
-        runtime of the kernel, so that the next launch reads the settings again)."""
-        return self._runtimes.get(("float", "int"))
+    def runtime_for(self, widths: tuple | None = None, nd: tuple | None = None):
+        """The kernel's ``KernelRuntime`` (its pipelines, uniform and status words on one
+        device) on the caller's device (``use_device``) for ``widths`` (what plain float and
+        int mean, ``KernelProgram.widths``; None: 32-bit) and, for an N-D launch, the
+        workgroup ``nd``; created on first need."""
+        from .runtime import kernel_runtime  # noqa: PLC0415 - the launch side, loaded by gpu()
+        key, ctx = kernel_runtime.runtime_key(widths, nd)
+        rt = self._runtimes.get(key)
+        if rt is None or rt.ctx is not ctx:
+            rt = kernel_runtime.KernelRuntime(
+                self, self.program_for(widths or kernel_runtime.NARROW_KEY), nd)
+            self._runtimes[key] = rt
+        return rt
 
-    @_runtime.setter
-    def _runtime(self, value) -> None:
-        if value is not None:
-            raise ValueError("set _runtime to None only")
+    def forget_runtimes(self) -> None:
+        """Drop every runtime of the kernel (and the relaunch memo that holds one), so that
+        the next launch makes them again and reads the settings again."""
         self._runtimes.clear()
+        self.memo_slot.memo = None
 
     def nd_workgroup(self, ndim: int) -> tuple:
         """The (x, y, z) workgroup of an N-D launch of ``ndim`` axes: ``@Gpu(workgroup=...)``,
@@ -156,7 +176,7 @@ class GpuKernel:
         need = self.program.workgroup_bytes
         try:
             from .backend import device  # noqa: PLC0415
-            ctx = device._context
+            ctx = device.default_context()
             limit = ctx.limit("max-compute-workgroup-storage-size") if ctx is not None else None
         except Exception:
             limit = None
@@ -196,8 +216,6 @@ class GpuKernel:
 
     #: what ``pickle`` sends when the kernel travels by value (made on first need)
     _pickle_state = None
-    #: the last resident launch's settled checks (relaunch.LaunchMemo), or None
-    _memo = None
     #: the GpuNDLaunchWarning text of a launch without threads= (notices.nd_hint), or None
     nd_hint = None
 
@@ -208,9 +226,9 @@ class GpuKernel:
 
     # -- the plain-Python oracle -----------------------------------------------------------
     def problem_size(self, args) -> int:
-        for p, value in zip(self.program.params, args):
-            if p.name == "n" and p.elem in ("int", "int64"):
-                return int(value)
+        at = self.program.count_param
+        if at is not None and at < len(args):
+            return int(args[at])
         lengths = [len(a) for p, a in zip(self.program.params, args) if p.is_list]
         return max(lengths, default=0)
 

@@ -11,23 +11,19 @@ joined. ``compile()`` compiles every variant a plan may pick.
 
 from __future__ import annotations
 
-from .runtime import convert, nested, residency, sharing
+from .runtime import args as launch_args
+from .runtime import residency
 from .backend import device as _device
 from .devices import use_device
-from .codegen.types import DTYPE_ROWS, ELEM_TYPES
 from .codegen.types import elem as elem_type
 from .errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .gpu_job import GpuJob
 from .kernel import GpuKernel, all_kernels
 from .notices import warn_nd_launch
 from .func import GpuFunc
-from .runtime.plan import ListArg
 from .probes import shutdown
 from .runtime.relaunch import LaunchMemo
-from .runtime.kernel_runtime import KernelRuntime, runtime_for
-
-#: bytes per element of each element type (the element-type table's ``size``)
-_SIZES = {name: row.size for name, row in ELEM_TYPES.items()}
+from .runtime.kernel_runtime import KernelRuntime
 
 
 def _check_kernel(fn, caller: str) -> GpuKernel:
@@ -50,7 +46,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     if device is not None:
         with use_device(device):
             return gpu(fn, *args, force=force, threads=threads, **kwargs)
-    memo = getattr(fn, "_memo", None)
+    memo_slot = getattr(fn, "memo_slot", None)
+    memo = memo_slot.memo if memo_slot is not None else None
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
         else None
     if lists is not None:                      # a repeat with the same arena lists
@@ -68,20 +65,21 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     if force:
         prepare(force=True)
     program = _launch_program(kernel, args)
-    scalars, lists, n = _check_args(program, args)
+    scalars, lists, n = launch_args.check_args(program, args, launch_args.wheres(program))
     nd = None
     if isinstance(shape, tuple):
         n, nd = shape, kernel.nd_workgroup(len(shape))
     elif shape is not None:
         n = shape
     with residency.launch_lock:
-        rt = runtime_for(kernel, program.widths, nd)
-    _pack_lists(rt, lists)
+        rt = kernel.runtime_for(program.widths, nd)
+    launch_args.pack_lists(program.name, rt.queue.pool, lists)   # before the launch lock is taken
     with residency.launch_lock:
         _check_generation(rt)
         plan = rt.plan(scalars, lists, n)
         seq = rt.submit(plan)
-    kernel._memo = LaunchMemo(kernel, threads, shape, program, rt, lists, _wheres(program)) \
+    kernel.memo_slot.memo = LaunchMemo(threads, shape, program, rt, lists,
+                                       launch_args.wheres(program)) \
         if LaunchMemo.eligible(lists) else None
     if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
         warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
@@ -131,17 +129,10 @@ def _launch_program(kernel: GpuKernel, args: tuple):
     for p, value in zip(program.params, args):
         if not p.is_list or p.plain is None:
             continue
-        if convert.is_ndarray(value):
-            dtype = value.dtype
-            name = _DTYPE_NAMES.get(dtype)
-            if name is None:           # numpy computes dtype.name in Python, slowly: cached
-                name = _DTYPE_NAMES[dtype] = dtype.name
-            row, what = DTYPE_ROWS.get(name), f"{'an' if name[0] in 'aeiou' else 'a'} {name} array"
-        else:
-            slot = residency.lookup(value)
-            if slot is None:
-                continue
-            row, what = slot.elem, f"an arena list of {elem_type(slot.elem).spelling}"
+        found = launch_args.width_of(value)
+        if found is None:
+            continue
+        row, what = found
         if row not in _PLAIN_ROWS[p.plain]:
             continue                   # refused by the argument checks, with their message
         seen = chosen.setdefault(p.plain, (row, p.name, what))
@@ -161,106 +152,8 @@ def _launch_program(kernel: GpuKernel, args: tuple):
     return kernel.program_for(widths)
 
 
-#: numpy dtype -> its name (``_launch_program`` looks one up per array argument per launch)
-_DTYPE_NAMES: dict = {}
-
 #: the rows a plain float / int list parameter may take, by the argument's element type
 _PLAIN_ROWS = {"float": ("float", "float64"), "int": ("int", "int64")}
-
-
-def _check_args(program, args: tuple) -> tuple[list, list, int]:
-    """(scalar values, ``ListArg``s, n) of a launch, every argument checked on the host."""
-    scalars = []
-    lists = []
-    n_value = None
-    wheres = _wheres(program)
-    for k, (p, value) in enumerate(zip(program.params, args)):
-        where = wheres[k]
-        if not p.is_list:
-            v = convert.check_scalar(value, p.elem, where)
-            scalars.append(v)
-            if p.name == "n" and p.elem in ("int", "int64"):
-                n_value = v
-            continue
-        slot = residency.lookup(value)
-        if slot is not None:
-            slot.check_for(p, value, where)
-            count = slot.count
-            dims = slot.dims
-        else:
-            if sharing.bound_arrays and convert.is_ndarray(value):
-                # a view of a bound array: its device copy, or an error (never stale data)
-                slot = sharing.shared_slot(value, where)
-            elif sharing.bound_lists and isinstance(value, list):
-                sharing.check_list_parts(value, where)     # a row of a bound nested list
-            convert.check_container(value, p.elem, where, p.written or p.atomic, p.ndim,
-                                    p.plain)
-            dims = nested.shape(value, p.ndim, where) if p.ndim > 1 else (len(value),)
-            count = nested.count(dims)
-            if slot is not None:
-                slot.check_view_for(p, where)
-        arg = ListArg(p, value, slot, None, _SIZES[p.elem] * count)
-        arg.dims = dims
-        lists.append(arg)
-    if program.shapes:                 # the N-D lists' shapes ride in the uniform
-        by_name = {a.param.name: a.dims for a in lists}
-        scalars += [by_name[name][d] for name, d, _ in program.shapes]
-    n = n_value if n_value is not None else max((len(a.value) for a in lists), default=1)
-    if sum(a.slot is not None for a in lists) > 1:
-        _check_resident_aliases(program.name, lists)
-    return scalars, lists, n
-
-
-#: id(program) -> (program, the "<kernel>() parameter 'x'" text of each parameter)
-_WHERES: dict = {}
-
-
-def _wheres(program) -> tuple:
-    """Each parameter's name for messages, made once per program (a launch checks every
-    argument, and most launches raise nothing)."""
-    hit = _WHERES.get(id(program))
-    if hit is None or hit[0] is not program:
-        hit = _WHERES[id(program)] = (program, tuple(
-            f"{program.name}() parameter {p.name!r}" for p in program.params))
-    return hit[1]
-
-
-def _check_resident_aliases(name: str, lists: list) -> None:
-    """One resident list passed for a parameter the kernel only reads and for one it writes:
-    one device buffer cannot be bound read-only and writable in one dispatch (wgpu-native
-    aborts the process on that submission), so refuse it here."""
-    by_slot: dict[int, list] = {}
-    for a in lists:
-        if a.slot is not None:
-            by_slot.setdefault(id(a.slot), []).append(a)
-    for group in by_slot.values():
-        written = [a.param.name for a in group if a.param.written or a.param.atomic]
-        read = [a.param.name for a in group if not (a.param.written or a.param.atomic)]
-        if written and read:
-            raise GpuInvalidArgument(
-                f"{name}() parameters {read[0]!r} and {written[0]!r}: the same list, bound in "
-                f"an arena as {group[0].slot.name!r}, is passed for {read[0]!r}, which the "
-                f"kernel only reads, and for {written[0]!r}, which it writes; one device "
-                "buffer cannot be both in one launch. Pass a copy for "
-                f"{read[0]!r} (list(x) or x.copy()), or bind that copy in the arena too")
-
-
-def _pack_lists(rt: KernelRuntime, lists: list) -> None:
-    """The device bytes of every list that is not resident (sizes checked against the device
-    first), packed before the launch lock is taken."""
-    name = rt.program.name
-    pool = rt.queue.pool
-    for a in lists:
-        if a.slot is None:
-            elem = a.param.elem
-            pool.check_size(a.nbytes, f"{name}() parameter {a.param.name!r}"
-                            f", {convert.describe(a.value, a.dims)},", _SIZES[elem],
-                            convert.device_type(elem))
-    for a in lists:
-        if a.slot is None:
-            p = a.param
-            a.data = convert.pack(a.value, p.elem, f"{name}() parameter {p.name!r}",
-                                  p.written or p.atomic, p.ndim)
 
 
 def _check_generation(rt: KernelRuntime) -> None:
@@ -277,16 +170,16 @@ def compile(force: bool = False, threads=None) -> dict:  # noqa: A001 - the publ
     shape = check_threads(threads, "compile()")
     if force:
         for k in all_kernels():
-            k._runtime = None
+            k.forget_runtimes()
     compiled = []
     with residency.launch_lock:
         for k in all_kernels():
             for program in k.variants():
                 if program.refused is not None:
                     continue        # its launches raise the located error (no pipeline)
-                runtime_for(k, program.widths).compile_all()
+                k.runtime_for(program.widths).compile_all()
                 if isinstance(shape, tuple):
-                    runtime_for(k, program.widths, k.nd_workgroup(len(shape))).compile_all()
+                    k.runtime_for(program.widths, k.nd_workgroup(len(shape))).compile_all()
             compiled.append(k.program.name)
     ctx = _device.get_context()
     return {"device": ctx.name, "backend": ctx.info.backend, "kernels": compiled}

@@ -150,6 +150,12 @@ class DeviceContext:
             raise device_error(self, msg, "running submitted work")
 
 
+def default_context() -> "DeviceContext | None":
+    """The default device (the one used without a ``use_device`` selection) when it is up,
+    else None; never creates one (``get_context`` does)."""
+    return _context
+
+
 def _watched() -> "DeviceContext | None":
     """The device a wgpu log record is charged to: the caller's selected one, else the
     default (a record does not say which device it is about; a loss drops them all)."""

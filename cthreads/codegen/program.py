@@ -40,6 +40,7 @@ invocations of the grid), so any ``groups >= ceil(ct_threads / (size * coarsen))
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from .entry import expand_steps, nd_grid_steps
@@ -293,6 +294,14 @@ class KernelProgram:
         """The WGSL source of the checked 1-D variant with workgroups of ``workgroup_size``
         (what ``GpuKernel.wgsl`` shows; ``render`` gives every other variant)."""
         return self.render(Variant(workgroup=(int(workgroup_size), 1, 1)))
+
+    @functools.cached_property
+    def count_param(self) -> int | None:
+        """The position in ``params`` of the launch's count, an int or int64 scalar named
+        ``n``: a 1-D launch (and ``simulate``) runs that many indexes. None when the kernel
+        has none; then the longest list's length counts."""
+        return next((k for k, p in enumerate(self.params)
+                     if p.name == "n" and not p.is_list and p.elem in ("int", "int64")), None)
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

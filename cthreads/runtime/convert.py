@@ -1,4 +1,8 @@
-"""Checking and packing launch arguments: Python values <-> device bytes.
+"""Checking and packing launch arguments' values: scalars and list elements <-> device bytes.
+
+Which kind of list argument a value is, and what each kind checks about its container (a flat
+or nested list, a numpy array, a resident slot), is ``args.py``'s; this module checks scalars
+and the elements of flat lists, packs and writes them back, and says how to convert numpy data.
 
 Everything is validated before anything reaches the device, and errors name the parameter, the
 element index and the fix. Lists of floats and ints are converted and type-checked in C: small
@@ -18,9 +22,9 @@ import math
 import struct
 import sys
 
-from ..codegen.types import ELEM_TYPES, INT_RANGE
+from ..codegen.types import INT_RANGE
 from ..codegen.types import elem as elem_type
-from . import nested, packing
+from . import packing
 from ..errors import GpuArgumentTypeError, GpuInvalidArgument
 
 F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
@@ -48,6 +52,19 @@ def is_ndarray(value) -> bool:
     """True for a numpy array (without importing numpy when the caller never did)."""
     np = sys.modules.get("numpy")
     return np is not None and isinstance(value, np.ndarray)
+
+
+#: numpy dtype -> its name (numpy computes ``dtype.name`` in Python, slowly; a launch looks
+#: up each array argument's)
+_DTYPE_NAMES: dict = {}
+
+
+def dtype_name(dtype) -> str:
+    """``dtype.name``, cached."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
 
 
 def _type_name(v) -> str:
@@ -242,15 +259,6 @@ def _bad_element(values, elem: str, where: str) -> Exception:
         "changes meanwhile")
 
 
-def describe(value, dims) -> str:
-    """A list or array argument of shape ``dims`` for a message about its size: 'a 5,000 x
-    4,000 float64 array of 20,000,000 elements', 'a list of 70,000 elements'."""
-    shape = "" if len(dims) == 1 else " x ".join(f"{d:,}" for d in dims) + " "
-    what = f"{value.dtype} array" if is_ndarray(value) else \
-        "list" if len(dims) == 1 else "nested list"
-    return f"a {shape}{what} of {nested.count(dims):,} elements"
-
-
 def device_type(elem: str) -> str:
     """The device element type of ``elem`` for messages: 'float32', 'int64', 'bool'."""
     return elem_type(elem).spelling or elem
@@ -329,83 +337,12 @@ def dtype_fix(dtype, wants) -> str:
             f"range (check arr.min() >= {lo} and arr.max() <= {hi})")
 
 
-def check_container(value, elem: str, where: str, writable: bool = True,
-                    ndim: int = 1, plain: str | None = None) -> None:
-    """Raise unless ``value`` is a non-empty list or a matching numpy array of ``ndim``
-    dimensions (a rectangular nested list for ``ndim`` > 1: ``nested.py``).
-
-    ``writable``: results will be written back into it (read-only arrays are refused then).
-    ``plain``: 'float' / 'int' for a plain list[float] / list[int] parameter, which takes
-    arrays of either width (``PLAIN_DTYPES``).
-    """
-    if is_ndarray(value):
-        want = elem_type(elem).array_dtype
-        if value.dtype.name != want:
-            if plain is None:
-                wants, decl = (want,), f"list[{elem}] ({want} arrays)"
-            elif plain == elem:           # the 32-bit program: either width may be passed
-                wants = PLAIN_DTYPES[plain]
-                decl = f"list[{plain}] ({' or '.join(wants)} arrays)"
-            else:                         # a 64-bit launch: the other arrays chose the width
-                wants = (want,)
-                decl = (f"list[{plain}], {want} in this launch (as the other plain "
-                        f"list[{plain}] arguments are)")
-            raise GpuInvalidArgument(
-                f"{where} is a numpy array of dtype {value.dtype}, but the kernel declares "
-                f"{decl}: {dtype_fix(value.dtype, wants)}; it is not converted silently "
-                "because results are written back in place")
-        if value.ndim != ndim:
-            what = "a list" if ndim == 1 else f"a {ndim}-D list ({'list[' * ndim}...)"
-            raise GpuInvalidArgument(
-                f"{where} is a {value.ndim}-D numpy array, but the kernel declares {what}; "
-                f"pass a {ndim}-D array" + (" (e.g. arr.ravel() of a C-contiguous array, then "
-                                              "reshape)" if ndim == 1 else ""))
-        if not value.flags.c_contiguous:
-            raise GpuInvalidArgument(
-                f"{where} is a non-contiguous numpy view; pass a C-contiguous array "
-                "(np.ascontiguousarray(arr)) and read the results from that array")
-        if writable and not value.flags.writeable:
-            raise GpuInvalidArgument(
-                f"{where} is a read-only numpy array but the kernel writes it; pass a writable "
-                "array (arr.copy())")
-        if value.size == 0:
-            raise GpuInvalidArgument(f"{where} is an empty array; the device needs at least one "
-                                     "element per list")
-        return
-    if not isinstance(value, list):
-        decl = "list[" * ndim + elem + "]" * ndim
-        raise GpuArgumentTypeError(
-            f"{where} expects a {decl} (or a {ndim}-D numpy array), got {_type_name(value)}; "
-            "pass a list (e.g. list(values))")
-    if not value:
-        raise GpuInvalidArgument(f"{where} is an empty list; the device needs at least one "
-                                 "element per list")
-    if ndim > 1:
-        nested.shape(value, ndim, where)
-    elif isinstance(value[0], list):
-        raise GpuArgumentTypeError(f"{where}[0] is a list, but the kernel declares a 1-D list "
-                                   f"(list[{elem}]); annotate it list[list[{elem}]] or pass a "
-                                   "flat list")
-
-
-def pack(value, elem: str, where: str, writable: bool = True, ndim: int = 1):
-    """The device bytes of a list or array argument (any buffer-protocol object).
+def pack_list(value: list, elem: str, where: str):
+    """The device bytes of a flat, non-empty list of ``elem`` values (``args.py`` checked the
+    container), each element checked: errors name the first bad one.
 
     A bool among the numbers of a list[int] or list[float] packs as its number (1 or 0), as
-    Python and numpy take it; looking at every element's type would cost more than packing.
-    An N-D argument packs row-major (a nested list is flattened first)."""
-    check_container(value, elem, where, writable, ndim)
-    if is_ndarray(value):
-        row = elem_type(elem)
-        if ndim > 1:
-            value = value.reshape(-1)
-        return value if row.array_dtype == row.host_dtype else value.astype(row.host_dtype)
-    if ndim > 1:
-        dims = nested.shape(value, ndim, where)
-        try:
-            return pack(nested.flatten(value, ndim), elem, where, writable)
-        except GpuInvalidArgument as exc:
-            raise type(exc)(nested.element_where(str(exc), where, dims)) from None
+    Python and numpy take it; looking at every element's type would cost more than packing."""
     if elem == "bool":
         if len(value) <= SMALL:
             if not all(v.__class__ is bool for v in value):
@@ -456,46 +393,6 @@ def _has_inf(packed: array.array) -> bool:
     return bool(np.isinf(np.frombuffer(packed, dtype=elem_type("float").host_dtype)).any())
 
 
-def pack_any(value, where: str):
-    """(element kind, device bytes) of a list or array whose kind is not declared (arenas).
-
-    Lists of bools are 'bool', lists of ints 'int' (usable as floats until a kernel first uses
-    them), anything with a float 'float'.
-    """
-    if is_ndarray(value):
-        for row in ELEM_TYPES.values():
-            if value.dtype.name == row.array_dtype:
-                return row.name, pack(value, row.name, where, ndim=max(1, value.ndim))
-        wants = ("float32", "float64", "int32", "int64", "uint32", "bool")
-        raise GpuInvalidArgument(
-            f"{where} is a numpy array of dtype {value.dtype}; a list holds "
-            f"{', '.join(wants)} values: {dtype_fix(value.dtype, wants)}; it is not "
-            "converted silently because results are written back in place")
-    if not isinstance(value, list):
-        raise GpuArgumentTypeError(
-            f"{where} expects a list of floats, ints or bools (or a 1-D numpy array), got "
-            f"{_type_name(value)}; pass a list (e.g. list(values))")
-    if nested.is_nested(value):
-        ndim = nested.depth(value)
-        dims = nested.shape(value, ndim, where)
-        try:
-            return pack_any(nested.flatten(value, ndim), where)
-        except GpuInvalidArgument as exc:
-            raise type(exc)(nested.element_where(str(exc), where, dims)) from None
-    check_container(value, "float", where)
-    first = value[0]
-    if first.__class__ is bool:
-        return "bool", pack(value, "bool", where)
-    if isinstance(first, int):
-        try:
-            packed = array.array(elem_type("int").code, value)
-        except (TypeError, OverflowError):
-            pass            # a float further on (or an int beyond 32 bits): try floats
-        else:
-            return "int", packed
-    return "float", pack(value, "float", where)
-
-
 def _as_array(value, elem, where):
     try:
         return _np().array(value)
@@ -527,25 +424,8 @@ def _pack_numpy(raw, value, elem: str, where: str):
     raise AssertionError(elem)
 
 
-def writeback(target, view, elem: str) -> None:
-    """Write device bytes back into the caller's list or array, in place (an N-D array through
-    its flat view, a nested list into its rows)."""
-    if is_ndarray(target):
-        np = _np()
-        src = np.frombuffer(view, dtype=elem_type(elem).host_dtype, count=target.size)
-        out = target if target.ndim == 1 else target.reshape(-1)
-        if elem == "bool":
-            np.not_equal(src, 0, out=out)
-        else:
-            np.copyto(out, src)
-        return
-    if nested.is_nested(target):
-        ndim = nested.depth(target)
-        dims = nested.shape(target, ndim, "list")
-        flat = [None] * nested.count(dims)
-        writeback(flat, view, elem)
-        nested.fill(target, flat, ndim)
-        return
+def write_list(target: list, view, elem: str) -> None:
+    """Write device bytes back into the caller's flat list, in place."""
     row = elem_type(elem)
     n = len(target)
     if elem != "bool" and n > CHUNKED_FROM:

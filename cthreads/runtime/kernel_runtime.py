@@ -416,21 +416,17 @@ def dump_wgsl(program: KernelProgram, variant: Variant, wgsl: str) -> None:
         f.write(wgsl)
 
 
-def runtime_for(kernel, widths: tuple | None = None, nd: tuple | None = None) -> KernelRuntime:
-    """The kernel's runtime on the caller's device (``use_device``) for ``widths`` (what plain
-    float and int mean: ``KernelProgram.widths``; None for 32-bit), created on first need.
-    Runtimes on the default device are keyed by widths alone, on the others by (widths,
-    device index)."""
+def runtime_key(widths: tuple | None = None, nd: tuple | None = None) -> tuple:
+    """(key, device) of a kernel's runtime on the caller's device (``use_device``) for
+    ``widths`` (what plain float and int mean: ``KernelProgram.widths``; None for 32-bit) and
+    the N-D workgroup ``nd`` (``GpuKernel.runtime_for`` keeps its runtimes by it). Runtimes
+    on the default device are keyed by widths alone, on the others by (widths, device
+    index)."""
     key = widths or NARROW_KEY
     if nd is not None:                 # the N-D launch variant with workgroup ``nd``
         key = (key, nd)
     ctx = _device.get_context()
-    if ctx is not _device._context:
+    if ctx is not _device.default_context():
         key = (key, ctx.index)
-    runtimes = kernel._runtimes
-    rt = runtimes.get(key)
-    if rt is not None and rt.ctx is ctx:
-        return rt
-    rt = KernelRuntime(kernel, kernel.program_for(widths or NARROW_KEY), nd)
-    runtimes[key] = rt
-    return rt
+    return key, ctx
+

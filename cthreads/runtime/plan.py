@@ -17,7 +17,7 @@ class ListArg:
     """One list argument of a launch: its parameter, the caller's object, its resident slot
     (None: uploaded for this launch from ``data``, its device bytes) and its size in bytes."""
 
-    __slots__ = ("param", "value", "slot", "data", "nbytes", "dims")
+    __slots__ = ("param", "value", "slot", "data", "nbytes", "dims", "kind")
 
     def __init__(self, param, value, slot, data, nbytes: int):
         self.param = param
@@ -26,6 +26,7 @@ class ListArg:
         self.data = data
         self.nbytes = nbytes
         self.dims = None            # its shape (N-D lists: every dimension)
+        self.kind = None            # its handler (args.py), when it is uploaded
 
 
 class Binding:

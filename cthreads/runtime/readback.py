@@ -13,7 +13,7 @@ the user added or kept is lost).
 
 from __future__ import annotations
 
-from . import convert, nested
+from . import args
 from ..codegen.types import elem as elem_type
 from ..errors import CThreadsGPUError, GpuInvalidArgument
 
@@ -39,10 +39,8 @@ class Download:
 
 def _elements(target: list) -> int:
     """Elements of a list, or of a nested list (-1 when its rows are no longer rectangular)."""
-    if not nested.is_nested(target):
-        return len(target)
     try:
-        return nested.count(nested.shape(target, nested.depth(target), "list"))
+        return args.elements(target)
     except CThreadsGPUError:
         return -1
 
@@ -109,7 +107,7 @@ class Readback:
         """Write every list back from ``raw``, unless one changed length since the launch."""
         for d in self.lists:
             length = d.nbytes // elem_type(d.elem).size
-            if convert.is_ndarray(d.target):
+            if args.is_ndarray(d.target):
                 continue
             now = _elements(d.target)
             if now != length:
@@ -120,7 +118,7 @@ class Readback:
                     "only after join(), or launch with a copy")
         mv = memoryview(self.raw)
         for d in self.lists:
-            convert.writeback(d.target, mv[d.offset:d.offset + d.nbytes], d.elem)
+            args.writeback(d.target, mv[d.offset:d.offset + d.nbytes], d.elem)
 
     def finish(self, queue, seq: int, download: bool = True) -> None:
         """fetch, check and (with ``download``) write, in one go."""

@@ -23,7 +23,7 @@ import hashlib
 import threading
 import weakref
 
-from . import convert, residency, sharing
+from . import args, convert, residency, sharing
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
@@ -228,10 +228,10 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     size = elem_type(ty).size
     if slot is None:                     # checked before packing: a long list packs slowly
         dims = values.shape if convert.is_ndarray(values) else (n,)
-        red.queue.pool.check_size(n * size, f"{where}, {convert.describe(values, dims)},",
+        red.queue.pool.check_size(n * size, f"{where}, {args.describe(values, dims)},",
                                   size, convert.device_type(ty),
                                   "reduce each part, then reduce the parts' results")
-        data = convert.pack(values if data is None else data, ty, where, writable=False)
+        data = args.pack(values if data is None else data, ty, where, writable=False)
     # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
     variant = variant or (red.variant if size == 4 else "shared")
     if variant == "subgroup" and "subgroup" not in red.ctx.features:
@@ -278,7 +278,7 @@ def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
                         "meanwhile; nothing was submitted. Create a new GpuArena and bind it")
                 if slot.elem != ty:       # an int list first used as float: as launches do
                     slot.elem = ty
-                    queue.upload(slot.pooled, convert.pack(slot.target, ty, where, False))
+                    queue.upload(slot.pooled, args.pack(slot.target, ty, where, False))
                 slot.used = True
                 src = slot.pooled
             else:

@@ -5,10 +5,11 @@ passes the same list objects every time and only its scalars change. For such a 
 checks that depend on the lists alone (the kernel's widths, each list's slot, element type,
 shape and aliasing, the runtime) gave their answer at the first launch; ``LaunchMemo`` keeps
 that answer and, on the next call, only confirms it still holds (each list is still the object
-bound to the same live slot, with the same length, shape and element type, on the same device
-and runtime) before checking the scalars and planning the launch as usual. Anything else (a
-list not resident, a nested list, a rebound or resized list, another device, ``force=``,
-``device=``) takes ``gpu()``'s full path, which makes a new memo.
+bound to the same live slot, with the same length, shape and element type, on the same device)
+before checking the scalars and planning the launch as usual. Anything else (a list not
+resident, a nested list, a rebound or resized list, another device, ``force=``, ``device=``)
+takes ``gpu()``'s full path, which makes a new memo. The kernel keeps the memo in its
+``memo_slot``; ``GpuKernel.forget_runtimes`` drops it with the runtime it holds.
 
 The memo holds the slots weakly and the caller's lists not at all: a released arena and its
 arrays are freed as if no launch had been made.
@@ -28,16 +29,14 @@ from .plan import ListArg
 class LaunchMemo:
     """What the first launch of a kernel with these lists settled (see the module docstring)."""
 
-    __slots__ = ("threads", "shape", "rt", "runtimes", "rt_key", "lists", "count",
+    __slots__ = ("threads", "shape", "rt", "lists", "count",
                  "scalar_params", "wheres", "shape_scalars", "n_at", "n_lists", "ctx")
 
-    def __init__(self, kernel, threads, shape, program, rt, lists: list, wheres: tuple):
+    def __init__(self, threads, shape, program, rt, lists: list, wheres: tuple):
         self.threads = threads             # as given to gpu()
         self.shape = shape                 # as checked: None, n or (nx, ny[, nz])
         self.rt = rt
         self.ctx = rt.ctx
-        self.runtimes = kernel._runtimes   # the memo holds while rt is still the kernel's
-        self.rt_key = next(k for k, v in kernel._runtimes.items() if v is rt)
         self.count = len(program.params)
         position = {p.name: k for k, p in enumerate(program.params)}
         # per list: (argument position, its slot (weakly), id of the slot's buffer, length,
@@ -53,8 +52,8 @@ class LaunchMemo:
         by_name = {a.param.name: a.dims for a in lists}
         self.shape_scalars = [by_name[name][d] for name, d, _ in program.shapes]
         # where n is among the scalar values, else n is the longest list's length
-        self.n_at = next((i for i, (_, p) in enumerate(self.scalar_params)
-                          if p.name == "n" and p.elem in ("int", "int64")), None)
+        self.n_at = next((i for i, (k, _) in enumerate(self.scalar_params)
+                          if k == program.count_param), None)
         self.n_lists = max(len(a.value) for a in lists)
 
     @staticmethod
@@ -72,7 +71,7 @@ class LaunchMemo:
         scalar checked yet); else None."""
         if len(args) != self.count or threads != self.threads:
             return None
-        if self.runtimes.get(self.rt_key) is not self.rt or _device.get_context() is not self.ctx:
+        if _device.get_context() is not self.ctx:
             return None
         lookup = residency.lookup
         out = []

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from . import convert, nested, sharing
+from . import args, nested, sharing
 from ..backend import device as _device
 from ..codegen.types import elem as elem_type
 from ..errors import GpuInvalidArgument, GpuUseAfterDestroy
@@ -29,7 +29,7 @@ launch_lock = threading.RLock()
 #: guards the registry and the arenas' slots
 registry_lock = threading.RLock()
 #: id(list) -> Slot for every bound list of every live arena
-_resident: dict[int, "Slot"] = {}
+_resident: dict[int, "Slot"] = sharing.resident
 
 
 class Slot:
@@ -94,7 +94,7 @@ class Slot:
 
     def check_view_for(self, param, where: str) -> None:
         """Raise unless this slot's device copy can stand for a reshape of its array (already
-        checked as the kernel's ``param`` by ``convert.check_container``)."""
+        checked as the kernel's ``param`` by its ``args.SharedView`` handler)."""
         if self.pooled is None:
             raise GpuInvalidArgument(f"{where}: the arena holding the array it is a reshape of "
                                      "was released or the device was shut down; bind it again")
@@ -115,7 +115,7 @@ class Slot:
                 "prepared; nothing was submitted. Create a new GpuArena and bind it")
         if self.elem != param.elem:            # an int list first used as float: re-upload
             self.elem = param.elem
-            rt.queue.upload(self.pooled, convert.pack(self.target, param.elem, "arena list"))
+            rt.queue.upload(self.pooled, args.pack(self.target, param.elem, "arena list"))
         self.used = True
         if param.written or param.atomic:
             self.written = True
@@ -125,19 +125,10 @@ class Slot:
 
 def list_dims(value) -> tuple:
     """The shape of a bound list: an N-D array's or nested list's, else (length,)."""
-    if convert.is_ndarray(value):
-        return value.shape             # a tuple of ints already
-    if nested.is_nested(value):
-        return nested.shape(value, nested.depth(value), "list")
-    return (len(value),)
+    return args.dims(value)
 
 
-def lookup(value) -> "Slot | None":
-    """The resident slot of ``value`` (by identity), or None."""
-    slot = _resident.get(id(value))
-    if slot is not None and slot.target is value:
-        return slot
-    return None
+lookup = sharing.lookup             # the resident slot of a value (by identity), or None
 
 
 def register(slot: Slot) -> None:

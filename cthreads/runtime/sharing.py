@@ -26,6 +26,9 @@ from __future__ import annotations
 from . import convert
 from ..errors import GpuInvalidArgument
 
+#: id(list) -> Slot for every bound list of every live arena (``lookup``; ``residency.py``
+#: registers and forgets)
+resident: dict[int, object] = {}
 #: id(memory owner) -> the slots of the bound numpy arrays whose memory it owns (``owner``)
 bound_arrays: dict[int, list] = {}
 #: id(list) -> (slot, the list) for every bound Python list
@@ -35,6 +38,14 @@ _rows: dict[int, tuple] = {}
 
 
 # -- the registries (residency.py, registry lock held) -----------------------------------------
+
+def lookup(value):
+    """The resident slot of ``value`` (by identity), or None."""
+    slot = resident.get(id(value))
+    if slot is not None and slot.target is value:
+        return slot
+    return None
+
 
 def note_bound(slot) -> None:
     """``slot.target`` was bound."""

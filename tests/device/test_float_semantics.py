@@ -86,12 +86,12 @@ def _run_divmod(dt, x, y, hide=()):
     driver run the fma-free float32 helpers in float32, Dekker's form, instead of float64)."""
     n = len(x)
     q, m, f, d = (np.zeros(n, dt) for _ in range(4))
-    divmod_all._runtime = None
+    divmod_all.forget_runtimes()
     try:
         with config.override(hide_features=hide):
             gpu(divmod_all, n, x, y, q, m, f, d).join()
     finally:
-        divmod_all._runtime = None
+        divmod_all.forget_runtimes()
     return q, m, f, d
 
 
@@ -142,7 +142,7 @@ def quotient4(n: int, x: list[float], y: list[float], q: list[float]) -> None:
 @pytest.mark.parametrize("hide", [(), ("shader-f64",)], ids=["", "without-f64"])
 def test_four_lane_division_is_correctly_rounded(device_name, monkeypatch, hide):
     monkeypatch.setenv("CTHREADS_VEC", "1")
-    quotient4._runtime = None
+    quotient4.forget_runtimes()
     try:
         x, y = _divmod_inputs(np.float32)
         n = len(x) // 4 * 4
@@ -150,12 +150,12 @@ def test_four_lane_division_is_correctly_rounded(device_name, monkeypatch, hide)
         q = np.zeros(n, np.float32)
         with config.override(hide_features=hide):
             gpu(quotient4, n, x, y, q).join()
-        assert any(v.form.startswith("vec_") for v in quotient4._runtime.compiled_variants()), \
+        assert any(v.form.startswith("vec_") for v in quotient4.runtime_for().compiled_variants()), \
             "four-lane form not run"
         with np.errstate(all="ignore"):
             _assert_same("/ (four lanes)", x, y, q, x / y)
     finally:
-        quotient4._runtime = None
+        quotient4.forget_runtimes()
 
 
 def test_the_exact_helpers_follow_the_device_fma(device_name):
@@ -383,7 +383,7 @@ def times_zero4(n: int, x: list[float], y: list[float], z: list[float]) -> None:
 def test_fold_prone_shapes_in_an_element_wise_kernel(device_name, monkeypatch):
     """With the four-lane variant on, such a kernel keeps the IEEE values (it runs scalar)."""
     monkeypatch.setenv("CTHREADS_VEC", "1")
-    times_zero4._runtime = None
+    times_zero4.forget_runtimes()
     try:
         x = np.array([math.inf, math.nan, -0.0, 2.0, -3.0, 0.0, math.inf, 1.0], np.float32)
         y, z = np.ones(8, np.float32), np.ones(8, np.float32)
@@ -392,7 +392,7 @@ def test_fold_prone_shapes_in_an_element_wise_kernel(device_name, monkeypatch):
             _assert_same("x * 0.0", x, x, y, x * np.float32(0.0))
             _assert_same("x - x", x, x, z, x - x)
     finally:
-        times_zero4._runtime = None
+        times_zero4.forget_runtimes()
 
 
 @Gpu

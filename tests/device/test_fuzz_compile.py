@@ -35,11 +35,11 @@ def kernel(fn):
 def setting(request, device_name):
     vec, coarsen = request.param
     for k in ALL:
-        k._runtime = None
+        k.forget_runtimes()
     with config.override(vec=vec, coarsen=coarsen):
         yield request.param
     for k in ALL:
-        k._runtime = None
+        k.forget_runtimes()
 
 
 # ----------------------------------------------------------------------------- C01

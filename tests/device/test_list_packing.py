@@ -1,5 +1,5 @@
 """Long Python lists in and out: float lists packed by cffi (cthreads/runtime/packing.py), results written
-back slice by slice (convert.writeback). Every packing is checked against numpy's conversion of
+back slice by slice (args.writeback). Every packing is checked against numpy's conversion of
 the same values, every refusal by its message and the caller's list left as it was, and the
 round trips on the device against numpy."""
 
@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from cthreads.runtime import convert, packing
+from cthreads.runtime import args, convert, packing
 from cthreads.errors import GpuArgumentTypeError, GpuInvalidArgument
 from cthreads.gpu import GlobalIdx, Gpu, gpu
 from cthreads.lang.widths import float64, int64, uint32
@@ -102,7 +102,7 @@ def odd_values(n: int, python_code: bool = False) -> list:
 def test_long_float_lists_pack_like_numpy(elem, n, python_code):
     values = odd_values(n, python_code)
     keep = list(values)
-    packed = convert.pack(values, elem, "xs")
+    packed = args.pack(values, elem, "xs")
     assert bytes(packed) == reference(values, elem)
     assert unchanged(values, keep)
     direct = packing.floats(values, elem)          # the cffi path itself, not a fallback
@@ -114,7 +114,7 @@ def test_long_float_lists_pack_like_numpy(elem, n, python_code):
 
 EMPTYING = """
 import numpy
-from cthreads.runtime import convert, packing
+from cthreads.runtime import args, convert, packing
 
 class Emptying:
     def __init__(self, home):
@@ -131,7 +131,7 @@ for n, elem in ((1_000_000, "float"), (1_000_000, "float64"), (100, "float")):
     values[n // 2] = Emptying(values)
     assert n < packing.FROM or packing.floats(values, elem) is None and len(values) == n
     try:
-        convert.pack(values, elem, "xs")
+        args.pack(values, elem, "xs")
     except ValueError as exc:
         print(exc)
     assert values == []                       # what the element itself did
@@ -160,7 +160,7 @@ def test_a_profiler_is_left_alone():
     sys.setprofile(profiler)
     try:
         assert packing.floats(values, "float") is None
-        packed = convert.pack(values, "float", "xs")
+        packed = args.pack(values, "float", "xs")
         assert sys.getprofile() is profiler
     finally:
         sys.setprofile(None)
@@ -173,16 +173,16 @@ def test_infinities_pass(elem):
     values[3], values[-1], values[100] = math.inf, -math.inf, math.nan
     values[7] = F32_MAX_UP                          # rounds down to float32's max
     keep = list(values)
-    packed = convert.pack(values, elem, "xs")
+    packed = args.pack(values, elem, "xs")
     assert bytes(packed) == reference(values, elem)
     assert unchanged(values, keep)
 
 
 def test_the_packed_buffer_owns_its_memory():
     values = [1.25] * LONG
-    packed = convert.pack(values, "float", "xs")
+    packed = args.pack(values, "float", "xs")
     del values
-    other = convert.pack([7.5] * LONG, "float", "xs")
+    other = args.pack([7.5] * LONG, "float", "xs")
     assert bytes(packed) == np.full(LONG, 1.25, np.float32).tobytes()
     assert bytes(other) == np.full(LONG, 7.5, np.float32).tobytes()
 
@@ -213,7 +213,7 @@ def test_a_bad_element_is_named_and_the_list_unchanged(n, k, elem, bad, cls, mes
     values[1 if k != 1 else 2] = math.inf            # a real infinity elsewhere changes nothing
     keep = list(values)
     with pytest.raises(cls) as info:
-        convert.pack(values, elem, "xs")
+        args.pack(values, elem, "xs")
     assert str(info.value).startswith(message.format(k=k))
     assert unchanged(values, keep)
     assert packing.floats(values, elem) is None      # refused by cffi, or an overflow seen
@@ -223,16 +223,16 @@ def test_without_numpy_loaded_float32_lists_take_the_struct_path():
     """numpy is not imported for packing: a program without it packs as before."""
     code = (
         "import struct, sys\n"
-        "from cthreads.runtime import convert, packing\n"
+        "from cthreads.runtime import args, convert, packing\n"
         "n = packing.FROM + 5\n"
         "values = [k * 0.25 - 3 for k in range(n)]\n"
         "assert packing.floats(values, 'float') is None\n"
-        "packed = convert.pack(values, 'float', 'xs')\n"
+        "packed = args.pack(values, 'float', 'xs')\n"
         "assert bytes(packed) == struct.pack(f'<{n}f', *values)\n"
         "wide = packing.floats(values, 'float64')\n"
         "assert bytes(wide) == struct.pack(f'<{n}d', *values)\n"
         "try:\n"
-        "    convert.pack(values[:-1] + [1e39], 'float', 'xs')\n"
+        "    args.pack(values[:-1] + [1e39], 'float', 'xs')\n"
         "except ValueError as exc:\n"
         "    print(exc)\n"
         "print('numpy' in sys.modules)\n")
@@ -260,7 +260,7 @@ def test_writeback_of_long_lists(n, elem, dtype):
     expected = (device != 0).tolist() if elem == "bool" else device.tolist()
     target = [0.5] * n
     same = target
-    convert.writeback(target, memoryview(device.tobytes() + b"\xff" * 16), elem)
+    args.writeback(target, memoryview(device.tobytes() + b"\xff" * 16), elem)
     assert target is same and target == expected
     assert {type(v) for v in target} == {type(expected[0])}
 
@@ -271,7 +271,7 @@ def test_writeback_of_a_long_nested_list():
     device = np.arange(rows * cols, dtype=np.float32) * 0.5
     target = [[0.0] * cols for _ in range(rows)]
     row0 = target[0]
-    convert.writeback(target, memoryview(device.tobytes()), "float")
+    args.writeback(target, memoryview(device.tobytes()), "float")
     assert target == device.reshape(rows, cols).tolist() and target[0] is row0
 
 

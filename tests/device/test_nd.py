@@ -24,11 +24,11 @@ def nd_form(request):
                (vars(mod).values() if not isinstance(mod, dict) else mod.values())
                if isinstance(k, GpuKernel)]
     for k in kernels:
-        k._runtimes.clear()
+        k.forget_runtimes()
     with config.override(nd_tiles_on_cpu=request.param == "tiles"):
         yield request.param
     for k in kernels:
-        k._runtimes.clear()
+        k.forget_runtimes()
 
 
 def _blur_numpy(img: np.ndarray) -> np.ndarray:

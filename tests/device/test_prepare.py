@@ -21,7 +21,7 @@ def test_prepare_compiles_every_variant_a_launch_picks(device_name):
     import numpy as np
 
     prepare()
-    rt = saxpy._runtime
+    rt = saxpy.runtime_for()
     compiled = rt.compiled_variants()
     assert any(v.form.startswith("vec_") for v in compiled)                  # the four-lane form is among them
     big = (1 << 21) + 64                                    # a large launch on any device

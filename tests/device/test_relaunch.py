@@ -23,7 +23,7 @@ def scale_rows(w: int, h: int, a: float, m: list[list[float]]) -> None:
 
 
 def _memo_used(kernel) -> bool:
-    return kernel._memo is not None
+    return kernel.memo_slot.memo is not None
 
 
 def test_repeats_see_each_scalar_and_match_numpy(device_name):
@@ -177,3 +177,21 @@ def test_repeated_atomic_launches_count_every_value(device_name):
             gpu(count_into, 5000, data, bins)
         arena.sync("bins")
     assert np.array_equal(bins, 4 * np.bincount(data, minlength=8))
+
+
+def test_forget_runtimes_drops_the_memo_and_the_next_launch_makes_both_again(device_name):
+    x = np.arange(64, dtype=np.float32)
+    y = np.ones(64, np.float32)
+    with GpuArena() as arena:
+        arena.bind(x=x, y=y)
+        gpu(saxpy, 64, 2.0, x, y)
+        rt = saxpy.runtime_for()
+        assert _memo_used(saxpy) and saxpy.memo_slot.memo.rt is rt
+        saxpy.forget_runtimes()
+        assert not _memo_used(saxpy)
+        gpu(saxpy, 64, 2.0, x, y)
+        assert _memo_used(saxpy) and saxpy.memo_slot.memo.rt is not rt
+        assert saxpy.runtime_for() is saxpy.memo_slot.memo.rt
+        gpu(saxpy, 64, 2.0, x, y).join()
+        arena.sync("y")
+    np.testing.assert_allclose(y, 1.0 + 3 * 2.0 * np.arange(64, dtype=np.float32))  # 3 launches

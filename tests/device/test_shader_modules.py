@@ -30,12 +30,12 @@ def prefix(n: int, xs: list[float], out: list[float]) -> None:
 def trusted():
     """Shader modules made as on GPUs; the kernels' runtimes and pipelines made afresh."""
     for k in (mandelbrot2d, prefix):
-        k._runtime = None
+        k.forget_runtimes()
     pipeline.clear_cache()
     with config.override(trusted_shaders_on_cpu=True):
         yield
     for k in (mandelbrot2d, prefix):
-        k._runtime = None
+        k.forget_runtimes()
     pipeline.clear_cache()
 
 

@@ -36,10 +36,10 @@ def shape(request, monkeypatch, device_name):
     else:
         monkeypatch.setenv("CTHREADS_COARSEN", coarsen)
     for k in (stamp, unguarded, saxpy):
-        k._runtime = None                     # the next launch reads the settings again
+        k.forget_runtimes()                     # the next launch reads the settings again
     yield request.param
     for k in (stamp, unguarded, saxpy):
-        k._runtime = None
+        k.forget_runtimes()
 
 
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 70_001])

@@ -88,7 +88,7 @@ def test_lane_wise_kernels_match_plain_python(fresh, kernel):
 
 
 def _ran_vec(kernel) -> bool:
-    rt = kernel._runtime
+    rt = kernel.runtime_for()
     return any(v.form.startswith("vec_") for v in rt.compiled_variants())
 
 
@@ -97,11 +97,11 @@ def fresh(monkeypatch, device_name):
     def reset(vec: bool):
         monkeypatch.setenv("CTHREADS_VEC", "1" if vec else "0")
         for k in (saxpy, blend4, fill4, ops4, math4):
-            k._runtime = None
+            k.forget_runtimes()
     yield reset
     monkeypatch.delenv("CTHREADS_VEC")
     for k in (saxpy, blend4, fill4, ops4, math4):
-        k._runtime = None
+        k.forget_runtimes()
 
 
 @pytest.mark.parametrize("n", [4, 64, 1000, 65_536, 1_000_000])

@@ -8,7 +8,6 @@ import pytest
 
 from cthreads.gpu import GlobalIdx, Gpu, gpu
 from cthreads.kernel import all_kernels
-from cthreads.runtime.kernel_runtime import runtime_for
 
 from tests.codegen import golden_kernels  # noqa: F401  (registers kernels)
 from tests.device import kernels, test_differential, test_workgroup  # noqa: F401
@@ -62,7 +61,7 @@ def test_every_kernel_creates_a_pipeline():
     for k in all_kernels():
         if k.program.refused is not None:
             continue                         # its 32-bit launches raise (test_fuzz_compile.py)
-        rt = runtime_for(k)
+        rt = k.runtime_for()
         rt.compile_all()                     # every variant: checked, and check-free if any
         assert rt.pipeline_for(rt.variants()[0]) is not None
         names.append(k.__name__)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from cthreads.runtime import convert
+from cthreads.runtime import args, convert
 from cthreads.errors import GpuArgumentTypeError, GpuInvalidArgument
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -105,19 +105,19 @@ def test_type_errors_are_type_errors_too():
     with pytest.raises(TypeError):
         convert.check_scalar("x", "int", "k")
     with pytest.raises(TypeError):
-        convert.check_container((1, 2), "int", "xs")
+        args.check_container((1, 2), "int", "xs")
 
 
 # -- containers ----------------------------------------------------------------------------------
 
 def test_lists_and_matching_arrays_are_accepted():
     for elem in ("float", "int", "bool"):
-        convert.check_container([0], elem, "xs")
+        args.check_container([0], elem, "xs")
         want = {"float": np.float32, "int": np.int32, "bool": np.bool_}[elem]
-        convert.check_container(np.zeros(3, dtype=want), elem, "xs")
+        args.check_container(np.zeros(3, dtype=want), elem, "xs")
     frozen = np.zeros(3, np.float32)
     frozen.flags.writeable = False
-    convert.check_container(frozen, "float", "xs", writable=False)
+    args.check_container(frozen, "float", "xs", writable=False)
 
 
 # Each dtype mismatch names a conversion that keeps every value, or says what the conversion
@@ -151,7 +151,7 @@ def test_dtype_mismatch_hints_are_safe(dtype, elem, plain, says, never):
         else np.arange(3).astype(dtype)
     before = value.copy()
     with pytest.raises(GpuInvalidArgument) as info:
-        convert.check_container(value, elem, "xs", plain=plain)
+        args.check_container(value, elem, "xs", plain=plain)
     msg = str(info.value)
     assert says in msg and never not in msg.split(": ", 1)[1], msg
     assert f"dtype {value.dtype}" in msg
@@ -160,7 +160,7 @@ def test_dtype_mismatch_hints_are_safe(dtype, elem, plain, says, never):
 
 def test_a_64_bit_launch_names_its_width_for_plain_lists():
     with pytest.raises(GpuInvalidArgument) as info:
-        convert.check_container(np.zeros(3, np.float16), "float64", "xs", plain="float")
+        args.check_container(np.zeros(3, np.float16), "float64", "xs", plain="float")
     msg = str(info.value)
     assert "list[float], float64 in this launch" in msg
     assert "pass arr.astype(np.float64), which keeps every value" in msg, msg
@@ -193,10 +193,10 @@ def test_containers_refused(make, elem, message):
     value = make()
     before = np.array(value, copy=True) if isinstance(value, np.ndarray) else list(value)
     with pytest.raises(GpuInvalidArgument) as info:
-        convert.check_container(value, elem, "xs")
+        args.check_container(value, elem, "xs")
     assert str(info.value) == message
     with pytest.raises(GpuInvalidArgument):
-        convert.pack(value, elem, "xs")
+        args.pack(value, elem, "xs")
     if isinstance(value, np.ndarray):
         np.testing.assert_array_equal(value, before)
     else:
@@ -208,8 +208,8 @@ def test_read_only_arrays_are_refused_when_written():
     frozen.flags.writeable = False
     with pytest.raises(GpuInvalidArgument, match="xs is a read-only numpy array but the kernel "
                                                  r"writes it; pass a writable array \(arr.copy"):
-        convert.check_container(frozen, "float", "xs")
-    assert bytes(convert.pack(frozen, "float", "xs", writable=False)) == frozen.tobytes()
+        args.check_container(frozen, "float", "xs")
+    assert bytes(args.pack(frozen, "float", "xs", writable=False)) == frozen.tobytes()
 
 
 # -- packing -------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ def test_float_lists_pack_as_float32(n):
     values[0] = 3                                  # an int in a float list is fine
     values[-1] = -math.inf if n > 1 else values[-1]
     keep = list(values)
-    assert bytes(convert.pack(values, "float", "xs")) == device_bytes(values, "float")
+    assert bytes(args.pack(values, "float", "xs")) == device_bytes(values, "float")
     assert values == keep
 
 
@@ -230,24 +230,24 @@ def test_int_lists_pack_as_int32(n):
     values = np.random.default_rng(n).integers(I32_MIN, I32_MAX, n, endpoint=True).tolist()
     values[0] = I32_MIN
     values[-1] = I32_MAX if n > 1 else I32_MIN
-    assert bytes(convert.pack(values, "int", "xs")) == device_bytes(values, "int")
+    assert bytes(args.pack(values, "int", "xs")) == device_bytes(values, "int")
 
 
 @pytest.mark.parametrize("n", LENGTHS)
 def test_bool_lists_pack_as_uint32(n):
     values = (np.random.default_rng(n).random(n) < 0.5).tolist()
-    assert bytes(convert.pack(values, "bool", "xs")) == device_bytes(values, "bool")
+    assert bytes(args.pack(values, "bool", "xs")) == device_bytes(values, "bool")
 
 
 def test_float_and_int_arrays_pack_without_a_copy():
     f = np.linspace(-1, 1, 9, dtype=np.float32)
     i = np.arange(-4, 5, dtype=np.int32)
-    assert convert.pack(f, "float", "xs") is f and convert.pack(i, "int", "xs") is i
+    assert args.pack(f, "float", "xs") is f and args.pack(i, "int", "xs") is i
 
 
 def test_bool_arrays_pack_as_uint32():
     b = np.array([True, False, True, True])
-    packed = convert.pack(b, "bool", "xs")
+    packed = args.pack(b, "bool", "xs")
     assert bytes(packed) == device_bytes([1, 0, 1, 1], "bool")
     np.testing.assert_array_equal(b, [True, False, True, True])
 
@@ -273,7 +273,7 @@ def test_a_bad_element_is_named_and_the_list_unchanged(n, elem, bad, cls, messag
     values[k] = bad
     keep = list(values)
     with pytest.raises(cls) as info:
-        convert.pack(values, elem, "xs")
+        args.pack(values, elem, "xs")
     assert str(info.value) == message.format(k=k)
     assert values == keep and type(values[k]) is type(bad)
 
@@ -283,7 +283,7 @@ def test_a_bad_element_is_named_and_the_list_unchanged(n, elem, bad, cls, messag
     ([1, 2**40], "float"),                 # beyond int32: taken as floats
 ])
 def test_pack_any_picks_the_kind(values, kind):
-    got_kind, packed = convert.pack_any(values, "a")
+    got_kind, packed = args.pack_any(values, "a")
     assert got_kind == kind
     assert bytes(packed) == device_bytes(values, kind)
 
@@ -292,28 +292,28 @@ def test_pack_any_arrays_and_refusals():
     for arr, kind in ((np.ones(3, np.float32), "float"), (np.ones(3, np.int32), "int"),
                       (np.ones(3, np.bool_), "bool"), (np.ones(3), "float64"),
                       (np.ones(3, np.int64), "int64"), (np.ones(3, np.uint32), "uint32")):
-        got_kind, packed = convert.pack_any(arr, "a")
+        got_kind, packed = args.pack_any(arr, "a")
         want = device_bytes(arr, kind) if kind in ("float", "int", "bool") else arr.tobytes()
         assert got_kind == kind and bytes(packed) == want
     with pytest.raises(GpuInvalidArgument, match=r"^a is a numpy array of dtype float16; a list "
                                                  "holds float32, float64, int32, int64, uint32, "
                                                  r"bool values: pass arr.astype\(np.float32\), "
                                                  "which keeps every value"):
-        convert.pack_any(np.ones(3, np.float16), "a")
+        args.pack_any(np.ones(3, np.float16), "a")
     z = np.array([1 + 2j, 3 - 1j])
     with pytest.raises(GpuInvalidArgument) as info:
-        convert.pack_any(z, "a")
+        args.pack_any(z, "a")
     assert "complex data is not a list of real numbers" in str(info.value)
     assert "astype" not in str(info.value) and z.tolist() == [1 + 2j, 3 - 1j]
     with pytest.raises(GpuInvalidArgument, match=r"astype\(np.int64\) wraps values outside "
                                                  r"-2\*\*63"):
-        convert.pack_any(np.ones(3, np.uint64), "a")
+        args.pack_any(np.ones(3, np.uint64), "a")
     with pytest.raises(GpuArgumentTypeError, match=r"^a expects a list of floats, ints or bools"):
-        convert.pack_any((1.0,), "a")
+        args.pack_any((1.0,), "a")
     values = [True, 2]                     # a list that starts with a bool is a list[bool]
     with pytest.raises(GpuArgumentTypeError, match=r"^a\[1\] is int 2; every element of a "
                                                    r"list\[bool\] must be a bool"):
-        convert.pack_any(values, "a")
+        args.pack_any(values, "a")
     assert values == [True, 2]
 
 
@@ -326,12 +326,12 @@ def test_bools_in_number_lists_pack_as_their_numbers(n, elem, flag):
     values = [good] * n
     values[n - 2] = flag
     keep = list(values)
-    packed = convert.pack(values, elem, "xs")
+    packed = args.pack(values, elem, "xs")
     expected = np.array([float(v) if elem == "float" else int(v) for v in keep],
                         np.float32 if elem == "float" else np.int32)
     assert bytes(packed) == expected.tobytes()
     assert values == keep and type(values[n - 2]) is type(flag)
-    kind, packed = convert.pack_any(values, "a")
+    kind, packed = args.pack_any(values, "a")
     assert kind == elem and bytes(packed) == expected.tobytes()
 
 
@@ -349,7 +349,7 @@ def test_writeback_into_lists(n):
         target = [None] * n
         same = target
         padded = device.tobytes() + b"\xff" * 64                  # a buffer rounded up
-        convert.writeback(target, memoryview(padded), elem)
+        args.writeback(target, memoryview(padded), elem)
         assert target is same and target == expected
         assert all(type(v) is type(expected[0]) for v in target)
 
@@ -363,7 +363,7 @@ def test_writeback_into_arrays():
             ("int", ints, np.zeros(3, np.int32), ints),
             ("bool", words, np.zeros(3, np.bool_), np.array([False, True, True]))):
         before = target
-        convert.writeback(target, memoryview(device.tobytes() + b"\0" * 16), elem)
+        args.writeback(target, memoryview(device.tobytes() + b"\0" * 16), elem)
         assert target is before
         np.testing.assert_array_equal(target, expected)
 
@@ -371,5 +371,5 @@ def test_writeback_into_arrays():
 def test_pack_then_writeback_round_trips():
     values = [0.1, -2.5, 1e-30, 3e38]
     target = [0.0] * 4
-    convert.writeback(target, memoryview(bytes(convert.pack(values, "float", "xs"))), "float")
+    args.writeback(target, memoryview(bytes(args.pack(values, "float", "xs"))), "float")
     assert target == np.asarray(values, np.float32).tolist()

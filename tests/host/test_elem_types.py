@@ -9,7 +9,7 @@ import struct
 import numpy as np
 import pytest
 
-from cthreads.runtime import convert
+from cthreads.runtime import args, convert
 from cthreads.codegen.types import ELEM_TYPES, elem
 
 #: bytes of WGSL's host-shareable scalar types (WGSL spec, "Alignment and Size")
@@ -51,7 +51,7 @@ def test_the_callers_array_dtype_holds_the_kind(name):
     assert dtype.kind == row.kind
     arr = np.asarray(SAMPLES[name], dtype=dtype)
     assert arr.tolist() == SAMPLES[name]                # no value lost in that dtype
-    assert convert.pack(arr, name, "xs").tobytes() == \
+    assert args.pack(arr, name, "xs").tobytes() == \
         np.asarray(SAMPLES[name], dtype=row.host_dtype).tobytes()
 
 
@@ -68,10 +68,10 @@ def test_wgsl_forms_have_the_host_size(name):
 def test_packing_lists_follows_the_row(name):
     row = elem(name)
     values = SAMPLES[name]
-    assert bytes(convert.pack(list(values), name, "xs")) == struct.pack(
+    assert bytes(args.pack(list(values), name, "xs")) == struct.pack(
         f"<{len(values)}{row.code}", *values)
     target = [row.python()] * len(values)
-    convert.writeback(target, memoryview(struct.pack(f"<{len(values)}{row.code}", *values)),
+    args.writeback(target, memoryview(struct.pack(f"<{len(values)}{row.code}", *values)),
                       name)
     assert target == values and all(type(v) is row.python for v in target)
 
