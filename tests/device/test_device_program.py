@@ -11,15 +11,13 @@ from cthreads.backend.pipeline import ShaderCompileError
 from cthreads.codegen.program import Variant
 from cthreads.errors import GpuKernelError
 from cthreads.runtime.device_program import Pipelines, internal_error
-from cthreads.runtime.kernel_runtime import runtime_for
 
 from .kernels import saxpy
 
 BROKEN = "fn ct_main() {\n    let x: f32 = undefined_name;\n}\n"
 
-
 def test_a_rejected_kernel_variant_names_the_kernel_and_numbers_the_wgsl(device_name):
-    rt = runtime_for(saxpy)
+    rt = saxpy.runtime_for()
     with pytest.raises(GpuKernelError) as info:
         rt.pipelines.compile(Variant(form="nd_tile"), BROKEN, "ct_main", rt.bindings, rt.layout,
                              (), rt._internal_error)
@@ -32,7 +30,6 @@ def test_a_rejected_kernel_variant_names_the_kernel_and_numbers_the_wgsl(device_
     assert info.value.filename == saxpy.program.filename
     assert Variant(form="nd_tile") not in rt.compiled_variants()
 
-
 def test_the_reduction_text():
     err = internal_error("the reduction shader of add", "function's source",
                          ShaderCompileError("naga: no such name", 2), "a\nb")
@@ -41,9 +38,8 @@ def test_the_reduction_text():
                         "function's source.\nnaga: no such name\n\nGenerated WGSL:\n"
                         "   1 | a\n   2 | b")
 
-
 def test_pipelines_are_kept_per_key_up_to_the_limit(device_name):
-    rt = runtime_for(saxpy)
+    rt = saxpy.runtime_for()
     pipes = Pipelines(rt.ctx, limit=2)
     text = saxpy.program.render(Variant())
     seen = []
