@@ -18,6 +18,7 @@ from .errors import (
     VulkanLoaderNotFound, VulkanNoDevice, VulkanNotBuiltError, VulkanOutOfMemory,
 )
 from .devices import current_device, devices, use_device
+from .gpu_array import GpuArray, empty, empty_like, full, to_device, zeros, zeros_like
 from .gpu_job import GpuJob
 from .gpu_typing import GpuDecorator
 from .lang.indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
@@ -39,6 +40,7 @@ __all__ = [
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",
     "atomic_compare_exchange", "float32", "float64", "int32", "int64", "uint32",
     "Array1D", "Array2D", "Array3D",
+    "GpuArray", "to_device", "empty", "zeros", "full", "empty_like", "zeros_like",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",

@@ -20,6 +20,7 @@ from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
 from .func import GpuFunc
+from .gpu_array import GpuArray
 from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName, as_raised_to_user
 
 WORKGROUP_SIZE = 64
@@ -245,6 +246,15 @@ class GpuKernel:
         if len(args) != len(prog.params):
             raise TypeError(f"{self.__name__}.simulate() takes {len(prog.params)} arguments "
                             f"({', '.join(p.name for p in prog.params)}), got {len(args)}")
+        devs = [k for k, a in enumerate(args) if isinstance(a, GpuArray)]
+        if devs:       # a GpuArray runs on a host copy, written back afterwards
+            hosts = list(args)
+            for k in devs:
+                hosts[k] = args[k].numpy()
+            self.simulate(*hosts, n=n, threads=threads)
+            for k in devs:
+                args[k].set(hosts[k])
+            return
         if isinstance(threads, (tuple, list)) and len(threads) > 1:
             t = tuple(int(v) for v in threads)
             block = self.nd_workgroup(len(t))

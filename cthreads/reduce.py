@@ -9,6 +9,7 @@ values, submits the passes and reads the result back).
 from __future__ import annotations
 
 from .runtime import convert, residency
+from .runtime.args import DeviceArrayBase
 from .runtime.reducer import array_kind, run_reduction
 
 
@@ -32,7 +33,8 @@ def _op_of(func, values):
     params = getattr(getattr(func, "signature", None), "params", ())
     plain = params[0][1] if params and params[0][1] in ("float", "int") else None
     if plain is not None:
-        slot = residency.lookup(values)
+        slot = values._slot if isinstance(values, DeviceArrayBase) else \
+            residency.lookup(values)
         row = slot.elem if slot is not None else (
             array_kind(values) if convert.is_ndarray(values) else None)
         if plain == "float" and row == "float64":

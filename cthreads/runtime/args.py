@@ -1,7 +1,8 @@
 """List arguments, one handler per kind: what a launch, a reduction or an arena does with each.
 
 A list argument is a flat Python list, a nested (N-D) Python list, a numpy array, a list bound
-in a ``GpuArena`` (its resident slot) or a numpy view of a bound array (``sharing.py``). Each
+in a ``GpuArena`` (its resident slot), a numpy view of a bound array (``sharing.py``) or a
+``GpuArray`` (``Device``: its ``device_array.DeviceSlot`` is bound like a resident slot). Each
 kind has one ``ArgKind`` handler with the same small interface:
 
 * ``check(value, param, where, slot)`` -> ``(slot, dims)``: the host checks against the
@@ -284,6 +285,67 @@ class SharedView(Array):
         return slot, dims
 
 
+class DeviceArrayBase:
+    """The base of ``cthreads.GpuArray`` (a root class): the handler table finds it by this
+    class. ``_slot`` is its ``device_array.DeviceSlot``; ``shape`` and ``dtype`` as numpy's."""
+
+    __slots__ = ()
+
+
+class Device(ArgKind):
+    """A ``GpuArray`` of the parameter's dtype and dimensions: its device buffer is bound, never
+    copied; nothing is downloaded at join (``GpuArray.numpy()`` does)."""
+
+    def check(self, value, param, where: str, slot=None) -> tuple:
+        slot = value._slot
+        slot.check_live(where)
+        self.check_container(value, param.elem, where, param.written or param.atomic,
+                             param.ndim, param.plain)
+        return slot, value.shape
+
+    def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):
+        want = elem_type(elem).array_dtype
+        have = value.dtype.name
+        if have != want:
+            if plain is None:
+                decl, wants = f"list[{elem}] ({want} arrays)", (want,)
+            elif plain == elem:
+                wants = convert.PLAIN_DTYPES[plain]
+                decl = f"list[{plain}] ({' or '.join(wants)} arrays)"
+            else:
+                wants = (want,)
+                decl = (f"list[{plain}], {want} in this launch (as the other plain "
+                        f"list[{plain}] arguments are)")
+            raise GpuInvalidArgument(
+                f"{where} is a GpuArray of shape {value.shape} and dtype {have}, but the "
+                f"kernel declares {decl}: pass a GpuArray of dtype {' or '.join(wants)} "
+                f"(to_device(arr.numpy().astype(np.{wants[0]}))); it is not converted "
+                "silently because the kernel's writes land in it")
+        if value.ndim != ndim:
+            what = "a list" if ndim == 1 else f"a {ndim}-D list ({'list[' * ndim}...)"
+            raise GpuInvalidArgument(
+                f"{where} is a {value.ndim}-D GpuArray of shape {value.shape}, but the kernel "
+                f"declares {what}; pass a {ndim}-D GpuArray (to_device(arr.numpy().reshape("
+                "...)): views come in a later version)")
+        if value.size == 0:
+            raise GpuInvalidArgument(
+                f"{where} is an empty GpuArray of shape {value.shape}; the device needs at "
+                "least one element per list")
+
+    def dims(self, value) -> tuple:
+        return value.shape
+
+    def noun(self, value, dims) -> str:
+        return f"{value.dtype} GpuArray"
+
+    def elements(self, target) -> int:
+        return target.size
+
+    def width(self, value, slot=None) -> tuple | None:
+        name = value.dtype.name
+        return DTYPE_ROWS.get(name), f"a {name} GpuArray"
+
+
 class Other(ArgKind):
     """Anything else: refused, naming what a list parameter takes (each method raises)."""
 
@@ -306,8 +368,8 @@ class Other(ArgKind):
             f"{convert._type_name(value)}; pass a list (e.g. list(values))")
 
 
-LIST, NESTED, ARRAY, RESIDENT, SHARED_VIEW, OTHER = (
-    FlatList(), NestedList(), Array(), Resident(), SharedView(), Other())
+LIST, NESTED, ARRAY, RESIDENT, SHARED_VIEW, DEVICE, OTHER = (
+    FlatList(), NestedList(), Array(), Resident(), SharedView(), Device(), Other())
 
 #: value class -> its handler (subclasses are found once by ``_kind_by_mro`` and added)
 _BY_TYPE: dict = {list: LIST}
@@ -319,6 +381,8 @@ def _kind_by_mro(cls):
         kind = ARRAY
     elif issubclass(cls, list):
         kind = LIST
+    elif issubclass(cls, DeviceArrayBase):
+        kind = DEVICE
     else:
         return OTHER                 # not kept: the table holds list and array types only
     _BY_TYPE[cls] = kind
@@ -385,7 +449,7 @@ def width_of(value) -> tuple | None:
     """``ArgKind.width`` of a list argument: a numpy array by its dtype, else a resident list
     by its slot."""
     kind = _BY_TYPE.get(value.__class__) or _kind_by_mro(value.__class__)
-    if kind is ARRAY:
+    if kind is ARRAY or kind is DEVICE:
         return kind.width(value)
     slot = sharing.lookup(value)
     return None if slot is None else RESIDENT.width(value, slot)
@@ -479,6 +543,6 @@ def pack_lists(name: str, pool, lists: list) -> None:
                                  p.written or p.atomic, p.ndim)
 
 
-__all__ = ["ArgKind", "check_args", "check_container", "describe", "dims", "elements",
+__all__ = ["ArgKind", "DeviceArrayBase", "check_args", "check_container", "describe", "dims", "elements",
            "is_ndarray", "kind_of", "pack", "pack_any", "pack_lists", "wheres", "width_of",
            "writeback"]

@@ -164,6 +164,32 @@ def _check_array(value, ty: str, where: str):
     return value.reshape(-1)
 
 
+def _slot_of(values, ty: str, where: str):
+    """The device copy that stands for ``values``: a GpuArray's, an arena slot (or the slot
+    of a reshape of a bound array), else None (uploaded)."""
+    if isinstance(values, args.DeviceArrayBase):
+        return _device_array_slot(values, ty, where)
+    slot = residency.lookup(values)
+    if slot is None and sharing.bound_arrays and convert.is_ndarray(values):
+        # a reshape of a bound array reduces its device copy; another view of one raises
+        slot = sharing.shared_slot(values, where)
+    elif slot is None and sharing.bound_lists and isinstance(values, list):
+        sharing.check_list_parts(values, where)          # a row of a bound nested list
+    return slot
+
+
+def _device_array_slot(values, ty: str, where: str):
+    """The slot of a GpuArray reduced as ``ty`` values (its dtype must be ``ty``'s)."""
+    values._slot.check_live(where)
+    want = elem_type(ty).array_dtype
+    if values.dtype.name != want:
+        raise GpuInvalidArgument(
+            f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype}, but the "
+            f"operation reduces {want} values; reduce a GpuArray of dtype {want}, or use an "
+            f"operation on {values.dtype} values")
+    return values._slot
+
+
 def _check_slot(slot, value, ty: str, where: str) -> None:
     if value is slot.target and convert.is_ndarray(value) and value.size != slot.count:
         raise GpuInvalidArgument(
@@ -196,15 +222,11 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
                                  "version's devices")
     if init is not None:
         init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
-    slot = residency.lookup(values)
-    if slot is None and sharing.bound_arrays and convert.is_ndarray(values):
-        # a reshape of a bound array reduces its device copy; another view of one raises
-        slot = sharing.shared_slot(values, where)
-    elif slot is None and sharing.bound_lists and isinstance(values, list):
-        sharing.check_list_parts(values, where)          # a row of a bound nested list
+    slot = _slot_of(values, ty, where)
     data = None
     if slot is not None:
-        _check_slot(slot, values, ty, where)
+        if slot.target is not None:       # an arena slot (a GpuArray's was checked above)
+            _check_slot(slot, values, ty, where)
         n = slot.count                 # every element of an N-D array (len() is its rows)
     elif convert.is_ndarray(values):
         data = _check_array(values, ty, where)
