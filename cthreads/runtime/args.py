@@ -338,6 +338,15 @@ class Device(ArgKind):
     def noun(self, value, dims) -> str:
         return f"{value.dtype} GpuArray"
 
+    def pack(self, value, elem, where, writable=True, ndim=1):
+        self.pack_any(value, where)
+
+    def pack_any(self, value, where):
+        raise GpuInvalidArgument(
+            f"{where} is a GpuArray of shape {value.shape} and dtype {value.dtype}: its data "
+            "already lives on the device, so it is not bound in an arena or packed; pass it "
+            "to the launch as it is (or d.numpy() for a host copy)")
+
     def elements(self, target) -> int:
         return target.size
 
@@ -518,6 +527,12 @@ def check_resident_aliases(name: str, lists: list) -> None:
     for group in by_slot.values():
         written = [a.param.name for a in group if a.param.written or a.param.atomic]
         read = [a.param.name for a in group if not (a.param.written or a.param.atomic)]
+        if written and read and group[0].slot.target is None:      # a GpuArray
+            raise GpuInvalidArgument(
+                f"{name}() parameters {read[0]!r} and {written[0]!r}: the same GpuArray is "
+                f"passed for {read[0]!r}, which the kernel only reads, and for "
+                f"{written[0]!r}, which it writes; one device buffer cannot be both in one "
+                f"launch. Pass a copy for {read[0]!r} (d.copy())")
         if written and read:
             raise GpuInvalidArgument(
                 f"{name}() parameters {read[0]!r} and {written[0]!r}: the same list, bound in "

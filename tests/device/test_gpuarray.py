@@ -368,3 +368,70 @@ def test_after_shutdown(device_name):
     assert "device is gone" in repr(d)
     fresh = to_device(np.arange(4, dtype=np.float32))   # a new device
     np.testing.assert_array_equal(fresh.numpy(), np.arange(4, dtype=np.float32))
+
+
+def test_same_array_read_and_written_refused(device_name):
+    d = to_device(np.ones(8, np.float32))
+    with pytest.raises(GpuInvalidArgument, match=r"parameters 'x' and 'y': the same GpuArray "
+                       r"is passed for 'x'.*Pass a copy for 'x' \(d.copy\(\)\)"):
+        gpu(saxpy, 8, 1.0, d, d)
+    np.testing.assert_array_equal(d.numpy(), np.ones(8, np.float32))
+
+
+def test_join_downloads_nothing(device_name, monkeypatch):
+    from cthreads.runtime import readback
+
+    x, y = to_device(np.ones(64, np.float32)), zeros(64)
+    host = np.zeros(64, np.float32)
+    added = []
+    real = readback.Readback.add_list
+
+    def spy(self, source, target, *rest):
+        added.append(target)
+        return real(self, source, target, *rest)
+
+    monkeypatch.setattr(readback.Readback, "add_list", spy)
+    gpu(saxpy, 64, 1.0, x, y).join()
+    assert added == []                           # no list to download: only the status words
+    gpu(saxpy, 64, 1.0, x, host).join()           # a numpy array in the same launch form is
+    assert len(added) == 1 and added[0] is host   # downloaded, as before
+    np.testing.assert_array_equal(y.numpy(), np.ones(64, np.float32))
+
+
+def test_array_belongs_to_its_device(device_name, monkeypatch):
+    from cthreads.gpu import devices, use_device
+
+    monkeypatch.setenv("CTHREADS_DEVICE_COPIES", "2")
+    try:
+        assert len(devices()) >= 2
+        xd = to_device(np.arange(16, dtype=np.float32), device=1)
+        assert xd.device.startswith("device 1 ")
+        y = zeros(16)                             # on device 0
+        with pytest.raises(GpuInvalidArgument, match=r"this GpuArray lives on device 1 .*but "
+                           r"the launch runs on device 0"):
+            gpu(saxpy, 16, 1.0, xd, y).join()
+        with pytest.raises(GpuInvalidArgument, match="device 1"):
+            fadd.reduce(xd)
+        np.testing.assert_array_equal(y.numpy(), np.zeros(16, np.float32))
+        with use_device(1):
+            yd = zeros_like(xd)
+            assert yd.device == xd.device
+            gpu(saxpy, 16, 2.0, xd, yd).join()
+            assert fadd.reduce(xd) == 120.0
+        np.testing.assert_array_equal(yd.numpy(), 2 * np.arange(16, dtype=np.float32))
+        moved = to_device(xd, device=0)
+        assert moved.device.startswith("device 0 ")
+        np.testing.assert_array_equal(moved.numpy(), np.arange(16, dtype=np.float32))
+    finally:
+        shutdown()
+
+
+def test_arena_bind_refuses_a_gpuarray(device_name):
+    d = to_device(np.ones(4, np.float32))
+    with GpuArena() as arena:
+        with pytest.raises(GpuInvalidArgument, match=r"GpuArena.bind\(d=...\) is a GpuArray "
+                           r"of shape \(4,\) and dtype float32: its data already lives on "
+                           "the device"):
+            arena.bind(d=d)
+        assert len(arena) == 0
+    np.testing.assert_array_equal(d.numpy(), np.ones(4, np.float32))
