@@ -152,7 +152,9 @@ def download(slot: DeviceSlot, out) -> None:
     if not slot.count:
         return
     queue = slot.queue
-    last = max((rt.last_launch for rt in slot.writers), default=0)
+    with residency.launch_lock:    # a copy: another thread's launch may add a writer
+        writers = list(slot.writers)
+    last = max((rt.last_launch for rt in writers), default=0)
     if last:
         queue.wait(last)           # with the launch lock free, as arena downloads do
     with residency.launch_lock:

@@ -17,7 +17,7 @@ from cthreads.gpu import (
     zeros, zeros_like,
 )
 from tests.device.func_kernels import histogram
-from tests.device.kernels import saxpy
+from tests.device.kernels import negate_flags, saxpy, scale_ints
 from tests.device.nd_kernels import bad_column, scale_rows
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.bool_]
@@ -435,3 +435,18 @@ def test_arena_bind_refuses_a_gpuarray(device_name):
             arena.bind(d=d)
         assert len(arena) == 0
     np.testing.assert_array_equal(d.numpy(), np.ones(4, np.float32))
+
+
+def test_bool_and_int_parameters(device_name):
+    flags = np.array([True, False, False, True, True])
+    fd = to_device(flags)
+    gpu(negate_flags, fd).join()
+    np.testing.assert_array_equal(fd.numpy(), ~flags)
+    v = np.arange(-50, 50, dtype=np.int32)
+    vd = to_device(v)
+    gpu(scale_ints, 100, 3, vd).join()
+    np.testing.assert_array_equal(vd.numpy(), 3 * v)
+    v64 = np.arange(-50, 50, dtype=np.int64) * 2**33      # plain list[int] follows int64
+    vd64 = to_device(v64)
+    gpu(scale_ints, 100, 3, vd64).join()
+    np.testing.assert_array_equal(vd64.numpy(), 3 * v64)
