@@ -42,11 +42,16 @@ def elem_of(dtype, where: str) -> str:
         name = repr(dtype)
     row = DTYPE_ROWS.get(name)
     if row is None:
-        later = " (complex and vector dtypes come in a later version)" \
-            if name.startswith("complex") else ""
+        if name.startswith("complex"):
+            # never advise astype(np.float32) here: it would drop the imaginary part silently
+            fix = ("complex data is not supported yet (a later version adds it): keep the "
+                   "parts as two arrays, np.ascontiguousarray(a.real) and "
+                   "np.ascontiguousarray(a.imag)")
+        else:
+            fix = "convert first (e.g. a.astype(np.float32))"
         raise GpuInvalidArgument(
-            f"{where}: dtype {name} is not supported{later}; a GpuArray holds "
-            f"{', '.join(SUPPORTED)}: convert first (e.g. a.astype(np.float32))")
+            f"{where}: dtype {name} is not supported; a GpuArray holds "
+            f"{', '.join(SUPPORTED)}: {fix}")
     return row
 
 
