@@ -6,7 +6,9 @@ the submitted and pending work that writes it (the device queue runs in program 
 ``DeviceSlot``, the transfers, the shutdown hook) is ``runtime/device_array.py``; the argument
 handler is ``runtime/args.py``'s ``Device``.
 
-Out of scope for now: views (reshape, ravel, slices), arrays past the storage-binding limit
+Views (``reshape``, ``ravel``, row slices ``d[i0:i1]`` and ``d[i]``) share the buffer: a view
+is a slot with a byte offset and a shape on its base's buffer, and keeps its base alive. Out of
+scope for now: strided views, views at a non-zero offset in kernels and f.reduce, arrays past the storage-binding limit
 (refused with the limit's error, as numpy arrays are), complex and vector dtypes.
 """
 
@@ -61,11 +63,89 @@ class GpuArray(DeviceArrayBase):
     """Device memory of a shape and dtype; made by ``to_device``, ``empty``, ``zeros``,
     ``full``, ``empty_like``, ``zeros_like`` or ``copy()``."""
 
-    __slots__ = ("_slot", "dtype", "__weakref__")
+    __slots__ = ("_slot", "dtype", "_base", "__weakref__")
 
-    def __init__(self, slot, dtype):
+    def __init__(self, slot, dtype, base=None):
         self._slot = slot
         self.dtype = dtype
+        self._base = base         # a view: the GpuArray whose buffer it shares (kept alive)
+
+    # -- views -------------------------------------------------------------------------------
+
+    def _view(self, shape: tuple, start: int) -> "GpuArray":
+        self._slot.check_live("GpuArray view")
+        return GpuArray(self._slot.view(shape, start), self.dtype, self._base or self)
+
+    def reshape(self, *shape) -> "GpuArray":
+        """A view of the same elements in C order with ``shape`` (one -1 is inferred)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        where = f"GpuArray.reshape{shape!r}"
+        try:
+            dims = [operator.index(d) for d in shape]
+        except TypeError:
+            raise GpuArgumentTypeError(f"{where}: the shape must be ints, e.g. "
+                                       "d.reshape(rows, -1)") from None
+        if not dims or dims.count(-1) > 1 or any(d < -1 for d in dims):
+            raise GpuInvalidArgument(f"{where}: give one or more dimensions >= 0, at most one "
+                                     "of them -1 (inferred)")
+        known = 1
+        for d in dims:
+            if d != -1:
+                known *= d
+        if -1 in dims:
+            if known == 0 or self.size % known:
+                raise GpuInvalidArgument(
+                    f"{where}: cannot reshape an array of {self.size} elements (shape "
+                    f"{self.shape}) into {tuple(shape)}; the sizes must match")
+            dims[dims.index(-1)] = self.size // known
+        elif known != self.size:
+            raise GpuInvalidArgument(
+                f"{where}: cannot reshape an array of {self.size} elements (shape "
+                f"{self.shape}) into {tuple(shape)}; the sizes must match")
+        return self._view(tuple(dims), 0)
+
+    def ravel(self) -> "GpuArray":
+        """A 1-D view of every element in C order."""
+        return self._view((self.size,), 0)
+
+    def __getitem__(self, key) -> "GpuArray":
+        """``d[i0:i1]`` (whole rows, step 1) and ``d[i]`` (one row of an N-D array): views."""
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        rows = self.shape[0]
+        inner = 1
+        for d in self.shape[1:]:
+            inner *= d
+        if isinstance(key, slice):
+            start, stop, step = key.indices(rows)
+            if step != 1:
+                raise GpuInvalidArgument(
+                    f"GpuArray[{_key_text(key)}]: a step other than 1 needs a strided view; "
+                    f"strided views are not supported yet: use d.numpy()[{_key_text(key)}] "
+                    "(a host copy; to_device() it again) or a kernel")
+            n = max(stop - start, 0)
+            return self._view((n,) + self.shape[1:], start * inner)
+        if isinstance(key, tuple) or key is Ellipsis or key is None:
+            text = _key_text(key)
+            raise GpuInvalidArgument(
+                f"GpuArray[{text}]: only whole rows along the first axis are views (d[i0:i1], "
+                f"d[i]); strided views are not supported yet: use d.numpy()[{text}] (a host "
+                "copy; to_device() it again) or a kernel")
+        try:
+            i = operator.index(key)
+        except TypeError:
+            raise GpuArgumentTypeError(
+                f"GpuArray[{key!r}]: index with an int or a slice of rows (d[i], d[i0:i1]); "
+                f"for other indexing use d.numpy()[...]") from None
+        if self.ndim == 1:
+            raise GpuInvalidArgument(
+                f"GpuArray[{i}]: one element of a 1-D array is not a view; use d.numpy()[{i}] "
+                f"(a download) or d[{i}:{i + 1}] (a 1-element view)")
+        if not -rows <= i < rows:
+            raise IndexError(f"GpuArray[{i}]: index out of range for axis 0 of size {rows}")
+        i %= rows
+        return self._view(self.shape[1:], i * inner)
 
     # -- attributes --------------------------------------------------------------------------
 
@@ -158,6 +238,17 @@ class GpuArray(DeviceArrayBase):
             return f"GpuArray(<{self.size:,} elements>, {tail})"
         text = np.array2string(self.numpy(), separator=", ", prefix="GpuArray(")
         return f"GpuArray({text}, {tail})"
+
+
+def _key_text(key) -> str:
+    """``key`` as it was written inside the brackets (messages)."""
+    def one(k):
+        if isinstance(k, slice):
+            parts = ["" if v is None else str(v) for v in (k.start, k.stop)]
+            text = ":".join(parts)
+            return text + (f":{k.step}" if k.step is not None else "")
+        return "..." if k is Ellipsis else repr(k)
+    return ", ".join(one(k) for k in key) if isinstance(key, tuple) else one(key)
 
 
 def _rebuild(host) -> GpuArray:

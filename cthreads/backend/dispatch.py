@@ -231,8 +231,9 @@ class DeviceQueue:
             self.upload(pooled, data)
         return pooled
 
-    def upload(self, pooled: PooledBuffer, data) -> None:
-        """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``.
+    def upload(self, pooled: PooledBuffer, data, offset: int = 0) -> None:
+        """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled`` from byte
+        ``offset`` (a multiple of 4).
 
         A queued write lands before the next submission: when a pending dispatch binds
         ``pooled`` (an arena re-bind, a buffer an arena released), the batch is submitted
@@ -251,7 +252,7 @@ class DeviceQueue:
                 self.pool.check_staging(nbytes, f"uploading a list of {nbytes:,} bytes")
                 self.completion.settle()
                 try:
-                    self._queue.write_buffer(pooled.buffer, 0, data)
+                    self._queue.write_buffer(pooled.buffer, offset, data)
                 except Exception as exc:
                     raise device_error(self.ctx, exc, f"uploading {nbytes:,} bytes") from None
                 if nbytes >= SUBMIT_WRITES_FROM:

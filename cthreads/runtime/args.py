@@ -299,6 +299,8 @@ class Device(ArgKind):
     def check(self, value, param, where: str, slot=None) -> tuple:
         slot = value._slot
         slot.check_live(where)
+        if slot.offset:
+            raise slot.offset_error(where)
         self.check_container(value, param.elem, where, param.written or param.atomic,
                              param.ndim, param.plain)
         return slot, value.shape

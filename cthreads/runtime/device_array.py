@@ -59,7 +59,8 @@ class DeviceSlot:
     """One GpuArray's device memory (see the module docstring)."""
 
     __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "queue",
-                 "written", "used", "writers", "rows", "generation", "dead", "__weakref__")
+                 "written", "used", "writers", "rows", "generation", "dead", "offset", "base",
+                 "__weakref__")
 
     def __init__(self, queue, elem: str, shape: tuple, pooled):
         self.name = "GpuArray"
@@ -78,7 +79,27 @@ class DeviceSlot:
         self.rows = ()
         self.generation = _device.generation()
         self.dead = False
+        self.offset = 0           # bytes into ``pooled`` where a view starts
+        self.base = None          # a view: the slot whose buffer it shares (never released)
         _live.add(self)
+
+    def view(self, shape: tuple, start: int) -> "DeviceSlot":
+        """A slot of ``shape`` sharing this buffer from element ``start`` on (one writer set:
+        a launch writing either is waited for by both)."""
+        root = self.base or self
+        new = DeviceSlot(self.queue, self.elem, shape, self.pooled)
+        new.offset = self.offset + start * elem_type(self.elem).size
+        new.base = root
+        new.writers = root.writers
+        new.generation = self.generation
+        return new
+
+    def offset_error(self, where: str) -> GpuInvalidArgument:
+        return GpuInvalidArgument(
+            f"{where} is a GpuArray view starting {self.offset:,} bytes into its array's "
+            "buffer; kernels and f.reduce take views that start at the array's first element "
+            "for now (d.reshape(...), d.ravel(), d[:k], d[0]). Pass view.copy() (a device "
+            "copy; copy it back with base[i0:i1].set(...) if the kernel writes it)")
 
     @property
     def nbytes(self) -> int:
@@ -114,6 +135,8 @@ class DeviceSlot:
     def release(self) -> None:
         """The buffer goes back to its pool (garbage collection of the array)."""
         pooled, self.pooled = self.pooled, None
+        if self.base is not None:      # a view: its array's slot gives the buffer back
+            return
         if pooled is not None and not self.dead and \
                 self.generation == _device.generation() and not _device.is_lost():
             try:
@@ -146,7 +169,7 @@ def upload(slot: DeviceSlot, data) -> None:
     if slot.count:
         with residency.launch_lock:
             slot.check_live("GpuArray.set")
-            slot.queue.upload(slot.pooled, data)
+            slot.queue.upload(slot.pooled, data, slot.offset)
 
 
 def download(slot: DeviceSlot, out) -> None:
@@ -165,7 +188,8 @@ def download(slot: DeviceSlot, out) -> None:
     with residency.launch_lock:
         slot.check_live("GpuArray.numpy")
         readback = Readback()
-        readback.add_list(slot.pooled.buffer, out, slot.nbytes, slot.elem, "a GpuArray")
+        readback.add_list(slot.pooled.buffer, out, slot.nbytes, slot.elem, "a GpuArray",
+                          slot.offset)
         for rt in slot.writers:
             if rt.unchecked:
                 readback.add_status(rt)
@@ -181,7 +205,7 @@ def device_copy(slot: DeviceSlot) -> DeviceSlot:
         slot.check_live("GpuArray.copy")
         new = allocate(slot.queue, slot.elem, slot.dims, where="GpuArray.copy()")
         if slot.count:
-            slot.queue.submit_copies([(slot.pooled.buffer, 0, new.pooled.buffer, 0,
+            slot.queue.submit_copies([(slot.pooled.buffer, slot.offset, new.pooled.buffer, 0,
                                        slot.nbytes)])
         new.writers = set(slot.writers)   # their bounds checks are reported by the copy too
         return new

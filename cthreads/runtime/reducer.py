@@ -187,6 +187,8 @@ def _device_array_slot(values, ty: str, where: str):
             f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype}, but the "
             f"operation reduces {want} values; reduce a GpuArray of dtype {want}, or use an "
             f"operation on {values.dtype} values")
+    if values._slot.offset:
+        raise values._slot.offset_error(where)
     return values._slot
 
 
