@@ -45,7 +45,8 @@ VARIABLES = {
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
 #: ``override`` (tests and bench probes), never a user's setting
-OVERRIDE_ONLY = ("shader_bounds_checks", "trusted_shaders_on_cpu", "nd_tiles_on_cpu")
+OVERRIDE_ONLY = ("shader_bounds_checks", "trusted_shaders_on_cpu", "nd_tiles_on_cpu",
+                 "binding_bytes")
 
 
 class _Invalid:
@@ -105,6 +106,10 @@ class Config:
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
+    #: (tests only, no variable) the largest storage binding cthreads makes, in bytes, when
+    #: lower than the device's limit; None: the device's max-storage-buffer-binding-size.
+    #: Tests lower it to run arrays split across several bindings at small sizes.
+    binding_bytes: int | None = None
 
     def __getattribute__(self, name: str):
         value = object.__getattribute__(self, name)
@@ -236,7 +241,10 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
 def _check_value(name: str, value):
     """A value given to ``override``/``replace``, checked like the environment's."""
     var = VARIABLES.get(name, "no variable: override only")
-    if name in ("vec", "batch", "native_encoder", "full_traceback", *OVERRIDE_ONLY):
+    if name == "binding_bytes":
+        ok = value is None or (type(value) is int and value >= 256 and value % 256 == 0)
+        accepted = "None or a number of bytes >= 256, a multiple of 256"
+    elif name in ("vec", "batch", "native_encoder", "full_traceback", *OVERRIDE_ONLY):
         ok = isinstance(value, bool)
         accepted = "True or False"
     elif name == "workgroup_size":

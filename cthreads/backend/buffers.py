@@ -126,6 +126,13 @@ class BufferPool:
         (an entry it just found may be gone the next moment)."""
         self._holders.add(holder)
 
+    def binding_bytes(self) -> int:
+        """The largest storage binding cthreads makes on this device: the device's
+        max-storage-buffer-binding-size, or the lower ``binding_bytes`` setting (tests)."""
+        limit = self._ctx.limit("max-storage-buffer-binding-size")
+        lower = config.current().binding_bytes
+        return limit if lower is None else min(limit, lower)
+
     def check_size(self, nbytes: int, what: str, itemsize: int = 4, type_name: str = "32-bit",
                    then: str = "launch once per part", binding: bool = True) -> None:
         """Raise GpuInvalidArgument when ``nbytes`` exceeds what the device can bind (``what``

@@ -224,3 +224,59 @@ def test_volume_matches_a_direct_distance(device_name):
     want = min(math.dist(p, (cx, cy, cz)) - rad for cx, cy, cz, rad in volume.SPHERES)
     assert abs(vol[z, y, x] - want) < 1e-6
     assert r["inside"] == int((vol < 0).sum())
+
+
+# -- jacobi_gpuarray -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("float64", [False, True])
+def test_jacobi_gpuarray_matches_numpy_and_downloads_the_grid_once(device_name, monkeypatch,
+                                                                   float64):
+    from cthreads.gpu import GpuArray
+    from cthreads.runtime import readback
+
+    jacobi_gpuarray = __import__("examples.jacobi_gpuarray", fromlist=["main"])
+    pulls, listed = [], []
+    real_numpy, real_add = GpuArray.numpy, readback.Readback.add_list
+
+    def numpy_spy(self):
+        pulls.append(self.shape)
+        return real_numpy(self)
+
+    def add_spy(self, source, target, *rest):
+        listed.append(target)
+        return real_add(self, source, target, *rest)
+
+    monkeypatch.setattr(GpuArray, "numpy", numpy_spy)
+    monkeypatch.setattr(readback.Readback, "add_list", add_spy)
+    n, steps = 24, 60
+    r = jacobi_gpuarray.main(n, steps, tol=0.0, check=20, float64=float64, compare_steps=0)
+    assert r["steps"] == steps and len(r["residuals"]) == steps // 20
+    assert pulls == [(n, n)]        # the grid came back once, at the end
+    # read-backs: the reductions' answers (no host array) and the one numpy() of the grid
+    assert [t.shape for t in listed if t is not None] == [(n, n)]
+    u = jacobi_gpuarray.initial(n).astype(np.float64)    # the sweeps written out once more
+    for _ in range(steps):
+        v = u.copy()
+        for y in range(1, n - 1):
+            v[y, 1:-1] = 0.25 * (u[y - 1, 1:-1] + u[y + 1, 1:-1] + u[y, :-2] + u[y, 2:])
+        u = v
+    assert r["u"].dtype == (np.float64 if float64 else np.float32)
+    # 3 roundings per sweep of values in [0, 1]; averaging never grows the error made before
+    unit = 2.0**-53 if float64 else 2.0**-24
+    assert np.abs(r["u"] - u).max() <= 3 * unit * steps + 2.0**-100
+    assert r["ok"]
+
+
+def test_jacobi_gpuarray_stops_at_the_tolerance(device_name):
+    from examples import jacobi_gpuarray
+
+    r = jacobi_gpuarray.main(8, 5000, tol=1e-5, check=10, compare_steps=0)
+    assert r["change"] < 1e-5 and r["steps"] < 5000 and r["steps"] % 10 == 0
+    done, change = r["residuals"][-1]
+    want = jacobi_gpuarray.numpy_steps(jacobi_gpuarray.initial(8), done)
+    before = jacobi_gpuarray.numpy_steps(jacobi_gpuarray.initial(8), done - 1)
+    # the device's change of the last checked step, against numpy's (float32 rounding of a
+    # sum of 64 squares of changes near 1e-6: a relative 1e-2 is loose)
+    assert change == pytest.approx(float(np.sqrt(((want - before) ** 2).sum())), rel=1e-2,
+                                   abs=1e-7)
+    assert r["ok"]
