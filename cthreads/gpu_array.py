@@ -7,9 +7,12 @@ the submitted and pending work that writes it (the device queue runs in program 
 handler is ``runtime/args.py``'s ``Device``.
 
 Views (``reshape``, ``ravel``, row slices ``d[i0:i1]`` and ``d[i]``) share the buffer: a view
-is a slot with a byte offset and a shape on its base's buffer, and keeps its base alive. Out of
-scope for now: strided views, views at a non-zero offset in kernels and f.reduce, arrays past the storage-binding limit
-(refused with the limit's error, as numpy arrays are), complex and vector dtypes.
+is a slot with a byte offset and a shape on its base's buffer and its writer set, and keeps its
+base alive. Kernels and f.reduce bind a view from its offset when the device allows that offset
+(a multiple of min-storage-buffer-offset-alignment, ``DeviceSlot.check_offset``), else refuse it
+naming ``copy()``. Out of scope for now: strided views (refused naming ``copy()``-based
+alternatives), arrays past the storage-binding limit (refused with the limit's error, as numpy
+arrays are), complex and vector dtypes.
 """
 
 from __future__ import annotations
@@ -74,7 +77,8 @@ class GpuArray(DeviceArrayBase):
 
     def _view(self, shape: tuple, start: int) -> "GpuArray":
         self._slot.check_live("GpuArray view")
-        return GpuArray(self._slot.view(shape, start), self.dtype, self._base or self)
+        base = self if self._base is None else self._base
+        return GpuArray(self._slot.view(shape, start), self.dtype, base)
 
     def reshape(self, *shape) -> "GpuArray":
         """A view of the same elements in C order with ``shape`` (one -1 is inferred)."""
@@ -109,10 +113,31 @@ class GpuArray(DeviceArrayBase):
         """A 1-D view of every element in C order."""
         return self._view((self.size,), 0)
 
+    @property
+    def T(self):
+        """Refused: a transpose needs a strided view (GpuInvalidArgument naming the ways)."""
+        raise _strided("d.T", "d.numpy().T.copy()")
+
+    def transpose(self, *axes):
+        """Refused, as ``T`` is."""
+        raise _strided("d.transpose()", "d.numpy().transpose().copy()")
+
     def __getitem__(self, key) -> "GpuArray":
-        """``d[i0:i1]`` (whole rows, step 1) and ``d[i]`` (one row of an N-D array): views."""
-        if isinstance(key, tuple) and len(key) == 1:
-            key = key[0]
+        """``d[i0:i1]`` (whole rows, step 1), ``d[i]`` (one row of an N-D array), ``d[...]``
+        and those followed by whole axes (``d[i0:i1, :]``, ``d[i, j0:j1]``): views."""
+        if isinstance(key, tuple):
+            if not key:
+                key = Ellipsis
+            elif len(key) == 1:
+                key = key[0]
+            elif _is_int(key[0]) and self.ndim > 1:      # d[i, ...] is d[i][...]
+                return self[key[0]][key[1:]]
+            elif isinstance(key[0], slice) and len(key) <= self.ndim and all(
+                    isinstance(k, slice) and k.indices(d) == (0, d, 1)
+                    for k, d in zip(key[1:], self.shape[1:])):
+                key = key[0]                              # d[i0:i1, :] is d[i0:i1]
+        if key is Ellipsis:
+            return self._view(self.shape, 0)
         rows = self.shape[0]
         inner = 1
         for d in self.shape[1:]:
@@ -126,18 +151,21 @@ class GpuArray(DeviceArrayBase):
                     "(a host copy; to_device() it again) or a kernel")
             n = max(stop - start, 0)
             return self._view((n,) + self.shape[1:], start * inner)
-        if isinstance(key, tuple) or key is Ellipsis or key is None:
+        if isinstance(key, tuple) or key is None:
             text = _key_text(key)
             raise GpuInvalidArgument(
-                f"GpuArray[{text}]: only whole rows along the first axis are views (d[i0:i1], "
-                f"d[i]); strided views are not supported yet: use d.numpy()[{text}] (a host "
-                "copy; to_device() it again) or a kernel")
-        try:
-            i = operator.index(key)
-        except TypeError:
-            raise GpuArgumentTypeError(
-                f"GpuArray[{key!r}]: index with an int or a slice of rows (d[i], d[i0:i1]); "
-                f"for other indexing use d.numpy()[...]") from None
+                f"GpuArray[{text}] of shape {self.shape}: only whole rows along the first axis "
+                f"are views (d[i0:i1], d[i]); this one needs strides, which views do not "
+                f"support yet: use to_device(d.numpy()[{text}]) (through the host), or a "
+                "kernel that copies the elements into a new array")
+        if not _is_int(key):
+            what = type(key).__name__
+            raise GpuInvalidArgument(
+                f"GpuArray[<{what}>] of shape {self.shape}: indexing with a {what} (an index "
+                "array or a mask) gathers elements into a copy, which GpuArray does not do; "
+                "use to_device(d.numpy()[index]) (through the host), or a kernel that copies "
+                "the elements into a new array")
+        i = operator.index(key)
         if self.ndim == 1:
             raise GpuInvalidArgument(
                 f"GpuArray[{i}]: one element of a 1-D array is not a view; use d.numpy()[{i}] "
@@ -238,6 +266,24 @@ class GpuArray(DeviceArrayBase):
             return f"GpuArray(<{self.size:,} elements>, {tail})"
         text = np.array2string(self.numpy(), separator=", ", prefix="GpuArray(")
         return f"GpuArray({text}, {tail})"
+
+
+def _is_int(key) -> bool:
+    """An integer index (bools are masks to numpy, not indexes)."""
+    if key is True or key is False or key.__class__.__name__ == "bool_":
+        return False
+    try:
+        operator.index(key)
+    except TypeError:
+        return False
+    return True
+
+
+def _strided(what: str, fix: str) -> GpuInvalidArgument:
+    return GpuInvalidArgument(
+        f"{what}: a transposed GpuArray needs a strided view, which views do not support yet; "
+        f"use to_device({fix}) (through the host), or a kernel that writes the transpose into "
+        "a new array")
 
 
 def _key_text(key) -> str:

@@ -133,6 +133,11 @@ class BufferPool:
         lower = config.current().binding_bytes
         return limit if lower is None else min(limit, lower)
 
+    def offset_alignment(self) -> int:
+        """What a storage binding's byte offset must be a multiple of on this device
+        (min-storage-buffer-offset-alignment; 256, WebGPU's default, if unreported)."""
+        return int(self._ctx.limits.get("min-storage-buffer-offset-alignment", 256))
+
     def check_size(self, nbytes: int, what: str, itemsize: int = 4, type_name: str = "32-bit",
                    then: str = "launch once per part", binding: bool = True) -> None:
         """Raise GpuInvalidArgument when ``nbytes`` exceeds what the device can bind (``what``

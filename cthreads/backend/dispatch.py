@@ -209,12 +209,16 @@ class DeviceQueue:
     # -- bind groups -------------------------------------------------------------------------
 
     def bind_group(self, layout, entries) -> object:
-        """A bind group from ``[(binding, wgpu buffer, size in bytes), ...]``."""
+        """A bind group from ``[(binding, wgpu buffer, size in bytes[, byte offset]), ...]``
+        (an offset, a GpuArray view's, is a multiple of the device's
+        min-storage-buffer-offset-alignment: ``BufferPool.offset_alignment``)."""
         with self.lock:
             try:
                 return self._device.create_bind_group(layout=layout, entries=[
-                    {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
-                    for b, buf, size in entries])
+                    {"binding": e[0], "resource": {"buffer": e[1],
+                                                   "offset": e[3] if len(e) > 3 else 0,
+                                                   "size": e[2]}}
+                    for e in entries])
             except Exception as exc:
                 raise device_error(self.ctx, exc, "creating a bind group") from None
 

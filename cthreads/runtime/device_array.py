@@ -94,12 +94,24 @@ class DeviceSlot:
         new.generation = self.generation
         return new
 
-    def offset_error(self, where: str) -> GpuInvalidArgument:
-        return GpuInvalidArgument(
-            f"{where} is a GpuArray view starting {self.offset:,} bytes into its array's "
-            "buffer; kernels and f.reduce take views that start at the array's first element "
-            "for now (d.reshape(...), d.ravel(), d[:k], d[0]). Pass view.copy() (a device "
-            "copy; copy it back with base[i0:i1].set(...) if the kernel writes it)")
+    def check_offset(self, value, where: str) -> None:
+        """Raise unless the device can bind this view from its offset: a storage binding
+        starts at a multiple of min-storage-buffer-offset-alignment (32 bytes on lavapipe).
+        (A view elsewhere would need the compiler to add its element offset to each index.)"""
+        align = self.queue.pool.offset_alignment()
+        if self.offset % align == 0:
+            return
+        size = elem_type(self.elem).size
+        step = align // size if align % size == 0 else align
+        start = self.offset // size
+        raise GpuInvalidArgument(
+            f"{where} is a GpuArray view of shape {value.shape} and dtype {value.dtype} that "
+            f"starts at element {start:,} of its array (byte {self.offset:,}); "
+            f"{self.queue.ctx.name!r} binds memory only from multiples of {align} bytes (its "
+            "min-storage-buffer-offset-alignment), so kernels and f.reduce take views that "
+            f"start at a multiple of {step:,} {value.dtype} elements. Pass view.copy() (a "
+            "device copy) if the kernel only reads it; if it writes it, pass the whole array "
+            "and the start index as a scalar")
 
     @property
     def nbytes(self) -> int:
