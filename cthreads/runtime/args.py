@@ -327,8 +327,8 @@ class Device(ArgKind):
             what = "a list" if ndim == 1 else f"a {ndim}-D list ({'list[' * ndim}...)"
             raise GpuInvalidArgument(
                 f"{where} is a {value.ndim}-D GpuArray of shape {value.shape}, but the kernel "
-                f"declares {what}; pass a {ndim}-D view of it (d.reshape(...), d.ravel(): no "
-                "copy)")
+                f"declares {what}; pass a {ndim}-D GpuArray (a view of this one, no copy: "
+                "d.reshape(...) or d.ravel())")
         if value.size == 0:
             raise GpuInvalidArgument(
                 f"{where} is an empty GpuArray of shape {value.shape}; the device needs at "
@@ -531,9 +531,7 @@ def check_resident_aliases(name: str, lists: list) -> None:
         read = [a for a in group if not (a.param.written or a.param.atomic)]
         if written and read and group[0].slot.target is None:      # a GpuArray
             r, w = read[0], written[0]
-            same = r.value is w.value or (r.slot.offset == w.slot.offset and
-                                          r.slot.dims == w.slot.dims)
-            what = "the same GpuArray is" if same else (
+            what = "the same GpuArray is" if r.value is w.value else (
                 f"views of one GpuArray (shapes {r.value.shape} and {w.value.shape}, sharing "
                 "its buffer) are")
             raise GpuInvalidArgument(

@@ -189,7 +189,7 @@ def _device_array_slot(values, ty: str, where: str):
             f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype}, but the "
             f"operation reduces {want} values; reduce a GpuArray of dtype {want}, or use an "
             f"operation on {values.dtype} values")
-    if values._slot.offset:        # a view: bound from its offset, if the device can
+    if values._slot.offset and values._slot.count:   # a view: bound from its offset
         values._slot.check_offset(values, where)
     return values._slot
 
