@@ -490,3 +490,72 @@ def test_views_after_shutdown(device_name):
         assert "device is gone" in repr(arr)
     fresh = to_device(np.arange(4, dtype=np.float32))     # a new device
     np.testing.assert_array_equal(fresh[2:].numpy(), [2.0, 3.0])
+
+
+# -- more combinations --------------------------------------------------------------------------
+
+def test_views_with_shared_memory_3d_bools_and_prepare(device_name):
+    from cthreads.gpu import prepare
+    from tests.device.func_kernels import tile_sums
+    from tests.device.kernels import negate_flags
+    from tests.device.nd_kernels import fill_volume
+
+    prepare()
+    xh = np.random.default_rng(5).standard_normal(256).astype(np.float32)
+    x, out = to_device(xh), zeros(256)
+    gpu(tile_sums, 128, x[64:192], out[128:]).join()          # shared() tiles of a view
+    tiles = xh[64:192].reshape(2, 64)
+    want = tiles + np.pad(tiles, ((0, 0), (1, 0)))[:, :-1] + np.pad(tiles, ((0, 0), (0, 1)))[:, 1:]
+    np.testing.assert_allclose(out.numpy()[128:], want.ravel(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(out.numpy()[:128], np.zeros(128))
+    v = zeros((6, 4, 8), np.int32)
+    gpu(fill_volume, v[2:4], threads=(8, 4, 2)).join()        # a 3-D view
+    z, y, xx = np.meshgrid(np.arange(2), np.arange(4), np.arange(8), indexing="ij")
+    want = np.zeros((6, 4, 8), np.int32)
+    want[2:4] = 10000 * z + 100 * y + xx
+    np.testing.assert_array_equal(v.numpy(), want)
+    flags = np.arange(40) % 3 == 0
+    f = to_device(flags)
+    gpu(negate_flags, f[16:32]).join()                        # bools: 4 device bytes each
+    flags[16:32] = ~flags[16:32]
+    np.testing.assert_array_equal(f.numpy(), flags)
+
+
+def test_unaligned_rows_of_2d_and_float64_views(device_name):
+    a = to_device(_host((16, 3)))             # rows of 12 bytes: rows 0, 8 start aligned
+    out = zeros((8, 3))
+    gpu(add_rows, a[8:16], out, threads=(3, 8)).join()
+    np.testing.assert_allclose(out.numpy(), 2.0 * _host((16, 3))[8:16])
+    with pytest.raises(GpuInvalidArgument, match=r"parameter 'a' is a GpuArray view of shape "
+                       r"\(8, 3\) and dtype float32 that starts at element 3 "):
+        gpu(add_rows, a[1:9], out, threads=(3, 8))
+    d = to_device(np.arange(20, dtype=np.float64))
+    with pytest.raises(GpuInvalidArgument, match=r"starts at element 2 of its array \(byte 16\)"
+                       r".* a multiple of \d+ float64 elements"):
+        fadd.reduce(d[2:])
+    assert fadd.reduce(d[4:]) == float(np.arange(4, 20).sum())
+    np.testing.assert_allclose(out.numpy(), 2.0 * _host((16, 3))[8:16])
+
+
+def test_a_view_belongs_to_its_arrays_device(device_name, monkeypatch):
+    from cthreads.gpu import use_device
+
+    monkeypatch.setenv("CTHREADS_DEVICE_COPIES", "2")
+    try:
+        d = to_device(np.arange(64, dtype=np.float32), device=1)
+        v = d[32:48]
+        assert v.device == d.device and v.device.startswith("device 1 ")
+        y = zeros(16)                                   # on device 0
+        with pytest.raises(GpuInvalidArgument, match=r"this GpuArray lives on device 1 .*but "
+                           r"the launch runs on device 0"):
+            gpu(saxpy, 16, 1.0, v, y).join()
+        with use_device(1):
+            y1 = zeros(16)
+            gpu(saxpy, 16, 1.0, v, y1).join()
+            assert fadd.reduce(v) == float(np.arange(32, 48).sum())
+        np.testing.assert_array_equal(y1.numpy(), np.arange(32, 48, dtype=np.float32))
+        moved = to_device(v, device=0)
+        assert moved.device.startswith("device 0 ")
+        np.testing.assert_array_equal(moved.numpy(), np.arange(32, 48, dtype=np.float32))
+    finally:
+        shutdown()
