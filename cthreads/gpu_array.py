@@ -130,12 +130,19 @@ class GpuArray(DeviceArrayBase):
                 key = Ellipsis
             elif len(key) == 1:
                 key = key[0]
+            elif len(key) == self.ndim and all(_is_int(k) for k in key):
+                text, last = _key_text(key), operator.index(key[-1]) % max(self.shape[-1], 1)
+                one = _key_text(key[:-1] + (slice(last, last + 1),))
+                raise GpuInvalidArgument(
+                    f"GpuArray[{text}]: one element is not a view; use d.numpy()[{text}] (a "
+                    f"download) or d[{one}] (a 1-element view)")
             elif _is_int(key[0]) and self.ndim > 1:      # d[i, ...] is d[i][...]
                 return self[key[0]][key[1:]]
-            elif isinstance(key[0], slice) and len(key) <= self.ndim and all(
-                    isinstance(k, slice) and k.indices(d) == (0, d, 1)
-                    for k, d in zip(key[1:], self.shape[1:])):
-                key = key[0]                              # d[i0:i1, :] is d[i0:i1]
+            elif isinstance(key[0], slice) and (key[1:] == (Ellipsis,) or (
+                    len(key) <= self.ndim and all(
+                        isinstance(k, slice) and k.indices(d) == (0, d, 1)
+                        for k, d in zip(key[1:], self.shape[1:])))):
+                key = key[0]                      # d[i0:i1, :] and d[i0:i1, ...] are d[i0:i1]
         if key is Ellipsis:
             return self._view(self.shape, 0)
         rows = self.shape[0]

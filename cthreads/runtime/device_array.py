@@ -87,6 +87,14 @@ class DeviceSlot:
         """A slot of ``shape`` sharing this buffer from element ``start`` on (one writer set:
         a launch writing either is waited for by both)."""
         root = self.base or self
+        if start and len(getattr(root, "parts", None) or ()) > 1:
+            # an array split across several buffers (past the binding limit): a view from
+            # inside it would need the addressing of the parts
+            raise GpuInvalidArgument(
+                f"a view starting at element {start:,} of a GpuArray of shape {self.dims} "
+                "held in several device buffers (it is past the storage-binding limit) is not "
+                "supported yet; views of such arrays start at its first element (reshape, "
+                "ravel, d[:k]); use a kernel that copies the rows into a new array")
         new = DeviceSlot(self.queue, self.elem, shape, self.pooled)
         new.offset = self.offset + start * elem_type(self.elem).size
         new.base = root

@@ -108,6 +108,7 @@ def test_row_slices_of_a_1d_array(device_name, key):
 
 @pytest.mark.parametrize("key", [
     0, 3, -1, -6, slice(1, 4), slice(None, 2), slice(-3, None), (2,), (slice(1, 5), slice(None)),
+    (slice(2, 4), Ellipsis), (slice(1, 3), slice(0, 4), slice(None, None, 1)),
     (1, slice(2, 5)), (-2, slice(None, 3)), Ellipsis, (4, Ellipsis), (1, 3, slice(None)),
 ])
 def test_views_of_a_3d_array(device_name, key):
@@ -180,6 +181,11 @@ def test_bad_reshapes_and_indexes_refused(device_name):
     with pytest.raises(GpuInvalidArgument, match=r"one element of a 1-D array is not a view; "
                        r"use d.numpy\(\)\[3\] .* or d\[3:4\]"):
         d.ravel()[3]
+    with pytest.raises(GpuInvalidArgument, match=r"GpuArray\[1, 2\]: one element is not a view; "
+                       r"use d.numpy\(\)\[1, 2\] \(a download\) or d\[1, 2:3\]"):
+        d[1, 2]
+    with pytest.raises(GpuInvalidArgument, match=r"or d\[-1, 5:6\]"):
+        d[-1, -1]
     np.testing.assert_array_equal(d.numpy(), host)
 
 
