@@ -402,6 +402,11 @@ def test_stream_order_between_a_view_and_its_array(device_name):
     gpu(saxpy, n, 1.0, one, d[n:])
     np.testing.assert_array_equal(d[n:].numpy(), np.full(n, 8.0))
     np.testing.assert_array_equal(d[:n].numpy(), np.full(n, 7.0))
+    # reductions see the writes issued before them, through a view and through the array
+    gpu(bump_all, n, d[n:])                            # never joined
+    assert fadd.reduce(d) == 7.0 * n + 9.0 * n
+    gpu(saxpy, 2 * n, 1.0, to_device(np.ones(2 * n, np.float32)), d)
+    assert fadd.reduce(d[n:]) == 10.0 * n
 
 
 def test_simulate_with_views(device_name):
