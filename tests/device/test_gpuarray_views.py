@@ -303,6 +303,9 @@ def test_reduce_a_view(device_name):
     m = to_device(_host((50, 8), np.int64))
     assert iadd.reduce(m[10:20]) == int(_host((50, 8), np.int64)[10:20].sum())
     assert iadd.reduce(m[7].ravel()) == int(_host((50, 8), np.int64)[7].sum())
+    # the same buffer and size at other offsets: other cached bind groups
+    sums = [iadd.reduce(m[k]) for k in (3, 4, 3, 9)]
+    assert sums == [int(_host((50, 8), np.int64)[k].sum()) for k in (3, 4, 3, 9)]
 
 
 def test_unaligned_views_refused_in_kernels_and_reduce(device_name):
