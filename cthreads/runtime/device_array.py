@@ -8,6 +8,12 @@ one difference: ``written`` stays False, so a join never downloads it; ``downloa
 an upload into a buffer a pending dispatch binds submits that dispatch first, and a download
 or a device copy is submitted after every pending dispatch.
 
+A view (``DeviceSlot.view``: reshape, ravel, row slices) is a slot on its array's buffer that
+starts ``offset`` bytes in and shares the array's writer set, so ``numpy()`` of either waits for
+a launch that wrote the other; it never gives the buffer back (its ``GpuArray`` keeps the
+array's alive). Transfers use its byte range; launches and reductions bind it from ``offset``
+when the device can (``check_offset``).
+
 A zero-size array has no buffer (``pooled`` None and ``count`` 0): wgpu-native aborts on
 zero-size bindings, so the argument handler refuses it as it refuses empty lists.
 
