@@ -452,6 +452,28 @@ def test_a_view_keeps_its_arrays_memory(device_name):
         np.testing.assert_array_equal(c.numpy()[:4], np.full(4, -5.0))
 
 
+def test_memory_returns_when_the_array_and_its_views_are_gone(device_name):
+    from cthreads.backend import get_queue
+
+    pool = get_queue().pool
+    d = zeros(1 << 20)                # 4 MiB
+    v = d[1 << 19:]
+    r = d.reshape(1024, 1024)[3]
+    gc.collect()
+    idle = pool.idle_bytes
+    del d
+    gc.collect()
+    assert pool.idle_bytes < idle + (4 << 20)    # the views hold it
+    del v
+    gc.collect()
+    assert pool.idle_bytes < idle + (4 << 20)
+    r.fill(2.0)
+    assert r.numpy().tolist() == [2.0] * 1024
+    del r
+    gc.collect()
+    assert pool.idle_bytes >= idle + (4 << 20)
+
+
 def test_arrays_collected_in_a_reference_cycle_leave_the_pool_usable(device_name):
     # the garbage collector finalizes the wgpu buffer of an array (and its views) collected in
     # a cycle, while the array's finalizer hands its PooledBuffer back: never handed out again
