@@ -188,6 +188,7 @@ class Race:
 
     def __init__(self, reps: int, warm: int):
         self.reps, self.warm = reps, warm
+        self.times: dict = {}
 
     def run(self, entries: dict, out: dict, why: dict) -> None:
         runs = {}
@@ -226,6 +227,7 @@ class Race:
                     del runs[key]
                 finally:
                     gc.enable()
+        self.times = times
         for key, (_, check, figure) in runs.items():
             try:
                 err = check()
@@ -242,6 +244,14 @@ class Race:
             note(f"{key} = {out[key]:.4g} (samples {lo:.4g}-{hi:.4g}, {len(times[key])})")
         runs.clear()
         gc.collect()
+
+
+def paired(race: Race, out: dict, mine: str, base: str) -> None:
+    """The median over rounds of (mine / base) of samples of the same round, neighbours in
+    time (a change of the machine's load between rounds cancels): ``<mine>_per_<base>``."""
+    a, b = race.times.get(mine, []), race.times.get(base, [])
+    if mine in out and base in out and a and len(a) == len(b):
+        out[f"{mine}_per_{base}"] = statistics.median(tb / ta for ta, tb in zip(a, b))
 
 
 def _queued(jobs_of) -> None:
@@ -309,6 +319,47 @@ def row_a(p: dict, facts: dict, race: Race, out: dict, why: dict, torch) -> None
             race.run(entries, out, why)
         finally:
             race.warm = warm
+    paired(race, out, "a_ours_GBps", "a_arena_GBps")
+    paired(race, out, "a_ours_GBps", "a_torch_GBps")
+    host_cost(p, race, out, why)
+
+
+def host_cost(p: dict, race: Race, out: dict, why: dict) -> None:
+    """The per-launch cost with nothing to compute: n=64, ``host_calls`` launches queued,
+    then all joined (us per launch), on GpuArrays and on arena lists: the host's work per
+    ``gpu()`` call and per join, which the big launches above hide behind the device's."""
+    n, calls = 64, p.get("host_calls", 2000)
+    x = pattern(n, np.float32)
+    figure = lambda s: s / calls * 1e6              # noqa: E731
+
+    def ga():
+        xd, yd = to_device(x), full(n, 1.0, dtype=np.float32)
+        done = [0]
+
+        def sample():
+            _queued(lambda: [gpu(saxpy, n, A, xd, yd) for _ in range(calls)])
+            done[0] += calls
+        return sample, lambda: check_saxpy(yd.numpy(), n, done[0]), figure
+
+    def arena():
+        ar = GpuArena()
+        xa, ya = x.copy(), np.ones(n, np.float32)
+        ar.bind(x=xa, y=ya)
+        done = [0]
+
+        def sample():
+            _queued(lambda: [gpu(saxpy, n, A, xa, ya) for _ in range(calls)])
+            done[0] += calls
+
+        def check():
+            ar.sync("y")
+            err = check_saxpy(ya, n, done[0])
+            ar.release()
+            return err
+        return sample, check, figure
+
+    race.run({"a_host_ours_us": ga, "a_host_arena_us": arena}, out, why)
+    paired(race, out, "a_host_arena_us", "a_host_ours_us")
 
 
 # -- b: transfers ---------------------------------------------------------------------------------
@@ -425,6 +476,9 @@ def big_sizes(facts: dict) -> tuple:
     if n_big >= 2**31 - 1:
         dtype = np.float64
         n_big = -(-4 * binding // 8)
+    if n_big >= 2**31 - 1:
+        raise ValueError(f"4x the binding limit ({4 * binding:,} bytes) is past int32 "
+                         "indexing even in float64")
     size = np.dtype(dtype).itemsize
     return dtype, n_big, max(binding // 2 // size, 1)
 
@@ -498,6 +552,7 @@ def row_d(p: dict, facts: dict, race: Race, out: dict, why: dict) -> None:
 
 def render(out: dict, why: dict, facts: dict, meta: dict) -> str:
     gpu_col = not facts["cpu"]
+    p_host = meta["params"].get("host_calls", 2000)
     lines = [f"cthreads GpuArray benchmark - {meta['host']} - {meta['date']} - "
              f"{facts['device']} ({'GPU' if gpu_col else 'CPU'}) - "
              f"{'quick' if meta['quick'] else 'full'} run, {meta['elapsed_s']:.0f} s",
@@ -511,6 +566,8 @@ def render(out: dict, why: dict, facts: dict, meta: dict) -> str:
         ("a", f"{out.get('a_k', '?')} saxpy launches, n={out.get('a_n', 0):,} float32, GB/s",
          [("GpuArray", "a_ours_GBps"), ("arena lists", "a_arena_GBps"),
           ("torch add_", "a_torch_GBps")]),
+        ("a", f"{p_host} tiny launches (n=64) queued, then joined: us per launch",
+         [("GpuArray", "a_host_ours_us"), ("arena lists", "a_host_arena_us")]),
         ("b", f"upload {out.get('b_bytes', 0) / MiB:.0f} MiB, GB/s",
          [("to_device", "b_to_device_GBps"), ("set()", "b_set_GBps"),
           ("raw write_buffer", "b_raw_up_GBps"), ("torch .cuda()", "b_torch_up_GBps")]),
@@ -558,7 +615,9 @@ def render(out: dict, why: dict, facts: dict, meta: dict) -> str:
         if mine in out and base in out:
             ratio = out[mine] / out[base]
             verdict = "PASS" if ratio >= bound else "MISS"
-            lines.append(f"  {text:<78} {ratio:6.3f}x  {verdict}")
+            pair = out.get(f"{mine}_per_{base}")
+            pair = f"  (median of per-round ratios {pair:.3f}x)" if pair else ""
+            lines.append(f"  {text:<78} {ratio:6.3f}x  {verdict}{pair}")
         else:
             missing = why.get(mine) or why.get(base) or "not measured"
             lines.append(f"  {text:<78} n/a: {missing[:160]}")
