@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Device arrays (issue 23's targets): ``GpuArray`` against its baselines, in one process.
 
-    python bench/gpuarray.py [--quick] [--only a,b,c,d] [--json PATH [--overwrite]]
-                             [--binding-bytes B]
+    python bench/gpuarray.py [--quick] [--only a,b,c,d] [--repeats K]
+                             [--json PATH [--overwrite]] [--binding-bytes B]
 
 Rows (each figure a median of alternating samples; every result checked against numpy after
 the timing, a wrong one is FAIL, never a figure):
@@ -67,7 +67,7 @@ A = 0.5                     # saxpy's scalar: with x = i % 7 and y0 = 1 every re
 MiB = 1 << 20
 
 FULL = {
-    "cpu": {"a_k": 200, "a_reps": 3, "a_warm": 0, "b_reps": 7, "c_k": 4, "c_reps": 3,
+    "cpu": {"a_k": 200, "a_reps": 2, "a_warm": 0, "b_reps": 7, "c_k": 4, "c_reps": 3,
             "d_reps": 5, "warm": 1},
     "gpu": {"a_k": 200, "a_reps": 11, "b_reps": 11, "c_k": 20, "c_reps": 11, "d_reps": 11,
             "warm": 2},
@@ -633,6 +633,8 @@ def main(argv: list | None = None) -> int:
     ap.add_argument("--overwrite", action="store_true", help="let --json replace a file")
     ap.add_argument("--binding-bytes", type=int,
                     help="run under config.override(binding_bytes=B) (code-path check)")
+    ap.add_argument("--repeats", type=int, help="samples per side in every row (default: "
+                    "full 2-7 on CPU drivers, 11 on GPUs; quick fewer)")
     ap.add_argument("--a-n", type=int, help="row a's n (default 64M, capped by the binding)")
     args = ap.parse_args(argv)
     from run import refuse_to_overwrite, result_path  # noqa: PLC0415
@@ -649,6 +651,8 @@ def main(argv: list | None = None) -> int:
         p = dict((QUICK if args.quick else FULL)["cpu" if facts["cpu"] else "gpu"])
         if args.a_n:
             p["a_n"] = args.a_n
+        if args.repeats:
+            p.update({k: args.repeats for k in ("a_reps", "b_reps", "c_reps", "d_reps")})
         torch, torch_info = torch_cuda()
         note(f"{facts['device']}: binding limit {facts['binding_bytes']:,} bytes; {torch_info}")
         race = Race(0, p["warm"])
