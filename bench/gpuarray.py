@@ -146,9 +146,12 @@ def torch_cuda():
     return torch, f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}"
 
 
-def pattern(n: int, dtype) -> np.ndarray:
-    """x[i] = i % 7 (exact in every float width)."""
-    return (np.arange(n, dtype=np.int64) % 7).astype(dtype)
+def pattern(n: int, dtype, chunk: int = 1 << 24) -> np.ndarray:
+    """x[i] = i % 7 (exact in every float width), made in chunks (no n-sized temporaries)."""
+    out = np.empty(n, dtype)
+    for lo in range(0, n, chunk):
+        out[lo:lo + chunk] = np.arange(lo, min(n, lo + chunk), dtype=np.int64) % 7
+    return out
 
 
 def check_saxpy(y: np.ndarray, n: int, launches: int, chunk: int = 1 << 24) -> str | None:
@@ -649,6 +652,9 @@ def main(argv: list | None = None) -> int:
             stack.enter_context(config.override(binding_bytes=args.binding_bytes))
         facts = device_facts()
         p = dict((QUICK if args.quick else FULL)["cpu" if facts["cpu"] else "gpu"])
+        if args.binding_bytes:            # a check of the code paths: small everywhere
+            p["b_bytes"] = min(B_BYTES, 2 * facts["binding_bytes"])
+            p["host_calls"] = 100
         if args.a_n:
             p["a_n"] = args.a_n
         if args.repeats:
