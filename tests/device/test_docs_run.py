@@ -28,7 +28,7 @@ PYTHON_BLOCKS = {
     "README.md": 1,
     "docs/api.md": 7,
     "docs/contributing.md": 0,
-    "docs/examples.md": 9,
+    "docs/examples.md": 10,
     "docs/float64.md": 0,
     "docs/language.md": 4,
     "docs/performance.md": 0,
