@@ -301,6 +301,7 @@ class Device(ArgKind):
         slot.check_live(where)
         self.check_container(value, param.elem, where, param.written or param.atomic,
                              param.ndim, param.plain)
+        slot.checked = True        # a repeat of the launch may take it (relaunch.py)
         return slot, value.shape
 
     def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):

@@ -59,7 +59,8 @@ class DeviceSlot:
     """One GpuArray's device memory (see the module docstring)."""
 
     __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "queue",
-                 "written", "used", "writers", "rows", "generation", "dead", "__weakref__")
+                 "written", "used", "writers", "rows", "generation", "dead", "checked",
+                 "__weakref__")
 
     def __init__(self, queue, elem: str, shape: tuple, pooled):
         self.name = "GpuArray"
@@ -78,6 +79,8 @@ class DeviceSlot:
         self.rows = ()
         self.generation = _device.generation()
         self.dead = False
+        # passed the launch checks of args.Device once (what relaunch.py's repeat asks)
+        self.checked = False
         _live.add(self)
 
     @property
