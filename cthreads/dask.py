@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 
 try:
     import dask.array as _da
@@ -31,57 +30,33 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
                       "`pip install 'cthreads[dask]'`") from None
 import numpy as np
 
-from . import config
 from .runtime import residency, sharing
 from .backend import device as _device
 from .codegen.types import elem as elem_type
-from .devices import devices, use_device
+from . import dask_blocks
+from .dask_blocks import device_blocks, host_blocks
+from .devices import use_device, worker_device
+from .gpu_array import GpuArray
 from .errors import GpuInvalidArgument
 from .kernel import GpuKernel
 from .launch import gpu
 
-_worker_device: list = []       # [device index or None] once this process has looked
-
-
-def worker_device() -> int | None:
-    """The device index for tasks of this process when it is worker ``k`` of a ``distributed``
-    cluster (``k % len(devices())``), or None (not a worker, a worker not named by a number,
-    or ``CTHREADS_ADAPTER`` set)."""
-    if _worker_device:
-        return _worker_device[0]
-    distributed = sys.modules.get("distributed")     # imported in every worker process
-    if distributed is None:
-        return None
-    try:
-        name = distributed.get_worker().name
-    except (ValueError, AttributeError):
-        return None                                  # not a worker (a client, say)
-    index = None
-    if isinstance(name, str) and name.isdigit():
-        name = int(name)
-    if isinstance(name, int) and not isinstance(name, bool) and \
-            not config.current().adapter:
-        index = name % len(devices())
-    _worker_device.append(index)
-    return index
-
-
 def _run_block(spec: dict, *blocks):
     """One task: launch the kernel on one block (in the process that runs the task)."""
-    index = worker_device()
-    if index is None and spec["pid"] == os.getpid():
-        index = spec["selection"]
     values = list(spec["values"])
     written = spec["written_pos"]
     for pos, block in zip(spec["array_pos"], blocks):
         # a block may be a strided view (chunks across columns): launches take C order
-        values[pos] = block if pos in written else np.ascontiguousarray(block)
+        values[pos] = block if pos in written or isinstance(block, GpuArray) \
+            else np.ascontiguousarray(block)
     length = len(blocks[0]) if blocks else 1
+    queue = dask_blocks.device_of(spec["kernel"].__name__, values, spec["names"])
     for pos in written:
-        if values[pos] is not None:
-            values[pos] = np.array(values[pos], copy=True, order="C")   # inputs never change
-    if spec["zeros"] is not None:                      # out=None: a fresh block of zeros
-        values[spec["out_pos"]] = np.zeros(blocks[0].shape, spec["zeros"])
+        if values[pos] is not None:          # inputs never change (GpuArrays: a device copy)
+            values[pos] = dask_blocks.writable_copy(values[pos])
+    if spec["zeros"] is not None:            # out=None: a fresh block of zeros
+        values[spec["out_pos"]] = dask_blocks.zero_block(tuple(blocks[0].shape),
+                                                         spec["zeros"], queue)
     result = values[spec["out_pos"]]
     if spec["n_pos"] is not None:
         values.insert(spec["n_pos"], length)
@@ -89,6 +64,7 @@ def _run_block(spec: dict, *blocks):
     if threads is None and blocks and blocks[0].ndim > 1:
         threads = tuple(reversed(blocks[0].shape))       # x along the last axis
     kwargs = {} if threads is None else {"threads": threads}
+    index = dask_blocks.launch_index(queue, dask_blocks.task_device(spec))
     if index is None:
         gpu(spec["kernel"], *values, **kwargs).join()
     else:
@@ -167,6 +143,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 f"array, but the kernel declares {what}; pass "
                 + (f"a {p.ndim}-D dask array (blocks of up to 3 dimensions)" if p.is_list
                    else "a number"))
+        dask_blocks.check_source(f"map_blocks({program.name}, ...)", f"parameter {p.name!r}", a)
         if a.chunks != first.chunks:
             raise GpuInvalidArgument(
                 f"map_blocks({program.name}, ...) parameters {taken[arrays[0]].name!r} and "
@@ -194,6 +171,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 _refuse_bound(taken[k].name, a)
     values = [None if k in arrays else a for k, a in enumerate(args)]
     spec = {"kernel": kernel, "values": tuple(values), "array_pos": tuple(arrays),
+            "names": tuple(p.name for p in taken),
             "written_pos": tuple(written), "n_pos": n_pos, "out_pos": out_pos,
             "zeros": zeros, "threads": threads, "pid": os.getpid(),
             "selection": _device.selection.get()}
@@ -203,4 +181,4 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                           token=f"cthreads-{program.name}")
 
 
-__all__ = ["map_blocks", "worker_device"]
+__all__ = ["device_blocks", "host_blocks", "map_blocks", "worker_device"]

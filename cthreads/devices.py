@@ -6,13 +6,21 @@ test hook that gives two devices on one adapter). ``with use_device(sel):`` sele
 calling thread or asyncio task (a context variable: other threads keep their own choice, a new
 thread starts on the default device); launches, arenas created inside, ``prepare``/``compile``,
 reductions and the probes then use it. Each device is created on first use.
+
+``worker_device()`` is the device of a numbered Dask worker process (docs/scale.md, "Dask"),
+``unpickle_device()`` where a ``GpuArray`` received by this process (pickled by value) lands:
+the caller's selection, else that worker device, else the default device.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 
+from . import config
 from .backend import device as _device
+
+_worker_device: list = []       # [device index or None] once this process has looked
 
 
 def devices() -> list[str]:
@@ -39,4 +47,46 @@ def current_device() -> int:
     return _device.get_context().index
 
 
-__all__ = ["current_device", "devices", "use_device"]
+def _worker_name():
+    """The name of the Dask worker of this process: the one running the caller's task, else
+    (outside a task: data being received) the process's only worker; None when there is none
+    or several."""
+    distributed = sys.modules.get("distributed")     # imported in every worker process
+    if distributed is None:
+        return None
+    try:
+        return distributed.get_worker().name
+    except (ValueError, AttributeError):
+        pass
+    worker = sys.modules.get("distributed.worker")
+    found = list(getattr(getattr(worker, "Worker", None), "_instances", ()))
+    return found[0].name if len(found) == 1 else None
+
+
+def worker_device() -> int | None:
+    """The device index for tasks of this process when it is worker ``k`` of a ``distributed``
+    cluster (``k % len(devices())``), or None (not a worker, a worker not named by a number,
+    or ``CTHREADS_ADAPTER`` set)."""
+    if _worker_device:
+        return _worker_device[0]
+    name = _worker_name()
+    if name is None:
+        return None                                  # not a worker (a client, say)
+    index = None
+    if isinstance(name, str) and name.isdigit():
+        name = int(name)
+    if isinstance(name, int) and not isinstance(name, bool) and \
+            not config.current().adapter:
+        index = name % len(devices())
+    _worker_device.append(index)
+    return index
+
+
+def unpickle_device() -> int | None:
+    """The device a GpuArray unpickles onto: the caller's ``use_device`` selection, else this
+    process's Dask worker device (``worker_device``), else None (the default device)."""
+    index = _device.selection.get()
+    return index if index is not None else worker_device()
+
+
+__all__ = ["current_device", "devices", "unpickle_device", "use_device", "worker_device"]
