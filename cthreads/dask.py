@@ -14,6 +14,10 @@ workers 0, 1, ...) runs on device ``k % len(devices())`` unless ``CTHREADS_ADAPT
 task run in the process that called ``map_blocks`` (the threaded and synchronous schedulers)
 uses the device selected there (``use_device``); elsewhere the default device.
 
+``GpuArray`` blocks (``device_blocks``) and whole ``GpuArray`` arguments are launched on as they
+are, on their device, with no host copy (``dask_blocks.py``; docs/scale.md, "Device-array
+blocks").
+
 Blocks of up to three dimensions: with ``threads=None`` a 1-D block launches its length and an
 N-D block its shape with x along the last axis (``threads=(shape[-1], shape[-2], ...)``).
 """
@@ -32,7 +36,6 @@ import numpy as np
 
 from .runtime import residency, sharing
 from .backend import device as _device
-from .codegen.types import elem as elem_type
 from . import dask_blocks
 from .dask_blocks import device_blocks, host_blocks
 from .devices import use_device, worker_device
@@ -105,8 +108,10 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
     The dask arrays must have the same chunks (``x.rechunk(y.chunks)``); other arguments are
     passed whole to every block. ``out`` names a list parameter: its argument is a dask array
     (the values the kernel starts from) or None (zeros of the parameter's element type). The
-    input arrays are never changed. ``threads`` is passed to every launch (None: a 1-D block's
-    length, an N-D block's shape with x along the last axis)."""
+    input arrays are never changed. Blocks and whole arguments may be GpuArrays: the task
+    launches on their device, and the result's blocks are GpuArrays where ``out``'s are (or
+    ``out`` is None in a task with GpuArrays). ``threads`` is passed to every launch (None: a
+    1-D block's length, an N-D block's shape with x along the last axis)."""
     if not isinstance(kernel, GpuKernel):
         raise TypeError(f"map_blocks: {getattr(kernel, '__name__', kernel)!r} is not a @Gpu "
                         "kernel; decorate the function with @Gpu")
@@ -156,7 +161,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 f"map_blocks({program.name}, ..., out={out!r}): {out!r} is a "
                 f"{out_param.ndim}-D list and the dask arrays are {first.ndim}-D; pass a "
                 f"{out_param.ndim}-D dask array for it")
-        zeros = np.dtype(elem_type(out_param.elem).array_dtype)
+        zeros = dask_blocks.zeros_dtype(out_param, taken, args, arrays)
         result = _da.zeros(first.shape, chunks=first.chunks, dtype=zeros)   # its chunks only
     elif not isinstance(args[out_pos], _da.Array):
         raise GpuInvalidArgument(f"map_blocks({program.name}, ..., out={out!r}): the argument "

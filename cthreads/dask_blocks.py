@@ -27,6 +27,7 @@ from dask.array.dispatch import concatenate_lookup
 from dask.base import normalize_token
 
 from .backend import device as _device
+from .codegen.types import elem as elem_type
 from .devices import worker_device
 from .errors import GpuInvalidArgument
 from .gpu_array import GpuArray, to_device, zeros
@@ -72,6 +73,20 @@ def writable_copy(value):
     if isinstance(value, GpuArray):
         return value.copy()
     return np.array(value, copy=True, order="C")
+
+
+def zeros_dtype(param, params: list, args: list, arrays: list):
+    """The dtype of ``out=None``'s zeros for list parameter ``param``: its element type's,
+    except that a plain ``list[float]`` / ``list[int]`` follows the 64-bit dask arrays given
+    for the other plain parameters of its kind (they make plain float / int 64-bit)."""
+    want = np.dtype(elem_type(param.elem).array_dtype)
+    if param.plain is None:
+        return want
+    for k in arrays:
+        p, dtype = params[k], np.dtype(args[k].dtype)
+        if p.plain == param.plain and dtype.itemsize == 8 and dtype.kind == want.kind:
+            return dtype
+    return want
 
 
 def zero_block(shape: tuple, dtype, queue):

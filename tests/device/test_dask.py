@@ -182,6 +182,16 @@ def test_gpuarray_blocks_mixed_with_numpy_blocks_and_2d(device_name):
     np.testing.assert_array_equal(got.numpy(), 2 * u + np.arange(50)[None, :] - rows[:, None])
 
 
+def test_float64_blocks_make_float64_zeros(device_name):
+    x = np.linspace(0, 1, N)                          # float64: plain float is 64-bit
+    for dx in (da.from_array(x, chunks=CHUNK), device_blocks(da.from_array(x, chunks=CHUNK))):
+        result = map_blocks(axpy, 1 / 3, dx, None, out="y")
+        assert result.dtype == np.float64
+        got = np.asarray(result.compute(scheduler="threads"))
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, x / 3, rtol=1e-15)
+
+
 def test_gpuarray_misuse_is_reported(device_name, monkeypatch):
     x, _, dx, dy = _inputs()
     with pytest.raises(GpuInvalidArgument, match=r"parameter 'x': a dask array made by "
