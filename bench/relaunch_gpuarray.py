@@ -7,7 +7,9 @@ the host time per launch of the issuing loop (the seconds ``gpu()`` takes to ret
 whole loop with the join (device time included), medians of --repeats rounds in one process, the
 cases alternating. Plain numpy arrays are uploaded and downloaded by every launch (each launch
 is joined: its results come back at its join), so their figures are the cost of the copies, for
-comparison. On lavapipe keep --big within the 128 MiB binding limit and the machine's memory.
+comparison; ``torch`` (``--big-kinds gpuarray,arena,torch`` where torch sees a CUDA GPU) runs
+``y.add_(x, alpha=a)`` the same way. On lavapipe keep --big within the 128 MiB binding limit
+and the machine's memory.
 """
 
 from __future__ import annotations
@@ -29,7 +31,29 @@ def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
     y[i] = a * x[i] + y[i]
 
 
+def run_torch(n: int, launches: int) -> tuple[float, float]:
+    """torch's ``y.add_(x, alpha=a)`` on CUDA tensors: the peer of the GpuArray loop."""
+    import torch  # noqa: PLC0415 - only where torch with CUDA is there
+
+    x = torch.ones(n, device="cuda")
+    y = torch.zeros(n, device="cuda")
+    y.add_(x, alpha=0.5)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(launches):
+        y.add_(x, alpha=0.5)
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    t2 = time.perf_counter()
+    want = 0.5 * (launches + 1)
+    got = float(y[0]), float(y[-1])
+    assert abs(got[0] - want) < 1e-3 * want and abs(got[1] - want) < 1e-3 * want, got
+    return (t1 - t0) / launches, (t2 - t0) / launches
+
+
 def run_case(kind: str, n: int, launches: int) -> tuple[float, float]:
+    if kind == "torch":
+        return run_torch(n, launches)
     x = np.ones(n, np.float32)
     y = np.zeros(n, np.float32)
     arena = None
@@ -93,6 +117,9 @@ def main() -> None:
         for k in kinds:
             print(f"  {k:9s} gpu() {statistics.median(issue[k]) * 1e6:9.1f} us/launch   "
                   f"with join {statistics.median(total[k]) * 1e6:11.1f} us/launch")
+        if "gpuarray" in kinds and "torch" in kinds:
+            print(f"  gpuarray speed / torch speed, with join: "
+                  f"{statistics.median(total['torch']) / statistics.median(total['gpuarray']):.3f}")
         if "gpuarray" in kinds and "arena" in kinds:
             print(f"  gpuarray speed / arena speed: gpu() "
                   f"{statistics.median(issue['arena']) / statistics.median(issue['gpuarray']):.3f}"
