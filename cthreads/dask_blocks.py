@@ -12,7 +12,7 @@ that process's task device (``devices.unpickle_device``): the one transfer.
 
 ``compute()`` of a dask array of GpuArray blocks gathers them (by value, onto the client's
 device) and joins them into one GpuArray (``concatenate``, registered with dask's
-``concatenate_lookup``). Dask tokenizes graph arguments: a GpuArray's token is new each time
+``concatenate_lookup``: device copies along the first axis, host memory along the others). Dask tokenizes graph arguments: a GpuArray's token is new each time
 (``normalize_token``), as dask does for objects it cannot hash, so building a graph never
 downloads it.
 """
@@ -31,6 +31,7 @@ from .codegen.types import elem as elem_type
 from .devices import worker_device
 from .errors import GpuInvalidArgument
 from .gpu_array import GpuArray, to_device, zeros
+from .runtime import device_array
 
 
 def task_device(spec: dict) -> int | None:
@@ -172,13 +173,21 @@ def _token(d: GpuArray) -> tuple:
 @concatenate_lookup.register(GpuArray)
 def concatenate(arrays, axis: int = 0) -> GpuArray:
     """GpuArray blocks joined into one GpuArray on the first block's device (what dask's
-    ``compute()`` calls): through a host copy, then one upload."""
+    ``compute()`` calls): along the first axis by device copies; along another axis, or with
+    blocks of several devices or kinds, through host memory (one download of each block and
+    one upload)."""
     arrays = list(arrays)
     if len(arrays) == 1 and isinstance(arrays[0], GpuArray):
         return arrays[0]
     first = next(a for a in arrays if isinstance(a, GpuArray))
+    queue = _queue(first)
+    if axis == 0 and all(isinstance(a, GpuArray) and a.dtype == first.dtype
+                         and a.shape[1:] == first.shape[1:] and _queue(a) is queue
+                         for a in arrays):
+        shape = (sum(a.shape[0] for a in arrays),) + first.shape[1:]
+        return GpuArray(device_array.concatenate([a._slot for a in arrays], shape), first.dtype)
     host = np.concatenate([_download(a) for a in arrays], axis=axis)
-    return to_device(host, device=_queue(first))
+    return to_device(host, device=queue)
 
 
 __all__ = ["concatenate", "device_blocks", "host_blocks"]

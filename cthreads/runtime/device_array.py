@@ -190,6 +190,28 @@ def device_copy(slot: DeviceSlot) -> DeviceSlot:
         return new
 
 
+def concatenate(slots: list, shape: tuple) -> DeviceSlot:
+    """A new slot of ``shape`` holding ``slots`` one after the other in C order (arrays joined
+    along their first axis), by device copies after the pending work; the slots share one
+    queue and element type."""
+    first = slots[0]
+    with residency.launch_lock:
+        for s in slots:
+            s.check_live("concatenate")
+        new = allocate(first.queue, first.elem, shape, where="concatenate()")
+        copies, at = [], 0
+        for s in slots:
+            if s.count:
+                # a view (when views exist) starts ``offset`` bytes into its buffer
+                copies.append((s.pooled.buffer, getattr(s, "offset", 0), new.pooled.buffer, at,
+                               s.nbytes))
+            at += s.nbytes
+            new.writers |= s.writers   # their bounds checks are reported by the copy too
+        if copies:
+            first.queue.submit_copies(copies)
+        return new
+
+
 def _forget_all(ctx=None) -> None:
     for slot in list(_live):
         slot.dead = True
@@ -200,5 +222,5 @@ _device.on_shutdown(_forget_all)
 _device.on_fork_child(_forget_all)
 
 
-__all__ = ["DeviceSlot", "SUPPORTED", "allocate", "device_copy", "download", "elem_of",
-           "upload"]
+__all__ = ["DeviceSlot", "SUPPORTED", "allocate", "concatenate", "device_copy", "download",
+           "elem_of", "upload"]

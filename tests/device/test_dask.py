@@ -161,8 +161,9 @@ def test_gpuarray_blocks_stay_on_the_device(device_name, transfers):
     assert transfers == []            # the kernels ran on the blocks: nothing up or down
     block = z.blocks[1].compute(scheduler="threads")
     assert isinstance(block, GpuArray) and block.shape == (CHUNK,)
-    got = z.compute(scheduler="threads")                           # one GpuArray
+    got = z.compute(scheduler="threads")        # one GpuArray, joined by device copies
     assert isinstance(got, GpuArray) and got.shape == (N,) and got.dtype == np.float32
+    assert transfers == []
     per_block = np.tile(np.float32([0.5, 1.5, 2.5]), CHUNK // 3 + 1)[:CHUNK]  # i of the block
     want = 2 * x + np.tile(per_block, N // CHUNK)
     np.testing.assert_array_equal(got.numpy(), want)
@@ -175,11 +176,16 @@ def test_gpuarray_blocks_mixed_with_numpy_blocks_and_2d(device_name):
     got = map_blocks(axpy, 3.0, device_blocks(dx), dy, out="y").compute(scheduler="sync")
     assert isinstance(got, np.ndarray)                # out follows its blocks: numpy here
     np.testing.assert_array_equal(got, 3 * x + 1)
+    got = map_blocks(scaled_twice, device_blocks(dx), None, out="y").compute()
+    np.testing.assert_array_equal(got.numpy(), 6 * x)               # a device function
     u = np.arange(60 * 50, dtype=np.float32).reshape(60, 50)
-    du = device_blocks(da.from_array(u, chunks=(25, 50)))          # blocks of whole rows
+    du = device_blocks(da.from_array(u, chunks=(25, 20)))   # column chunks: made contiguous
     got = map_blocks(rows_plus_cols, du, None, out="v").compute(scheduler="threads")
+    assert isinstance(got, GpuArray) and got.shape == (60, 50)
+    cols = np.concatenate([np.arange(c) for c in du.chunks[1]])
     rows = np.concatenate([np.arange(r) for r in du.chunks[0]])
-    np.testing.assert_array_equal(got.numpy(), 2 * u + np.arange(50)[None, :] - rows[:, None])
+    np.testing.assert_array_equal(got.numpy(), 2 * u + cols[None, :] - rows[:, None])
+    np.testing.assert_array_equal(u, np.arange(60 * 50).reshape(60, 50))
 
 
 def test_float64_blocks_make_float64_zeros(device_name):
