@@ -5,11 +5,11 @@
 Each case issues K launches ``gpu(saxpy, n, a, x, y)`` and then joins the last one; it reports
 the host time per launch of the issuing loop (the seconds ``gpu()`` takes to return) and of the
 whole loop with the join (device time included), medians of --repeats rounds in one process, the
-cases alternating. Plain numpy arrays are uploaded and downloaded by every launch (each launch
-is joined: its results come back at its join), so their figures are the cost of the copies, for
-comparison; ``torch`` (``--big-kinds gpuarray,arena,torch`` where torch sees a CUDA GPU) runs
-``y.add_(x, alpha=a)`` the same way. On lavapipe keep --big within the 128 MiB binding limit
-and the machine's memory.
+cases alternating. Kinds: ``gpuarray`` (GpuArrays), ``alternate`` (two GpuArrays passed in turn
+for y, as a solver swaps its arrays), ``arena`` (numpy arrays bound in a GpuArena), ``numpy``
+(plain arrays, uploaded and downloaded by every launch, each launch joined: the cost of the
+copies, for comparison) and ``torch`` (``y.add_(x, alpha=a)`` on CUDA tensors, where torch sees
+a GPU). On lavapipe keep --big within the 128 MiB binding limit and the machine's memory.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def run_case(kind: str, n: int, launches: int) -> tuple[float, float]:
     x = np.ones(n, np.float32)
     y = np.zeros(n, np.float32)
     arena = None
-    if kind == "gpuarray":
+    if kind in ("gpuarray", "alternate"):
         xs, ys = to_device(x), to_device(y)
     elif kind == "arena":
         arena = GpuArena().bind(x=x, y=y)
@@ -71,13 +71,25 @@ def run_case(kind: str, n: int, launches: int) -> tuple[float, float]:
         for _ in range(launches):
             gpu(saxpy, n, 0.5, xs, ys).join()
         t1 = time.perf_counter()
+    elif kind == "alternate":  # two output arrays taking turns (a solver's swap)
+        other = to_device(y)
+        gpu(saxpy, n, 0.5, xs, other)
+        pair = (ys, other)
+        t0 = time.perf_counter()
+        for k in range(launches):
+            job = gpu(saxpy, n, 0.5, xs, pair[k & 1])
+        t1 = time.perf_counter()
+        job.join()
+        launches //= 2          # each array got half of them: checked below
     else:
         for _ in range(launches):
             job = gpu(saxpy, n, 0.5, xs, ys)
         t1 = time.perf_counter()
         job.join()
     t2 = time.perf_counter()
-    if kind == "gpuarray":
+    if kind == "alternate":
+        got = pair[1].numpy()
+    elif kind == "gpuarray":
         got = ys.numpy()
     else:
         if arena is not None:
@@ -88,6 +100,8 @@ def run_case(kind: str, n: int, launches: int) -> tuple[float, float]:
         (kind, got[0], want)
     if arena is not None:
         arena.release()
+    if kind == "alternate":
+        launches *= 2
     return (t1 - t0) / launches, (t2 - t0) / launches
 
 
@@ -98,7 +112,7 @@ def main() -> None:
     ap.add_argument("--big", type=int, default=16 * 2**20)
     ap.add_argument("--big-launches", type=int, default=200)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--kinds", default="gpuarray,arena,numpy")
+    ap.add_argument("--kinds", default="gpuarray,alternate,arena,numpy")
     ap.add_argument("--big-kinds", default="gpuarray,arena")
     args = ap.parse_args()
     for n, launches, kinds in ((args.small, args.small_launches, args.kinds),
