@@ -47,10 +47,10 @@ def current_device() -> int:
     return _device.get_context().index
 
 
-def _worker_name():
-    """The name of the Dask worker of this process: the one running the caller's task, else
-    (outside a task: data being received) the process's only worker; None when there is none
-    or several."""
+def _worker_name(anywhere: bool = False):
+    """The name of the Dask worker running the caller's task; with ``anywhere`` (data being
+    received, outside a task) also the process's only worker. None when there is none (or,
+    with ``anywhere``, several)."""
     distributed = sys.modules.get("distributed")     # imported in every worker process
     if distributed is None:
         return None
@@ -58,9 +58,22 @@ def _worker_name():
         return distributed.get_worker().name
     except (ValueError, AttributeError):
         pass
+    if not anywhere:
+        return None
     worker = sys.modules.get("distributed.worker")
     found = list(getattr(getattr(worker, "Worker", None), "_instances", ()))
     return found[0].name if len(found) == 1 else None
+
+
+def _index_of(name) -> int | None:
+    """Worker ``name``'s device: ``k % len(devices())`` for a worker named ``k``, else None (and
+    None when ``CTHREADS_ADAPTER`` is set)."""
+    if isinstance(name, str) and name.isdigit():
+        name = int(name)
+    if isinstance(name, int) and not isinstance(name, bool) and \
+            not config.current().adapter:
+        return name % len(devices())
+    return None
 
 
 def worker_device() -> int | None:
@@ -72,21 +85,22 @@ def worker_device() -> int | None:
     name = _worker_name()
     if name is None:
         return None                                  # not a worker (a client, say)
-    index = None
-    if isinstance(name, str) and name.isdigit():
-        name = int(name)
-    if isinstance(name, int) and not isinstance(name, bool) and \
-            not config.current().adapter:
-        index = name % len(devices())
+    index = _index_of(name)
     _worker_device.append(index)
     return index
 
 
 def unpickle_device() -> int | None:
     """The device a GpuArray unpickles onto: the caller's ``use_device`` selection, else this
-    process's Dask worker device (``worker_device``), else None (the default device)."""
+    process's Dask worker device (``worker_device``; outside a task, that of the process's only
+    worker), else None (the default device)."""
     index = _device.selection.get()
-    return index if index is not None else worker_device()
+    if index is not None:
+        return index
+    if _worker_device:
+        return _worker_device[0]
+    name = _worker_name(anywhere=True)
+    return None if name is None else _index_of(name)
 
 
 __all__ = ["current_device", "devices", "unpickle_device", "use_device", "worker_device"]
