@@ -240,7 +240,8 @@ class KernelRuntime:
                     if a.slot.queue is not queue and a.slot.pooled is not None:
                         raise a.slot.other_device(self.ctx, f"{self.program.name}() parameter "
                                                   f"{p.name!r}")
-                    entries.append(Binding(p.binding, a.slot.take(self, p), a.nbytes))
+                    entries.append(Binding(p.binding, a.slot.take(self, p), a.nbytes,
+                                           a.slot.offset))
                     if p.written or p.atomic:
                         plan.resident_written.append(a.slot)
                     continue
@@ -350,14 +351,15 @@ class KernelRuntime:
 
     def bind_group(self, entries: tuple) -> object:
         """The bind group for ``entries`` (``Binding``s after the uniform), cached."""
-        key = tuple([(id(e.pooled), e.nbytes) for e in entries])   # bindings: fixed order
+        # bindings: fixed order; a view's offset tells two views of one buffer apart
+        key = tuple([(id(e.pooled), e.nbytes, e.offset) for e in entries])
         bg = self.bind_groups.get(key)
         if bg is not None:
             return bg
         bg = self.queue.bind_group(
             self.layout,
             [(0, self.uniform.buffer, self.uniform_size)]
-            + [(e.binding, e.pooled.buffer, e.nbytes) for e in entries])
+            + [(e.binding, e.pooled.buffer, e.nbytes, e.offset) for e in entries])
         self.bind_groups.put(key, bg, [e.pooled for e in entries])
         return bg
 
@@ -393,11 +395,11 @@ class KernelRuntime:
             size = vec_nbytes(lengths[k], elem_size)
             if size == e.nbytes:
                 continue
-            if size > e.pooled.capacity:
+            if e.offset + size > e.pooled.capacity:
                 return None
             if out is entries:
                 out = list(entries)
-            out[k] = Binding(e.binding, e.pooled, size)
+            out[k] = Binding(e.binding, e.pooled, size, e.offset)
         return out
 
 
