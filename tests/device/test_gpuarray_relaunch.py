@@ -246,3 +246,23 @@ def test_the_memo_keeps_no_array_alive(device_name):
     del x, y
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+def test_views_repeat_and_unaligned_or_aliased_views_are_refused(device_name, full_checks):
+    host = np.arange(128, dtype=np.float32)
+    base = to_device(host)
+    x = to_device(np.full(64, 2.0, np.float32))
+    halves = (base[:64], base[64:])               # aligned views (64 float32 = 256 bytes)
+    for k in range(6):
+        gpu(saxpy, 64, 1.0, x, halves[k % 2])     # the halves take turns
+    assert len(full_checks) == 2                  # each view's first launch checks it
+    want = host + 6.0
+    np.testing.assert_array_equal(base.numpy(), want)
+    with pytest.raises(GpuInvalidArgument, match="min-storage-buffer-offset-alignment"):
+        gpu(saxpy, 64, 1.0, x, base[1:65])        # a repeat's shape, an unbindable offset
+    with pytest.raises(GpuInvalidArgument, match="views of one GpuArray"):
+        gpu(saxpy, 64, 1.0, halves[0], halves[1])  # one buffer read and written
+    gpu(saxpy, 64, 1.0, x, halves[1])
+    want[64:] += 2.0
+    np.testing.assert_array_equal(base.numpy(), want)
+    np.testing.assert_array_equal(x.numpy(), np.full(64, 2.0, np.float32))
