@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import (GlobalIdx, Gpu, GpuArena, GpuIndexError, GpuInvalidArgument,
-                          GpuUseAfterDestroy, gpu, shutdown, to_device, zeros)
+                          GpuUseAfterDestroy, gpu, prepare, shutdown, to_device, zeros)
 from cthreads.runtime import args as launch_args
+from tests.device.func_kernels import histogram, tile_sums
 from tests.device.kernels import saxpy
 
 
@@ -266,3 +267,31 @@ def test_views_repeat_and_unaligned_or_aliased_views_are_refused(device_name, fu
     want[64:] += 2.0
     np.testing.assert_array_equal(base.numpy(), want)
     np.testing.assert_array_equal(x.numpy(), np.full(64, 2.0, np.float32))
+
+
+def test_repeats_with_atomics_shared_memory_device_functions_and_prepare(device_name,
+                                                                       full_checks):
+    rng = np.random.default_rng(5)
+    values = [rng.integers(0, 100, 3000).astype(np.int32) for _ in range(2)]
+    vs = [to_device(v) for v in values]
+    h = zeros(8, dtype=np.int32)
+    for k in range(6):                            # atomics through a device function
+        gpu(histogram, 3000, 8, vs[k % 2], h)
+    want = 3 * (np.bincount(values[0] % 8, minlength=8) + np.bincount(values[1] % 8,
+                                                                        minlength=8))
+    np.testing.assert_array_equal(h.numpy(), want)
+    prepare()                                     # compiling again keeps the runtimes
+    x0 = rng.random(192).astype(np.float32)       # whole workgroups: every tile filled
+    a, b = to_device(x0), zeros(192)
+    want = x0.copy()
+    for _ in range(5):                            # shared() memory, swapped arrays
+        gpu(tile_sums, 192, a, b)
+        a, b = b, a
+        out = np.empty_like(want)
+        for t0 in range(0, 192, 64):              # each workgroup of 64 sums its neighbours
+            seg = want[t0:t0 + 64]
+            out[t0:t0 + 64] = seg + np.concatenate([[0], seg[:-1]]) + \
+                np.concatenate([seg[1:], [0]])
+        want = out
+    np.testing.assert_allclose(a.numpy(), want, rtol=1e-5)
+    assert len(full_checks) == 3      # each histogram input's first launch, tile_sums' first
