@@ -12,13 +12,14 @@ that process's task device (``devices.unpickle_device``): the one transfer.
 
 ``compute()`` of a dask array of GpuArray blocks gathers them (by value, onto the client's
 device) and joins them into one GpuArray (``concatenate``, registered with dask's
-``concatenate_lookup``: device copies along the first axis, host memory along the others). Dask tokenizes graph arguments: a GpuArray's token is new each time
-(``normalize_token``), as dask does for objects it cannot hash, so building a graph never
-downloads it.
+``concatenate_lookup``: device copies along the first axis, host memory along the others).
+Dask tokenizes graph arguments: a GpuArray's token is new each time (``normalize_token``), as
+dask does for objects it cannot hash, so building a graph never downloads it.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 
@@ -120,7 +121,7 @@ def device_blocks(x):
     _check_dask_array(x, "device_blocks")
     check_source("cthreads.dask.device_blocks()", "argument", x)
     spec = {"pid": os.getpid(), "selection": _device.selection.get()}
-    return x.map_blocks(_bind(_upload, spec), dtype=x.dtype,
+    return x.map_blocks(functools.partial(_upload, spec), dtype=x.dtype,
                         meta=np.empty((0,) * x.ndim, dtype=x.dtype),
                         token="cthreads-device-blocks")
 
@@ -146,12 +147,6 @@ def check_source(caller: str, what: str, x) -> None:
                 "cthreads.dask.device_blocks(da.from_array(d.numpy(), chunks=...)) (one "
                 "download here, each block uploaded by its task), or keep the data in numpy "
                 "until then")
-
-
-def _bind(fn, spec):
-    import functools  # noqa: PLC0415
-
-    return functools.partial(fn, spec)
 
 
 def _check_dask_array(x, caller: str) -> None:
