@@ -14,6 +14,10 @@ workers 0, 1, ...) runs on device ``k % len(devices())`` unless ``CTHREADS_ADAPT
 task run in the process that called ``map_blocks`` (the threaded and synchronous schedulers)
 uses the device selected there (``use_device``); elsewhere the default device.
 
+``GpuArray`` blocks (``device_blocks``) and whole ``GpuArray`` arguments are launched on as they
+are, on their device, with no host copy (``dask_blocks.py``; docs/scale.md, "Device-array
+blocks").
+
 Blocks of up to three dimensions: with ``threads=None`` a 1-D block launches its length and an
 N-D block its shape with x along the last axis (``threads=(shape[-1], shape[-2], ...)``).
 """
@@ -22,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 
 try:
     import dask.array as _da
@@ -31,57 +34,32 @@ except ImportError as exc:  # pragma: no cover - the optional extra is missing
                       "`pip install 'cthreads[dask]'`") from None
 import numpy as np
 
-from . import config
 from .runtime import residency, sharing
 from .backend import device as _device
-from .codegen.types import elem as elem_type
-from .devices import devices, use_device
+from . import dask_blocks
+from .dask_blocks import device_blocks, host_blocks
+from .devices import use_device, worker_device
+from .gpu_array import GpuArray
 from .errors import GpuInvalidArgument
 from .kernel import GpuKernel
 from .launch import gpu
 
-_worker_device: list = []       # [device index or None] once this process has looked
-
-
-def worker_device() -> int | None:
-    """The device index for tasks of this process when it is worker ``k`` of a ``distributed``
-    cluster (``k % len(devices())``), or None (not a worker, a worker not named by a number,
-    or ``CTHREADS_ADAPTER`` set)."""
-    if _worker_device:
-        return _worker_device[0]
-    distributed = sys.modules.get("distributed")     # imported in every worker process
-    if distributed is None:
-        return None
-    try:
-        name = distributed.get_worker().name
-    except (ValueError, AttributeError):
-        return None                                  # not a worker (a client, say)
-    index = None
-    if isinstance(name, str) and name.isdigit():
-        name = int(name)
-    if isinstance(name, int) and not isinstance(name, bool) and \
-            not config.current().adapter:
-        index = name % len(devices())
-    _worker_device.append(index)
-    return index
-
-
 def _run_block(spec: dict, *blocks):
     """One task: launch the kernel on one block (in the process that runs the task)."""
-    index = worker_device()
-    if index is None and spec["pid"] == os.getpid():
-        index = spec["selection"]
     values = list(spec["values"])
     written = spec["written_pos"]
     for pos, block in zip(spec["array_pos"], blocks):
         # a block may be a strided view (chunks across columns): launches take C order
-        values[pos] = block if pos in written else np.ascontiguousarray(block)
+        values[pos] = block if pos in written or isinstance(block, GpuArray) \
+            else np.ascontiguousarray(block)
     length = len(blocks[0]) if blocks else 1
+    queue = dask_blocks.device_of(spec["kernel"].__name__, values, spec["names"])
     for pos in written:
-        if values[pos] is not None:
-            values[pos] = np.array(values[pos], copy=True, order="C")   # inputs never change
-    if spec["zeros"] is not None:                      # out=None: a fresh block of zeros
-        values[spec["out_pos"]] = np.zeros(blocks[0].shape, spec["zeros"])
+        if values[pos] is not None:          # inputs never change (GpuArrays: a device copy)
+            values[pos] = dask_blocks.writable_copy(values[pos])
+    if spec["zeros"] is not None:            # out=None: a fresh block of zeros
+        values[spec["out_pos"]] = dask_blocks.zero_block(tuple(blocks[0].shape),
+                                                         spec["zeros"], queue)
     result = values[spec["out_pos"]]
     if spec["n_pos"] is not None:
         values.insert(spec["n_pos"], length)
@@ -89,6 +67,7 @@ def _run_block(spec: dict, *blocks):
     if threads is None and blocks and blocks[0].ndim > 1:
         threads = tuple(reversed(blocks[0].shape))       # x along the last axis
     kwargs = {} if threads is None else {"threads": threads}
+    index = dask_blocks.launch_index(queue, dask_blocks.task_device(spec))
     if index is None:
         gpu(spec["kernel"], *values, **kwargs).join()
     else:
@@ -129,8 +108,10 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
     The dask arrays must have the same chunks (``x.rechunk(y.chunks)``); other arguments are
     passed whole to every block. ``out`` names a list parameter: its argument is a dask array
     (the values the kernel starts from) or None (zeros of the parameter's element type). The
-    input arrays are never changed. ``threads`` is passed to every launch (None: a 1-D block's
-    length, an N-D block's shape with x along the last axis)."""
+    input arrays are never changed. Blocks and whole arguments may be GpuArrays: the task
+    launches on their device, and the result's blocks are GpuArrays where ``out``'s are (or
+    ``out`` is None in a task with GpuArrays). ``threads`` is passed to every launch (None: a
+    1-D block's length, an N-D block's shape with x along the last axis)."""
     if not isinstance(kernel, GpuKernel):
         raise TypeError(f"map_blocks: {getattr(kernel, '__name__', kernel)!r} is not a @Gpu "
                         "kernel; decorate the function with @Gpu")
@@ -167,6 +148,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 f"array, but the kernel declares {what}; pass "
                 + (f"a {p.ndim}-D dask array (blocks of up to 3 dimensions)" if p.is_list
                    else "a number"))
+        dask_blocks.check_source(f"map_blocks({program.name}, ...)", f"parameter {p.name!r}", a)
         if a.chunks != first.chunks:
             raise GpuInvalidArgument(
                 f"map_blocks({program.name}, ...) parameters {taken[arrays[0]].name!r} and "
@@ -179,7 +161,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 f"map_blocks({program.name}, ..., out={out!r}): {out!r} is a "
                 f"{out_param.ndim}-D list and the dask arrays are {first.ndim}-D; pass a "
                 f"{out_param.ndim}-D dask array for it")
-        zeros = np.dtype(elem_type(out_param.elem).array_dtype)
+        zeros = dask_blocks.zeros_dtype(out_param, taken, args, arrays)
         result = _da.zeros(first.shape, chunks=first.chunks, dtype=zeros)   # its chunks only
     elif not isinstance(args[out_pos], _da.Array):
         raise GpuInvalidArgument(f"map_blocks({program.name}, ..., out={out!r}): the argument "
@@ -194,6 +176,7 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                 _refuse_bound(taken[k].name, a)
     values = [None if k in arrays else a for k, a in enumerate(args)]
     spec = {"kernel": kernel, "values": tuple(values), "array_pos": tuple(arrays),
+            "names": tuple(p.name for p in taken),
             "written_pos": tuple(written), "n_pos": n_pos, "out_pos": out_pos,
             "zeros": zeros, "threads": threads, "pid": os.getpid(),
             "selection": _device.selection.get()}
@@ -203,4 +186,4 @@ def map_blocks(kernel, *args, out: str = "y", threads=None):
                           token=f"cthreads-{program.name}")
 
 
-__all__ = ["map_blocks", "worker_device"]
+__all__ = ["device_blocks", "host_blocks", "map_blocks", "worker_device"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 
 from .backend import get_queue
-from .devices import use_device
+from .devices import unpickle_device, use_device
 from .errors import GpuArgumentTypeError, GpuInvalidArgument
 from .runtime import convert, device_array
 from .runtime.args import DeviceArrayBase
@@ -305,8 +305,9 @@ def _key_text(key) -> str:
 
 
 def _rebuild(host) -> GpuArray:
-    """Unpickling: the data onto the current device."""
-    return to_device(host)
+    """Unpickling: the data onto the current device (in a Dask worker, its device:
+    ``devices.unpickle_device``)."""
+    return to_device(host, device=unpickle_device())
 
 
 def _new(shape, dtype, device, where: str, data_of=None) -> GpuArray:

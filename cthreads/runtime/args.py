@@ -303,6 +303,7 @@ class Device(ArgKind):
                              param.ndim, param.plain)
         if slot.offset:                # a view: bound from its offset, if the device can
             slot.check_offset(value, where)
+        slot.checked = True        # a repeat of the launch may take it (relaunch.py)
         return slot, value.shape
 
     def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):

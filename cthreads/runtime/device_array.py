@@ -66,6 +66,7 @@ class DeviceSlot:
 
     __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "queue",
                  "written", "used", "writers", "rows", "generation", "dead", "offset", "base",
+                 "checked",
                  "__weakref__")
 
     def __init__(self, queue, elem: str, shape: tuple, pooled):
@@ -87,6 +88,8 @@ class DeviceSlot:
         self.dead = False
         self.offset = 0           # bytes into ``pooled`` where a view starts
         self.base = None          # a view: the slot whose buffer it shares (never released)
+        # passed the launch checks of args.Device once (what relaunch.py's repeat asks)
+        self.checked = False
         _live.add(self)
 
     def view(self, shape: tuple, start: int) -> "DeviceSlot":
@@ -237,6 +240,27 @@ def device_copy(slot: DeviceSlot) -> DeviceSlot:
         return new
 
 
+def concatenate(slots: list, shape: tuple) -> DeviceSlot:
+    """A new slot of ``shape`` holding ``slots`` one after the other in C order (arrays joined
+    along their first axis), by device copies after the pending work; the slots share one
+    queue and element type."""
+    first = slots[0]
+    with residency.launch_lock:
+        for s in slots:
+            s.check_live("concatenate")
+        new = allocate(first.queue, first.elem, shape, where="concatenate()")
+        copies, at = [], 0
+        for s in slots:
+            if s.count:
+                # a view starts ``offset`` bytes into its buffer
+                copies.append((s.pooled.buffer, s.offset, new.pooled.buffer, at, s.nbytes))
+            at += s.nbytes
+            new.writers |= s.writers   # their bounds checks are reported by the copy too
+        if copies:
+            first.queue.submit_copies(copies)
+        return new
+
+
 def _forget_all(ctx=None) -> None:
     for slot in list(_live):
         slot.dead = True
@@ -247,5 +271,5 @@ _device.on_shutdown(_forget_all)
 _device.on_fork_child(_forget_all)
 
 
-__all__ = ["DeviceSlot", "SUPPORTED", "allocate", "device_copy", "download", "elem_of",
-           "upload"]
+__all__ = ["DeviceSlot", "SUPPORTED", "allocate", "concatenate", "device_copy", "download",
+           "elem_of", "upload"]

@@ -67,3 +67,24 @@ def rows_plus_cols(u: list[list[float]], v: list[list[float]]) -> None:
     y = GlobalIdx.y
     if y < u.shape[0] and x < u.shape[1]:
         v[y, x] = 2.0 * u[y, x] + x - y
+
+
+@Gpu
+def add_table(x: list[float], table: list[float], y: list[float], n: int) -> None:
+    """y[i] = x[i] + table[i % len(table)]: a whole array read by every block."""
+    i = GlobalIdx.x
+    if i < n:
+        y[i] = x[i] + table[i % len(table)]
+
+
+def gpuarray_report(d) -> tuple:
+    """What a worker sees of a GpuArray it received (pickled by value): its device, this
+    worker's device index, its values' sum."""
+    from cthreads.dask import worker_device  # noqa: PLC0415
+
+    return d.device, worker_device(), float(d.numpy().sum())
+
+
+def block_device(block) -> np.ndarray:
+    """A block's device index (a GpuArray's), for a map over GpuArray blocks."""
+    return np.full(1, block._slot.queue.ctx.index, np.int32)

@@ -11,9 +11,10 @@ import dask.array as da
 import numpy as np
 import pytest
 
-from cthreads.dask import map_blocks
-from cthreads.gpu import GpuInvalidArgument
-from tests.device.scale_kernels import (axpy, rows_plus_cols, scaled_twice, spin, spin_reference,
+from cthreads.dask import device_blocks, host_blocks, map_blocks
+from cthreads.gpu import GpuArray, GpuInvalidArgument, to_device
+from tests.device.scale_kernels import (add_table, axpy, block_device, gpuarray_report,
+                                        rows_plus_cols, scaled_twice, spin, spin_reference,
                                         worker_report)
 
 N = 10_000
@@ -122,3 +123,122 @@ def test_misuse_is_reported_before_any_work(device_name):
         map_blocks(scaled_twice, dx.reshape(100, 100), dy.reshape(100, 100), out="y")
     np.testing.assert_array_equal(y, np.ones(N))
     assert dask.config.get("scheduler", None) in (None, "threads", "sync", "dask.distributed")
+
+
+# -- GpuArray blocks and arguments ---------------------------------------------------------------
+
+@pytest.fixture
+def transfers(monkeypatch):
+    """Every host<->device transfer of a GpuArray in this process: ('up', nbytes) for
+    to_device/set, ('down', nbytes) for numpy()."""
+    from cthreads.runtime import device_array
+
+    seen = []
+    real_download, real_allocate = device_array.download, device_array.allocate
+
+    def download(slot, out):
+        seen.append(("down", out.nbytes))
+        return real_download(slot, out)
+
+    def allocate(queue, elem, shape, data=None, where="GpuArray"):
+        if data is not None and where != "zeros()":
+            seen.append(("up", data.nbytes))
+        return real_allocate(queue, elem, shape, data, where)
+
+    monkeypatch.setattr(device_array, "download", download)
+    monkeypatch.setattr(device_array, "allocate", allocate)
+    return seen
+
+
+def test_gpuarray_blocks_stay_on_the_device(device_name, transfers):
+    x = np.arange(N, dtype=np.float32)
+    dx = device_blocks(da.from_array(x, chunks=CHUNK)).persist(scheduler="threads")
+    assert transfers == [("up", CHUNK * 4)] * 4                  # one upload per block
+    table = to_device(np.array([0.5, 1.5, 2.5], np.float32))     # a whole GpuArray argument
+    del transfers[:]
+    y = map_blocks(axpy, 2.0, dx, None, out="y").persist(scheduler="threads")
+    z = map_blocks(add_table, y, table, dx, out="y").persist(scheduler="threads")
+    assert transfers == []            # the kernels ran on the blocks: nothing up or down
+    block = z.blocks[1].compute(scheduler="threads")
+    assert isinstance(block, GpuArray) and block.shape == (CHUNK,)
+    got = z.compute(scheduler="threads")        # one GpuArray, joined by device copies
+    assert isinstance(got, GpuArray) and got.shape == (N,) and got.dtype == np.float32
+    assert transfers == []
+    per_block = np.tile(np.float32([0.5, 1.5, 2.5]), CHUNK // 3 + 1)[:CHUNK]  # i of the block
+    want = 2 * x + np.tile(per_block, N // CHUNK)
+    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(host_blocks(dx).compute(scheduler="threads"), x)   # unchanged
+    np.testing.assert_array_equal(table.numpy(), [0.5, 1.5, 2.5])
+
+
+def test_gpuarray_blocks_mixed_with_numpy_blocks_and_2d(device_name):
+    x, y, dx, dy = _inputs()
+    got = map_blocks(axpy, 3.0, device_blocks(dx), dy, out="y").compute(scheduler="sync")
+    assert isinstance(got, np.ndarray)                # out follows its blocks: numpy here
+    np.testing.assert_array_equal(got, 3 * x + 1)
+    got = map_blocks(scaled_twice, device_blocks(dx), None, out="y").compute()
+    np.testing.assert_array_equal(got.numpy(), 6 * x)               # a device function
+    u = np.arange(60 * 50, dtype=np.float32).reshape(60, 50)
+    du = device_blocks(da.from_array(u, chunks=(25, 20)))   # column chunks: made contiguous
+    got = map_blocks(rows_plus_cols, du, None, out="v").compute(scheduler="threads")
+    assert isinstance(got, GpuArray) and got.shape == (60, 50)
+    cols = np.concatenate([np.arange(c) for c in du.chunks[1]])
+    rows = np.concatenate([np.arange(r) for r in du.chunks[0]])
+    np.testing.assert_array_equal(got.numpy(), 2 * u + cols[None, :] - rows[:, None])
+    np.testing.assert_array_equal(u, np.arange(60 * 50).reshape(60, 50))
+
+
+def test_float64_blocks_make_float64_zeros(device_name):
+    x = np.linspace(0, 1, N)                          # float64: plain float is 64-bit
+    for dx in (da.from_array(x, chunks=CHUNK), device_blocks(da.from_array(x, chunks=CHUNK))):
+        result = map_blocks(axpy, 1 / 3, dx, None, out="y")
+        assert result.dtype == np.float64
+        got = np.asarray(result.compute(scheduler="threads"))
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, x / 3, rtol=1e-15)
+
+
+def test_gpuarray_misuse_is_reported(device_name, monkeypatch):
+    x, _, dx, dy = _inputs()
+    with pytest.raises(GpuInvalidArgument, match=r"parameter 'x': a dask array made by "
+                       r"da.from_array of a GpuArray.*device_blocks\(da.from_array\(d.numpy"):
+        map_blocks(axpy, 2.0, da.from_array(to_device(x), chunks=CHUNK), None, out="y")
+    with pytest.raises(GpuInvalidArgument, match="takes a dask array, got GpuArray"):
+        device_blocks(to_device(x))
+    ints = device_blocks(da.from_array(np.arange(N, dtype=np.int32), chunks=CHUNK))
+    with pytest.raises(GpuInvalidArgument, match=r"parameter 'x' is a GpuArray of shape "
+                       r"\(2500,\) and dtype int32"):
+        map_blocks(axpy, 2.0, ints, None, out="y").compute(scheduler="sync")
+    monkeypatch.setenv("CTHREADS_DEVICE_COPIES", "2")
+    from cthreads.gpu import shutdown
+    try:
+        table = to_device(np.ones(3, np.float32), device=1)
+        with pytest.raises(GpuInvalidArgument, match=r"the GpuArrays for 'x' \(device 0 .*\) "
+                           r"and 'table' \(device 1 .*\) live on different devices"):
+            map_blocks(add_table, device_blocks(dx), table, None,
+                       out="y").compute(scheduler="sync")
+        np.testing.assert_array_equal(table.numpy(), np.ones(3, np.float32))
+    finally:
+        shutdown()
+
+
+def test_local_cluster_gpuarray_blocks_and_arguments(cluster, device_name):
+    x = np.linspace(0.1, 0.9, N, dtype=np.float32)
+    dx = device_blocks(da.from_array(x, chunks=CHUNK))
+    table = to_device(np.array([1.0, 2.0], np.float32))
+    out = map_blocks(add_table, map_blocks(spin, dx, None, 20, out="y"), table, None, out="y")
+    got = cluster.compute(out).result()              # gathered by value, joined here
+    assert isinstance(got, GpuArray)
+    want = spin_reference(x, 20) + np.tile(np.float32([1.0, 2.0]), N // 2)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-3, atol=1e-3)
+    # each worker k uploads its blocks on device k (the device its tasks use)
+    infos = cluster.scheduler_info()["workers"]
+    for address, info in infos.items():
+        where = cluster.compute(dx.map_blocks(block_device, chunks=((1,) * 4,), dtype=np.int32),
+                                workers=[address]).result()
+        assert set(where.tolist()) == {int(info["name"]) % 2}
+        # a GpuArray sent to a worker unpickles onto that worker's device
+        device, index, total = cluster.submit(gpuarray_report, table, workers=[address],
+                                              pure=False).result()
+        assert (index, total) == (int(info["name"]) % 2, 3.0)
+        assert device.startswith(f"device {index} ")

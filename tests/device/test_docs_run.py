@@ -33,7 +33,7 @@ PYTHON_BLOCKS = {
     "docs/language.md": 4,
     "docs/performance.md": 0,
     "docs/runtime.md": 0,
-    "docs/scale.md": 2,
+    "docs/scale.md": 3,
 }
 
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
