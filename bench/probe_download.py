@@ -44,10 +44,10 @@ def main(argv=None) -> int:
     if native is not None:
         real = native.copy_mapped
 
-        def timed(buffer, nbytes):
+        def timed(buffer, nbytes, into=None):
             t0 = time.perf_counter()
             try:
-                return real(buffer, nbytes)
+                return real(buffer, nbytes, into)
             finally:
                 spent.append(time.perf_counter() - t0)
         native.copy_mapped = timed

@@ -478,8 +478,10 @@ class DeviceQueue:
     def _is_closed(self) -> bool:
         return self.closed
 
-    def read_into(self, staging: PooledBuffer, nbytes: int, seq: int) -> bytes:
-        """A copy of the first ``nbytes`` of a staging buffer that submission ``seq`` wrote.
+    def read_into(self, staging: PooledBuffer, nbytes: int, seq: int, into=None) -> bytes:
+        """A copy of the first ``nbytes`` of a staging buffer that submission ``seq`` wrote;
+        with ``into`` (a writable byte memoryview) its first ``len(into)`` bytes go straight
+        there (one copy, no intermediate bytes object) and only the rest is returned.
 
         Waits for ``seq`` first (in slices, the lock free between them: see ``wait``), so the
         map itself is quick and the mapped range is only copied, never converted, under the
@@ -493,14 +495,14 @@ class DeviceQueue:
                     self.flush("readback")
                 done.settle()
                 key = self._native.map_request(staging.buffer, nbytes)
-            return done.read_when_mapped(staging, nbytes, seq, key)
+            return done.read_when_mapped(staging, nbytes, seq, key, into)
         self.wait(seq)
         with self.lock:
             if seq > done.submitted:
                 self.flush("readback")
             done.settle()
             if self._native is not None:
-                result = self._native.read(staging.buffer, nbytes)
+                result = self._native.read(staging.buffer, nbytes, into)
             else:
                 buf = staging.buffer
                 try:
@@ -508,7 +510,11 @@ class DeviceQueue:
                 except Exception as exc:
                     raise device_error(self.ctx, exc, "reading results back") from None
                 try:
-                    result = bytes(buf.read_mapped(0, nbytes, copy=False))
+                    mapped = buf.read_mapped(0, nbytes, copy=False)
+                    head = 0 if into is None else len(into)
+                    if head:
+                        into[:] = mapped[:head]
+                    result = bytes(mapped[head:])
                 finally:
                     buf.unmap()
         done.mark(seq)

@@ -269,7 +269,7 @@ class Completion:
                 self.poll_fence()
             return seq <= self.completed
 
-    def read_when_mapped(self, staging, nbytes: int, seq: int, key) -> bytes:
+    def read_when_mapped(self, staging, nbytes: int, seq: int, key, into=None) -> bytes:
         """The GPUs' readback: poll for the map ``key`` (requested by the queue once
         submission ``seq``, the last to use ``staging``, was made) as waits poll; its
         completion says that ``seq``, and with it every earlier one, finished: one
@@ -286,7 +286,7 @@ class Completion:
                 if not native.map_ready(key, block=False):
                     return False
                 native.map_finish(key)
-                mapped.append(native.copy_mapped(staging.buffer, nbytes))
+                mapped.append(native.copy_mapped(staging.buffer, nbytes, into))
                 return True
 
         self.poll_in_slices(poll, start)

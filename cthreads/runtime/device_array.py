@@ -218,7 +218,7 @@ def download(slot: DeviceSlot, out) -> None:
         slot.check_live("GpuArray.numpy")
         readback = Readback()
         readback.add_list(slot.pooled.buffer, out, slot.nbytes, slot.elem, "a GpuArray",
-                          slot.offset)
+                          slot.offset, fresh=True)
         for rt in slot.writers:
             if rt.unchecked:
                 readback.add_status(rt)

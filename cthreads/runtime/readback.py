@@ -13,7 +13,7 @@ the user added or kept is lost).
 
 from __future__ import annotations
 
-from . import args
+from . import args, convert
 from ..codegen.types import elem as elem_type
 from ..errors import CThreadsGPUError, GpuInvalidArgument
 
@@ -26,7 +26,8 @@ class Download:
     """One list to download: device buffer ``source`` -> the caller's ``target``, from
     ``offset`` of the staging buffer; ``what`` names it in errors."""
 
-    __slots__ = ("source", "target", "offset", "nbytes", "elem", "what", "src_offset")
+    __slots__ = ("source", "target", "offset", "nbytes", "elem", "what", "src_offset",
+                 "direct")
 
     def __init__(self, source, target, offset: int, nbytes: int, elem: str, what: str,
                  src_offset: int = 0):
@@ -37,6 +38,7 @@ class Download:
         self.nbytes = nbytes
         self.elem = elem
         self.what = what
+        self.direct = False               # copied straight into target by ``fetch``
 
 
 def _elements(target: list) -> int:
@@ -56,11 +58,16 @@ class Readback:
         self.size = 0
         self.staging = None
         self.raw: bytes | None = None     # the staging bytes, once fetched
+        self.base = 0                     # the staging offset raw starts at
+        self.fresh = False                # the first download's target is a new array
 
     def add_list(self, source, target, nbytes: int, elem: str, what: str = "a list",
-                 src_offset: int = 0) -> None:
+                 src_offset: int = 0, fresh: bool = False) -> None:
+        """``fresh``: ``target`` is a new array of ours (GpuArray.numpy()), which may be written
+        before the status words are checked."""
         off = _align8(self.size)
         self.lists.append(Download(source, target, off, nbytes, elem, what, src_offset))
+        self.fresh = fresh if len(self.lists) == 1 else self.fresh
         self.size = off + nbytes
 
     def add_status(self, rt) -> None:
@@ -82,10 +89,27 @@ class Readback:
         return out
 
     def fetch(self, queue, seq: int) -> None:
-        """Copy the staging buffer (submission ``seq`` wrote it) into ``raw``; release it."""
-        self.raw = queue.read_into(self.staging, self.size, seq)
+        """Copy the staging buffer (submission ``seq`` wrote it) into ``raw``; release it. A
+        first download into a numpy array holding the device's bytes as they are goes straight
+        into that array (one copy of the mapped range; ``raw`` then starts after it)."""
+        into = self._direct()
+        self.raw = queue.read_into(self.staging, self.size, seq, into)
         queue.pool.release(self.staging)
         self.staging = None
+
+    def _direct(self):
+        """The byte view of the first download's target when it can be copied into as is."""
+        if not self.fresh:   # a caller's array is written only by ``write``, after the checks
+            return None
+        d = self.lists[0]
+        target = d.target
+        if not args.is_ndarray(target) or not target.flags.c_contiguous or \
+                not target.flags.writeable or target.nbytes != d.nbytes or d.elem == "bool" or \
+                target.dtype != convert._np().dtype(elem_type(d.elem).host_dtype):
+            return None
+        self.base = d.nbytes
+        d.direct = True
+        return memoryview(target.reshape(-1)).cast("B")
 
     def check(self, seq: int, live: bool = True) -> None:
         """Raise the error of the first failed status (bounds check, loop budget) in ``raw``. With
@@ -94,7 +118,7 @@ class Readback:
         mv = memoryview(self.raw)
         failures = []
         for rt, off in self.statuses:
-            words = mv[off:off + rt.status_nbytes].cast("I").tolist()
+            words = mv[off - self.base:off - self.base + rt.status_nbytes].cast("I").tolist()
             if words[0] or words[3]:      # a failed bounds check; a loop ended early
                 failures.append((rt, words))
         if live:
@@ -121,7 +145,9 @@ class Readback:
                     "only after join(), or launch with a copy")
         mv = memoryview(self.raw)
         for d in self.lists:
-            args.writeback(d.target, mv[d.offset:d.offset + d.nbytes], d.elem)
+            if not d.direct:
+                off = d.offset - self.base
+                args.writeback(d.target, mv[off:off + d.nbytes], d.elem)
 
     def finish(self, queue, seq: int, download: bool = True) -> None:
         """fetch, check and (with ``download``) write, in one go."""

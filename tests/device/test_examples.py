@@ -242,9 +242,9 @@ def test_jacobi_gpuarray_matches_numpy_and_downloads_the_grid_once(device_name, 
         pulls.append(self.shape)
         return real_numpy(self)
 
-    def add_spy(self, source, target, *rest):
+    def add_spy(self, source, target, *rest, **kw):
         listed.append(target)
-        return real_add(self, source, target, *rest)
+        return real_add(self, source, target, *rest, **kw)
 
     monkeypatch.setattr(GpuArray, "numpy", numpy_spy)
     monkeypatch.setattr(readback.Readback, "add_list", add_spy)

@@ -387,9 +387,9 @@ def test_join_downloads_nothing(device_name, monkeypatch):
     added = []
     real = readback.Readback.add_list
 
-    def spy(self, source, target, *rest):
+    def spy(self, source, target, *rest, **kw):
         added.append(target)
-        return real(self, source, target, *rest)
+        return real(self, source, target, *rest, **kw)
 
     monkeypatch.setattr(readback.Readback, "add_list", spy)
     gpu(saxpy, 64, 1.0, x, y).join()

@@ -217,19 +217,26 @@ class NativeEncoder:
         if enc != self._null:
             lib.wgpuCommandEncoderRelease(enc)
 
-    def read(self, buffer, nbytes: int) -> bytes:
-        """Map ``buffer`` (MAP_READ, its writer already submitted); a copy of its bytes."""
+    def read(self, buffer, nbytes: int, into=None) -> bytes:
+        """Map ``buffer`` (MAP_READ, its writer already submitted); a copy of its bytes
+        (``into``: see ``copy_mapped``)."""
         key = self.map_request(buffer, nbytes)
         self.map_ready(key, block=True)
         self.map_finish(key)
-        return self.copy_mapped(buffer, nbytes)
+        return self.copy_mapped(buffer, nbytes, into)
 
-    def copy_mapped(self, buffer, nbytes: int) -> bytes:
-        """A copy of the first ``nbytes`` of ``buffer``, mapped for reading; then unmapped."""
-        lib, internal = self._lib, buffer._internal
+    def copy_mapped(self, buffer, nbytes: int, into=None) -> bytes:
+        """A copy of the first ``nbytes`` of ``buffer``, mapped for reading; then unmapped.
+        With ``into`` (a writable byte memoryview, at most ``nbytes`` long) the first
+        ``len(into)`` bytes are copied straight into it, once, and the rest returned."""
+        lib, internal, ffi = self._lib, buffer._internal, self._ffi
         try:
             ptr = lib.wgpuBufferGetConstMappedRange(internal, 0, nbytes)
-            return self._ffi.buffer(ptr, nbytes)[:]
+            if into is None:
+                return ffi.buffer(ptr, nbytes)[:]
+            head = len(into)
+            ffi.memmove(ffi.from_buffer(into, require_writable=True), ptr, head)
+            return ffi.buffer(ffi.cast("char *", ptr) + head, nbytes - head)[:]
         finally:
             lib.wgpuBufferUnmap(internal)
 
