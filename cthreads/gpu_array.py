@@ -6,8 +6,9 @@ the submitted and pending work that writes it (the device queue runs in program 
 ``DeviceSlot``, the transfers, the shutdown hook) is ``runtime/device_array.py``; the argument
 handler is ``runtime/args.py``'s ``Device``.
 
-Out of scope for now: views (reshape, ravel, slices), arrays past the storage-binding limit
-(refused with the limit's error, as numpy arrays are), complex and vector dtypes.
+An array past the device's storage-binding limit is split across several buffers (its slot's
+``parts``, ``runtime/parts.py``); kernels address them (``codegen/split.py``). Out of scope for
+now: views (reshape, ravel, slices), complex and vector dtypes.
 """
 
 from __future__ import annotations
