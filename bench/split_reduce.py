@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
         cases = [(make(x), x.nbytes) for x in hosts]
         rates = best_gbs(cases, args.reps)
         for x, gbs in zip(hosts, rates):
-            parts = -(-x.nbytes // (reducer.part_elems(pool, 4) * 4))
+            parts = -(-x.size // reducer.part_elems(pool, x.size, 4))
             print(f"{form:8s} n={x.size:>11,} ({x.nbytes / 2**20:4.0f} MiB, {parts} part(s)): "
                   f"{gbs:6.2f} GB/s")
         print(f"{form:8s} ratio large/small: {rates[1] / rates[0]:.2f}x")

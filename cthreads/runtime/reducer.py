@@ -24,6 +24,7 @@ import threading
 import weakref
 
 from . import args, convert, residency, sharing
+from . import parts as _parts
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
@@ -275,31 +276,30 @@ def _loop_error(red, name: str) -> GpuDeviceError:
         "or run on a GPU (CTHREADS_ADAPTER)")
 
 
-def part_elems(pool, size: int) -> int:
-    """Elements of ``size`` bytes in one part of data past the storage-binding limit: as many
-    as one binding holds (``pool.binding_bytes()``), a multiple of four."""
-    return max(4, pool.binding_bytes() // size // 4 * 4)
+def part_elems(pool, n: int, size: int) -> int:
+    """Elements of ``size`` bytes in each part of ``n`` elements of data (``n`` when one
+    binding, ``pool.binding_bytes()``, holds it): the parts of a GpuArray of that size
+    (``parts.py``), so an array and its GpuArray reduce in the same tree."""
+    return _parts.part_elems_for(n, size, pool.binding_bytes())
 
 
 def host_parts(packed, n: int, size: int, pool) -> list:
     """The device bytes ``packed`` of ``n`` elements as the parts to upload: itself when one
-    binding holds it, else consecutive byte views of ``part_elems`` elements (the last
-    shorter)."""
-    per = part_elems(pool, size)
-    if n <= per:
+    binding holds it, else byte views of ``part_elems`` elements each (the last shorter)."""
+    per = part_elems(pool, n, size)
+    if per >= n:
         return [packed]
-    raw = memoryview(packed).cast("B")
-    step = per * size
-    return [raw[at:at + step] for at in range(0, n * size, step)]
+    return _parts.byte_slices(packed, n, per, size)
 
 
 def slot_parts(slot) -> list:
     """``[(PooledBuffer, elements), ...]``: the buffers holding a resident slot's elements, in
-    order (launch lock held).
-
-    GpuArray wiring: a split DeviceSlot (branch ``split``) answers with its parts here; an
-    arena slot and a GpuArray in one buffer are one part."""
-    return [(slot.pooled, slot.count)]
+    order (launch lock held): a split GpuArray's parts (``DeviceSlot.parts``), else the one
+    buffer of an arena slot or an unsplit GpuArray."""
+    held = getattr(slot, "parts", None)
+    if held is None or len(held) == 1:
+        return [(slot.pooled, slot.count)]
+    return list(zip(held, _parts.counts(slot.count, slot.part_elems)))
 
 
 def _sources(red, slot, parts, ty: str, where: str, owned: list) -> list:
