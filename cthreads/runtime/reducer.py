@@ -10,6 +10,12 @@ is uploaded into a pooled buffer, a list bound in an arena is reduced in its res
 submission order). The status words of the kernels that wrote a resident list ride along in the
 same readback, so a failed bounds check of theirs is raised here rather than hidden in a sum.
 
+Data past the storage-binding limit (``BufferPool.binding_bytes()``) is reduced in parts: a
+list or numpy array is uploaded into one pooled buffer per part (the parts a GpuArray of its
+size has, ``parts.py``), a split GpuArray is reduced in its own parts; the first pass runs once
+per part, each writing its partials at its own offset of the partials buffer, then the later
+passes reduce all of them (``codegen.plan_parts``), and the result is read back once.
+
 Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
 operation, element type and variant: repeated calls compile nothing), one uniform buffer per
 pass level, the loop probe's status word (``device_program.StatusWords``), and a small cache of
