@@ -72,5 +72,46 @@ def split_key(part_elems: int, count: int) -> tuple | None:
     return (-(-count // part_elems), shift_of(part_elems))
 
 
-__all__ = ["MAX_ELEMS", "byte_slices", "check_count", "counts", "part_elems_for", "shift_of",
-           "split_key"]
+
+
+class SplitLayouts:
+    """The bindings and bind-group layout of a kernel's launches with split lists, one per
+    ``Variant.split`` (made on first need, kept: a relaunch of the same sizes looks one up)."""
+
+    def __init__(self, ctx, program, bindings: tuple):
+        self.ctx = ctx
+        self.program = program
+        self.bindings = bindings          # the unsplit launch's ((binding, kind), ...)
+        self._known: dict = {}
+
+    def get(self, split: tuple) -> tuple:
+        """(bindings, layout, {list name: (parts, shift, bindings of parts 1..)})."""
+        hit = self._known.get(split)
+        if hit is None:
+            hit = self._known[split] = self._make(split)
+        return hit
+
+    def _make(self, split: tuple) -> tuple:
+        from ..backend.pipeline import make_bind_group_layout  # noqa: PLC0415 - like the runtime
+        from ..codegen.split import part_bindings  # noqa: PLC0415
+
+        prog = self.program
+        plan = part_bindings([p.name for p in prog.lists], split)
+        kinds = dict(self.bindings)
+        extra = tuple((b, kinds[p.binding]) for p in prog.lists if p.name in plan
+                      for b in plan[p.name][2])
+        bindings = self.bindings + extra
+        storage = len(bindings) - 1
+        limit = self.ctx.limit("max-storage-buffers-per-shader-stage")
+        if storage > limit:
+            names = ", ".join(f"{name!r} in {parts} parts" for name, parts, _ in split)
+            raise GpuInvalidArgument(
+                f"{prog.name}(): this launch needs {storage} storage buffers ({names}, split "
+                f"across bindings past the device's storage-binding limit), more than the "
+                f"{limit} per shader that {self.ctx.name!r} allows; nothing was submitted. "
+                "Pass smaller arrays (launch once per block of rows)")
+        return bindings, make_bind_group_layout(self.ctx, bindings), plan
+
+
+__all__ = ["MAX_ELEMS", "SplitLayouts", "byte_slices", "check_count", "counts", "part_elems_for",
+           "shift_of", "split_key"]
