@@ -256,23 +256,45 @@ def test_operations_with_loops_in_parts(device_name):
     np.testing.assert_array_equal(long, keep)
 
 
-@pytest.mark.parametrize("where", ["gpuarray", "arena"])
+@Gpu
+def scale(n: int, k: float, y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i] = k * y[i]
+
+
+@pytest.mark.parametrize("where", ["split gpuarray", "gpuarray", "arena"])
 def test_writers_bounds_error_is_raised(device_name, where):
     n = 3000
     y = np.zeros(n, np.float32)
-    with GpuArena() as arena:
-        if where == "gpuarray":
-            target = to_device(y)
-        else:
+    with GpuArena() as arena, config.override(binding_bytes=LIMIT):
+        if where == "arena":
             arena.bind(y=y)
             target = y
+        elif where == "gpuarray":                  # one buffer (made without the setting)
+            with config.override(binding_bytes=None):
+                target = to_device(y)
+            assert len(target._slot.parts) == 1
+        else:
+            target = to_device(y)
+            assert len(target._slot.parts) == 3
         gpu(poke_past_end, n, target)
-        with config.override(binding_bytes=LIMIT):
-            with pytest.raises(GpuIndexError, match="poke_past_end"):
-                add.reduce(target)
-            assert add.reduce(target) == 7.0 * (n - 1)     # reported once; the rest written
-    if where == "gpuarray":
+        with pytest.raises(GpuIndexError, match="poke_past_end"):
+            add.reduce(target)
+        assert add.reduce(target) == 7.0 * (n - 1)     # reported once; the rest written
+    if where != "arena":
         np.testing.assert_array_equal(y, 0.0)            # the host array was only copied
+
+
+def test_launches_on_a_split_gpuarray_come_first(device_name):
+    x = np.random.default_rng(13).integers(-50, 50, sizes("float32", 4)).astype(np.float32)
+    with config.override(binding_bytes=LIMIT):
+        d = to_device(x)
+        for _ in range(3):
+            gpu(scale, x.size, 2.0, d)               # queued, never joined
+        assert add.reduce(d) == 8.0 * float(x.sum())
+        assert fmax.reduce(d) == 8.0 * float(x.max())
+    np.testing.assert_array_equal(d.numpy(), 8.0 * x)
 
 
 # -- past lavapipe's real limit --------------------------------------------------------------
