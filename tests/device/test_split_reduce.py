@@ -137,6 +137,19 @@ def tolerance(x: np.ndarray) -> float:
     return total * UNIT[x.dtype.name] * float(np.abs(x.astype(np.float64)).sum())
 
 
+def test_part_plans_cover_every_element():
+    for counts in ((1,), (5,), (1024, 1024, 3), (2**20, 2**20, 2**20, 7), (4, 1)):
+        for size, shape in ((64, reducer.SHAPE_CPU), (256, reducer.SHAPE_GPU)):
+            firsts, rest = plan_parts(counts, size, *shape)
+            whole = reducer.codegen.plan_passes(counts[0], size, *shape)
+            if len(counts) == 1:                 # one part: the unsplit passes
+                assert firsts + rest == whole
+            assert [p.count for p in firsts] == list(counts)
+            partials = sum(p.groups for p in firsts)
+            assert rest == (() if partials == 1 else
+                            reducer.codegen.plan_passes(partials, size, *shape))
+
+
 # -- results against numpy -------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
@@ -235,6 +248,7 @@ def test_init_with_parts(device_name):
         assert imin.reduce(x, -100) == -100
         assert imin.reduce(x, 100) == int(x.min())
         assert fmax.reduce(x.astype(np.float32), math.inf) == math.inf
+        assert add.reduce(x.astype(np.float64), 0.25) == float(x.sum()) + 0.25
         assert add.reduce([], 1.5) == 1.5
         with pytest.raises(ValueError, match="empty"):
             add.reduce(np.zeros(0, np.float32))
