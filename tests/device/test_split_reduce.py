@@ -361,3 +361,22 @@ def test_split_gpuarray_nd_init_and_refusals(device_name):
         with pytest.raises(GpuInvalidArgument, match=r"\(9, 300\) and dtype int32"):
             add.reduce(to_device(grid.astype(np.int32)))
     np.testing.assert_array_equal(d.numpy(), grid)
+
+
+def test_parts_on_a_second_device(monkeypatch, device_name):
+    from cthreads.gpu import devices, shutdown, use_device
+
+    monkeypatch.setenv("CTHREADS_DEVICE_COPIES", "2")
+    assert len(devices()) >= 2
+    x = np.random.default_rng(14).integers(-99, 99, sizes("int32", 3)).astype(np.int32)
+    try:
+        with config.override(binding_bytes=LIMIT):
+            with use_device(1):
+                assert iadd.reduce(x) == int(x.sum())
+                d = to_device(x)
+                assert len(d._slot.parts) == 3
+                assert imax.reduce(d) == int(x.max())
+            with pytest.raises(GpuInvalidArgument, match="device"):
+                iadd.reduce(d)                      # an array belongs to its device
+    finally:
+        shutdown()
