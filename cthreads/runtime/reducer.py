@@ -18,7 +18,7 @@ passes reduce all of them (``codegen.plan_parts``), and the result is read back 
 
 Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
 operation, element type and variant: repeated calls compile nothing), one uniform buffer per
-pass level, the loop probe's status word (``device_program.StatusWords``), and a small cache of
+dispatch (a part's first pass, a later pass), the loop probe's status word (``device_program.StatusWords``), and a small cache of
 bind groups (input, partials and result buffers come back from the pool, so steady loops reuse
 them).
 """
@@ -80,7 +80,7 @@ class _Reducer:
                         True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
         self.status = None          # the loop probe's status word (made on first need)
         self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
-        self.uniforms: list = []            # one uniform buffer per pass level
+        self.uniforms: list = []    # one uniform buffer per dispatch of a reduction
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
 
     # -- caches --------------------------------------------------------------------------------
