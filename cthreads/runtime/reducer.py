@@ -18,9 +18,9 @@ passes reduce all of them (``codegen.plan_parts``), and the result is read back 
 
 Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
 operation, element type and variant: repeated calls compile nothing), one uniform buffer per
-dispatch (a part's first pass, a later pass), the loop probe's status word (``device_program.StatusWords``), and a small cache of
-bind groups (input, partials and result buffers come back from the pool, so steady loops reuse
-them).
+dispatch (a part's first pass, a later pass), the loop probe's status word
+(``device_program.StatusWords``), and a small cache of bind groups (input, partials and result
+buffers come back from the pool, so steady loops reuse them).
 """
 
 from __future__ import annotations
