@@ -193,8 +193,11 @@ def test_lists_in_parts(device_name, monkeypatch):
         assert fmax.reduce(values) == float(floats.max())
         assert iadd.reduce(ints) == sum(ints)
         assert iabsmax.reduce(ints) == 2000
-    assert seen == [4, 4, 3, 3]
-    assert (values, ints) == keep
+        flags = [False] * 3000 + [True] + [False] * 10
+        assert either.reduce(flags) is True
+        assert add.reduce(ints) == float(sum(ints))        # ints in a float operation
+    assert seen == [4, 4, 3, 3, 3, 3]
+    assert (values, ints) == keep and flags.count(True) == 1
 
 
 def test_the_extreme_sits_anywhere(device_name):
