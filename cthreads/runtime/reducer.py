@@ -187,6 +187,11 @@ def _device_array_slot(values, ty: str, where: str):
             f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype}, but the "
             f"operation reduces {want} values; reduce a GpuArray of dtype {want}, or use an "
             f"operation on {values.dtype} values")
+    if len(values._slot.parts) > 1:        # split across bindings (runtime/parts.py)
+        raise GpuInvalidArgument(
+            f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype} past the "
+            "device's storage-binding limit, which reductions do not take yet; reduce it in "
+            "blocks: op.reduce(to_device(a.numpy()[k:k + m])) for blocks of m elements")
     return values._slot
 
 

@@ -255,3 +255,16 @@ def test_more_parts_than_the_device_binds(device_name):
     np.testing.assert_array_equal(yd.numpy(), 0.0)          # nothing changed
     np.testing.assert_array_equal(y, 0.0)
     np.testing.assert_array_equal(x, 1.0)
+
+
+@Gpu.func
+def _add(a: float, b: float) -> float:
+    return a + b
+
+
+def test_reduce_of_a_split_gpuarray_refused_for_now(device_name, small_limit):
+    # reductions of split arrays are the splitreduce branch's; until then a clear refusal
+    d = to_device(np.ones(3000, np.float32))
+    with pytest.raises(GpuInvalidArgument, match="storage-binding limit.*reduce it in blocks"):
+        _add.reduce(d)
+    np.testing.assert_array_equal(d.numpy(), 1.0)
