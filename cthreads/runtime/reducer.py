@@ -308,22 +308,18 @@ def slot_parts(slot) -> list:
     return list(zip(held, _parts.counts(slot.count, slot.part_elems)))
 
 
-def _sources(red, slot, parts, ty: str, where: str, owned: list) -> list:
+def _sources(red, slot, parts, ty: str, where: str) -> list:
     """The ``(buffer, elements)`` parts to reduce (launch lock held): the resident slot's,
-    checked to be live and on this device, or ``parts`` uploaded into pooled buffers (added
-    to ``owned``)."""
+    checked to be live and on this device, or ``(bytes, elements)`` of the host ``parts``,
+    each uploaded right before its first pass (``_submit_and_read``)."""
     queue = red.queue
     if red.generation != _device.generation():
         raise GpuUseAfterDestroy(
             f"{where}: cthreads.gpu.shutdown() ran while this reduction was being "
             "prepared; nothing was submitted. Call reduce again to use a new device")
     if slot is None:
-        sources = []
-        for part in parts:
-            buf = queue.upload_new(part)
-            owned.append(buf)
-            sources.append((buf, memoryview(part).nbytes // elem_type(ty).size))
-        return sources
+        size = elem_type(ty).size
+        return [(part, memoryview(part).nbytes // size) for part in parts]
     if slot.queue is not queue and slot.pooled is not None:
         raise slot.other_device(red.ctx, where)
     if slot.pooled is None:
@@ -373,7 +369,7 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
     seq = None
     try:
         with residency.launch_lock:
-            sources = _sources(red, slot, parts, ty, where, owned)
+            sources = _sources(red, slot, parts, ty, where)
             firsts, rest = codegen.plan_parts(tuple(c for _, c in sources), red.size,
                                               *(SHAPE_CPU_LOOPS if probe else red.shape))
             partial_cap = sum(p.groups for p in firsts) * size + 16
@@ -384,6 +380,11 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
             steps = list(_steps(sources, firsts, rest, bufs, size))
             for k, (src, shape, dst, dst_bytes, base) in enumerate(steps):
                 last = k == len(steps) - 1
+                if slot is None and k < len(sources):
+                    # a host part is uploaded right before its pass: a large upload submits
+                    # the passes queued so far, which run while the next part is copied
+                    src = queue.upload_new(src)
+                    owned.append(src)
                 # (with fewer than 4 elements the groups-of-four binding is 16 bytes of a
                 # buffer of at least 256 that the shader does not read: never empty)
                 quad_bytes = max(shape.quads * 4 * size, 4 * size)
