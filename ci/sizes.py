@@ -44,9 +44,6 @@ OVER_BUDGET: dict[str, str] = {
         "written, the parser restored); not split yet",
     "cthreads/backend/native/header_cache.py::write_build_entry":
         "the install-time build of the shipped entry, run once in a child process",
-    "cthreads/runtime/reducer.py::_submit_and_read":
-        "the reducer's passes, bind groups and readback with the buffers given back if any "
-        "step raises, in one place; to split into plan and submit as KernelRuntime is",
     "cthreads/dask.py::map_blocks":
         "argument checks and the per-block task graph of the dask entry point; not split yet",
     "cthreads/codegen/scope.py::build_scope":

@@ -10,9 +10,10 @@ Views (``reshape``, ``ravel``, row slices ``d[i0:i1]`` and ``d[i]``) share the b
 is a slot with a byte offset and a shape on its base's buffer and its writer set, and keeps its
 base alive. Kernels and f.reduce bind a view from its offset when the device allows that offset
 (a multiple of min-storage-buffer-offset-alignment, ``DeviceSlot.check_offset``), else refuse it
-naming ``copy()``. Out of scope for now: strided views (refused naming ``copy()``-based
-alternatives), arrays past the storage-binding limit (refused with the limit's error, as numpy
-arrays are), complex and vector dtypes.
+naming ``copy()``. An array past the device's storage-binding limit is split across several
+buffers (its slot's ``parts``, ``runtime/parts.py``); kernels address them
+(``codegen/split.py``); its views cover all of it (reshape, ravel). Out of scope for now:
+strided views (refused naming ``copy()``-based alternatives), complex and vector dtypes.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from .function_wgsl import function_text, has_loops as has_function_loops
 from .functions import FunctionSet, OpSource
 from .layout import Layout
 from .lists import ListAccess
+from .split import part_bindings
 from .program import KernelProgram, LoopRecord, SharedArray
 from .source import SourceLoc
 from .proofs import prove_in_range
@@ -229,17 +230,17 @@ class _Templates:
         self.texts: dict = {}
         self._loops = None
 
-    def template(self, checks: str, loop_report: bool, form: str) -> str:
-        key = (checks, loop_report, form)
+    def template(self, checks: str, loop_report: bool, form: str, split: tuple = ()) -> str:
+        key = (checks, loop_report, form, split) if split else (checks, loop_report, form)
         text = self.texts.get(key)
         if text is None:
-            text, em = self._render(checks, loop_report, form)
+            text, em = self._render(checks, loop_report, form, split)
             if loop_report and form == "flat" and self._loops is None:
                 self._loops = self._records(em)
             self.texts[key] = text
         return text
 
-    def _render(self, checks: str, loop_report: bool, form: str):
+    def _render(self, checks: str, loop_report: bool, form: str, split: tuple = ()):
         """(text, emitter) of one template; an unexpected failure becomes the located
         internal compiler error that ``compile_kernel`` gives."""
         fn, fe, kernel, layout = self.args
@@ -248,9 +249,11 @@ class _Templates:
         progress = Progress()
         progress.src = fe.src
         try:
+            parts = part_bindings([p.name for p in layout.params if p.is_list], split) \
+                if split else None
             text, _, _, em = _render(fn, fe, kernel, layout, skip,
                                      nd == "tile" if nd else self.fixed, progress,
-                                     cpu=loop_report, nd=nd)
+                                     cpu=loop_report, nd=nd, split=parts)
         except CThreadsGPUError:
             raise
         except Exception as exc:
@@ -298,16 +301,17 @@ def types_features(kernel: ir.Kernel) -> tuple:
 
 
 def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Progress,
-            cpu: bool = False, nd: bool = False):
+            cpu: bool = False, nd: bool = False, split: dict | None = None):
     """(WGSL template, WGSL line -> Python line map, workgroup bytes, the emitter), without the
     bounds checks in ``skip``; ``cpu``: the variant that reports loops the driver ended;
-    ``nd``: the N-D launch variant (its body is the entry point, as for ``fixed`` kernels)."""
+    ``nd``: the N-D launch variant (its body is the entry point, as for ``fixed`` kernels);
+    ``split``: the lists split across bindings (``split.part_bindings``), or None."""
     # a variant whose checks are all proven away does not declare the status buffer (the
     # runtime still binds it; an unused binding is valid, an unused declaration slowed the
     # kernel: see docs/performance.md, "Shader shape")
     checked = any(c.id not in skip for c in fe.checks)
     status = layout.status_binding if checked or cpu else None
-    lists = ListAccess(kernel, layout.written, layout.bindings, status, skip)
+    lists = ListAccess(kernel, layout.written, layout.bindings, status, skip, split)
     em = Emitter(kernel, fe.src, lists, progress, loopcheck=cpu)
     em.report = checked
     em.nd = nd

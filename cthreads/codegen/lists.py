@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from . import ir
 from .builtins import ATOMIC_WGSL
+from .split import SplitList
 from .types import elem
 
 
@@ -34,12 +35,16 @@ class ListView:
 
 class ListAccess:
     def __init__(self, kernel: ir.Kernel, written: set, bindings: dict, status_binding,
-                 skip: frozenset = frozenset()):
+                 skip: frozenset = frozenset(), split: dict | None = None):
         self.views = {}
         for ref in kernel.lists:
             self.views[ref.pyname] = ListView(ref, ref.pyname in written,
                                               bindings.get(ref.pyname))
         self.refs = list(self.views.values())
+        # lists split across bindings in this variant (codegen/split.py): ident -> SplitList
+        self.split = {} if not split else {
+            v.ident: SplitList(v.ident, *split[name]) for name, v in self.views.items()
+            if name in split}
         self.status_binding = status_binding
         self.skip = skip                       # check ids proven unnecessary (proofs.py)
         self.helpers: dict[str, str] = {}      # name -> WGSL text, emitted sorted
@@ -56,6 +61,8 @@ class ListAccess:
                 access = "read_write" if v.written else "read"
                 out.append(f"@group(0) @binding({v.binding}) var<storage, {access}> {v.ident}: "
                            f"array<{self.elem_type(v.ref)}>;")
+                if v.ident in self.split:
+                    out += self.split[v.ident].declarations(access, self.elem_type(v.ref))
         if self.status_binding is not None:
             out.append(f"@group(0) @binding({self.status_binding}) var<storage, read_write> "
                        f"ct_status: array<atomic<u32>, 4>;")
@@ -98,6 +105,8 @@ class ListAccess:
             return f"{ref.shared_size}u"
         if ref.ndim > 1:
             return f"ct_u.{shape_field(ref.ident, dim)}"
+        if ref.ident in self.split:
+            return self.split[ref.ident].length()
         return f"arrayLength(&{ref.ident})"
 
     def flat(self, ref, idxs: list) -> str:
@@ -108,29 +117,47 @@ class ListAccess:
         return text
 
     def _raw_load(self, ref, idx) -> str:
-        if ref.atomic:
-            return f"atomicLoad(&{ref.ident}[{idx}])"
-        return elem(ref.elem).load.format(f"{ref.ident}[{idx}]")
+        if ref.ident in self.split:
+            return self.split[ref.ident].load(self, ref, idx)
+        return self.load_at(ref.ident, ref, idx)
 
     def _raw_store(self, ref, idx, value) -> str:
-        if ref.atomic:
-            return f"atomicStore(&{ref.ident}[{idx}], {value})"
-        return f"{ref.ident}[{idx}] = {elem(ref.elem).store.format(value)}"
+        if ref.ident in self.split:
+            return self.split[ref.ident].store(self, ref, idx, value)
+        return self.store_at(ref.ident, ref, idx, value)
 
     def _raw_atomic(self, ref, op, idx, args) -> str:
+        if ref.ident in self.split:
+            return self.split[ref.ident].atomic(self, ref, op, idx, args)
+        return self.atomic_at(ref.ident, ref, op, idx, args)
+
+    # the access of element ``idx`` of buffer ``ident`` (the list's, or a part of a split one)
+    @staticmethod
+    def load_at(ident: str, ref, idx) -> str:
+        if ref.atomic:
+            return f"atomicLoad(&{ident}[{idx}])"
+        return elem(ref.elem).load.format(f"{ident}[{idx}]")
+
+    @staticmethod
+    def store_at(ident: str, ref, idx, value) -> str:
+        if ref.atomic:
+            return f"atomicStore(&{ident}[{idx}], {value})"
+        return f"{ident}[{idx}] = {elem(ref.elem).store.format(value)}"
+
+    def atomic_at(self, ident: str, ref, op, idx, args) -> str:
         if op == "compare_exchange":
-            name = f"ct_cas_{ref.ident}"
+            name = f"ct_cas_{ident}"
             if name not in self.helpers:
                 t = elem(ref.elem).storage
                 self.helpers[name] = (
                     f"fn {name}(ct_i: i32, ct_e: {t}, ct_v: {t}) -> {t} {{\n"
                     f"    loop {{\n"
-                    f"        let ct_r = atomicCompareExchangeWeak(&{ref.ident}[ct_i], ct_e, ct_v);\n"
+                    f"        let ct_r = atomicCompareExchangeWeak(&{ident}[ct_i], ct_e, ct_v);\n"
                     f"        if (ct_r.exchanged || ct_r.old_value != ct_e) {{ return ct_r.old_value; }}\n"
                     f"    }}\n"
                     f"    return ct_e;\n}}")
             return f"{name}({idx}, {args[0]}, {args[1]})"
-        return f"{ATOMIC_WGSL[op]}(&{ref.ident}[{idx}], {args[0]})"
+        return f"{ATOMIC_WGSL[op]}(&{ident}[{idx}], {args[0]})"
 
     # -- checked access --------------------------------------------------------------------
     # A failed check is noted in private variables (branch-free selects) and reported once,

@@ -65,7 +65,9 @@ class Variant:
     (``LoopRecord``; kernels with loops only). ``form``: one of ``FORMS``. ``coarsen``: index
     steps per invocation (``flat``, ``vec_*``) or rows per invocation (``nd_grid``); 1 for the
     others. ``workgroup``: the workgroup size (x, y, z); (64, 1, 1) for kernels that observe
-    workgroups, except in the ``nd_tile`` form, whose tile it is.
+    workgroups, except in the ``nd_tile`` form, whose tile it is. ``split``: the list
+    parameters that arrive split across bindings, as (name, parts, shift) in parameter order
+    (``codegen/split.py``; empty for ordinary launches; never with the four-lane forms).
 
     The device's float32 form (``float_ops.device_form``) and its pipeline constants
     (``KernelProgram.overrides``) are not part of a variant: they follow from the device, the
@@ -76,11 +78,13 @@ class Variant:
     form: str = "flat"
     coarsen: int = 1
     workgroup: tuple = (64, 1, 1)
+    split: tuple = ()
 
     def __post_init__(self):
         # variants key the runtime's pipelines on every launch: hash once
         object.__setattr__(self, "_hash", hash((self.checks, self.loop_report, self.form,
-                                                self.coarsen, tuple(self.workgroup))))
+                                                self.coarsen, tuple(self.workgroup),
+                                                self.split)))
 
     def __hash__(self) -> int:
         return self._hash
@@ -90,7 +94,8 @@ class Variant:
         """A short name saying every field, e.g. ``proven-loops-flat-c4-wg256x1x1``."""
         loops = "-loops" if self.loop_report else ""
         wx, wy, wz = self.workgroup
-        return f"{self.checks}{loops}-{self.form}-c{self.coarsen}-wg{wx}x{wy}x{wz}"
+        split = "".join(f"-split-{name}{parts}x{shift}" for name, parts, shift in self.split)
+        return f"{self.checks}{loops}-{self.form}-c{self.coarsen}-wg{wx}x{wy}x{wz}{split}"
 
 
 @dataclass(frozen=True)
@@ -245,6 +250,12 @@ class KernelProgram:
         vec = form.startswith("vec_")
         if vec and self.vec_guard is None:
             raise ValueError(f"kernel {self.name} has no four-lane variant")
+        if variant.split:
+            names = [p.name for p in self.lists]
+            if vec or any(name not in names or parts < 2 or shift < 0
+                          for name, parts, shift in variant.split):
+                raise ValueError(f"Variant split {variant.split!r}: (list parameter, parts >= 2, "
+                                 f"shift) of {self.name}'s lists, not in a four-lane form")
         if self.fixed_workgroup_size and form != "nd_tile" and (
                 tuple(variant.workgroup) != (64, 1, 1) or variant.coarsen != 1):
             raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
@@ -258,7 +269,7 @@ class KernelProgram:
         if (checks, loop_report, coarsen, workgroup) == (variant.checks, variant.loop_report,
                                                          variant.coarsen, variant.workgroup):
             return variant
-        return Variant(checks, loop_report, form, coarsen, workgroup)
+        return Variant(checks, loop_report, form, coarsen, workgroup, variant.split)
 
     def render(self, variant: Variant) -> str:
         """The WGSL source of ``variant`` (``variant()`` says how it is read), rendered on first
@@ -272,7 +283,7 @@ class KernelProgram:
         text = self._rendered.get(exact)
         if text is None:
             text = self._fill(exact, self._templates.template(exact.checks, exact.loop_report,
-                                                              exact.form))
+                                                              exact.form, exact.split))
             self._rendered[exact] = text
         self._rendered[variant] = text
         return text

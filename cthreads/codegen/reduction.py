@@ -19,6 +19,10 @@ lane past the end, takes no part. Combining follows a fixed tree order for a giv
 device and variant, so float results are reproducible there and may differ from a left-to-right
 loop by rounding.
 
+Data past the device's storage-binding limit is reduced in parts of at most one binding each
+(``plan_parts``): a first pass per part writes that part's partials at ``ct_base`` in the
+partials buffer, then the later passes reduce them all.
+
 Binding layout (group 0): 0 the uniform ``CtUniforms`` (first field ``ct_threads``, the pass's
 element count, below 2**31); 1 the pass's input as
 ``array<vec4<S>>`` (read-only); 2 the same buffer as ``array<S>`` (read-only; the left-over
@@ -43,8 +47,9 @@ from .types import elem as elem_type
 ENTRY_POINT = "ct_reduce"
 VARIANTS = ("subgroup", "shared")
 
-#: byte size of the uniform block (six u32 fields, the init value, padding to 16 bytes)
-UNIFORM_SIZE = 32
+#: byte size of the uniform block (seven u32 fields, the init value at its alignment, padding
+#: to 16 bytes)
+UNIFORM_SIZE = 48
 
 
 @dataclass(frozen=True)
@@ -83,12 +88,30 @@ def plan_passes(n: int, size: int, max_groups: int, min_steps: int, max_steps: i
         m = groups
 
 
-def uniform_bytes(shape: PassShape, ty: str, init=None) -> bytes:
+@functools.lru_cache(maxsize=256)
+def plan_parts(counts: tuple, size: int, max_groups: int, min_steps: int,
+               max_steps: int) -> tuple:
+    """(first passes, later passes) reducing data held in parts of ``counts`` elements each
+    (one part per storage binding; every count >= 1).
+
+    Each part gets the first pass ``plan_passes`` gives it alone, writing its partials after
+    those of the parts before it; the later passes reduce all the partials together. One part
+    is ``plan_passes(n)`` split after its first pass: the same passes and tree order."""
+    firsts = tuple(plan_passes(c, size, max_groups, min_steps, max_steps)[0] for c in counts)
+    partials = sum(p.groups for p in firsts)
+    if partials == 1:
+        return firsts, ()
+    return firsts, plan_passes(partials, size, max_groups, min_steps, max_steps)
+
+
+def uniform_bytes(shape: PassShape, ty: str, init=None, base: int = 0) -> bytes:
     """The ``CtUniforms`` bytes of one pass (``init``: the Python value folded in first by the
-    last pass, or None)."""
+    last pass, or None; ``base``: the index of the pass's first partial result in its output,
+    nonzero for the first pass of a part after the first, ``plan_parts``)."""
     row = elem_type(ty)
-    head = struct.pack("<6I", shape.count, shape.quads, shape.tail, shape.items, shape.groups,
-                       0 if init is None else 1)
+    head = struct.pack("<7I", shape.count, shape.quads, shape.tail, shape.items, shape.groups,
+                       0 if init is None else 1, base)
+    head += b"\0" * (-len(head) % row.size)          # the init value at its alignment
     value = struct.pack("<" + row.code, 0 if init is None else init)
     return (head + value).ljust(UNIFORM_SIZE, b"\0")
 
@@ -178,5 +201,5 @@ def _part(names: dict, template: str) -> str:
     return library.template(template).substitute(names)
 
 
-__all__ = ["ENTRY_POINT", "has_loops", "UNIFORM_SIZE", "VARIANTS", "PassShape", "plan_passes",
-           "reduction_wgsl", "uniform_bytes"]
+__all__ = ["ENTRY_POINT", "has_loops", "UNIFORM_SIZE", "VARIANTS", "PassShape", "plan_parts",
+           "plan_passes", "reduction_wgsl", "uniform_bytes"]

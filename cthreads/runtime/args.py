@@ -29,7 +29,7 @@ import sys
 from ..codegen.types import DTYPE_ROWS, ELEM_TYPES
 from ..codegen.types import elem as elem_type
 from ..errors import GpuArgumentTypeError, GpuInvalidArgument
-from . import convert, nested, sharing
+from . import convert, nested, parts, sharing
 from .convert import is_ndarray
 from .plan import ListArg
 
@@ -552,14 +552,18 @@ def check_resident_aliases(name: str, lists: list) -> None:
 
 
 def pack_lists(name: str, pool, lists: list) -> None:
-    """The device bytes of every list that is not resident (sizes checked against the device's
-    ``pool`` first)."""
+    """The device bytes of every list that is not resident (sizes checked first: past the
+    device ``pool``'s storage-binding limit a list is uploaded in parts, ``parts.py``)."""
+    limit = None
     for a in lists:
         if a.slot is None:
-            elem = a.param.elem
-            pool.check_size(a.nbytes, f"{name}() parameter {a.param.name!r}"
-                            f", {a.kind.describe(a.value, a.dims)},", _SIZES[elem],
-                            convert.device_type(elem))
+            if limit is None:
+                limit = pool.binding_bytes()
+            if a.nbytes > limit:
+                size = _SIZES[a.param.elem]
+                count = a.nbytes // size
+                parts.check_count(count, f"{name}() parameter {a.param.name!r}", a.dims)
+                a.part_elems = parts.part_elems_for(count, size, limit)
     for a in lists:
         if a.slot is None:
             p = a.param

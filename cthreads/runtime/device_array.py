@@ -12,10 +12,16 @@ A view (``DeviceSlot.view``: reshape, ravel, row slices) is a slot on its array'
 starts ``offset`` bytes in and shares the array's writer set, so ``numpy()`` of either waits for
 a launch that wrote the other; it never gives the buffer back (its ``GpuArray`` keeps the
 array's alive). Transfers use its byte range; launches and reductions bind it from ``offset``
-when the device can (``check_offset``).
+when the device can (``check_offset``). A view of an array split into parts covers all of it
+(reshape, ravel).
 
 A zero-size array has no buffer (``pooled`` None and ``count`` 0): wgpu-native aborts on
 zero-size bindings, so the argument handler refuses it as it refuses empty lists.
+
+An array past the storage-binding limit is split (``parts.py``): ``parts`` holds its pooled
+buffers, each of ``part_elems`` elements but the last; ``pooled`` is ``parts[0]``. An array that
+fits one binding has ``parts == (pooled,)`` and ``part_elems == count``. Transfers and device
+copies go part by part, in stream order.
 
 ``shutdown()`` forgets every slot's buffer (``pooled`` None, ``dead`` True): later uses raise
 ``GpuUseAfterDestroy`` before any wgpu call.
@@ -25,7 +31,8 @@ from __future__ import annotations
 
 import weakref
 
-from . import convert, residency
+from . import convert, parts as _parts
+from . import residency
 from ..backend import device as _device
 from ..codegen.types import DTYPE_ROWS
 from ..codegen.types import elem as elem_type
@@ -64,12 +71,12 @@ def elem_of(dtype, where: str) -> str:
 class DeviceSlot:
     """One GpuArray's device memory (see the module docstring)."""
 
-    __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "queue",
-                 "written", "used", "writers", "rows", "generation", "dead", "offset", "base",
-                 "checked",
-                 "__weakref__")
+    __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "parts",
+                 "part_elems", "queue", "written", "used", "writers", "rows", "generation",
+                 "dead", "offset", "base", "checked", "__weakref__")
 
-    def __init__(self, queue, elem: str, shape: tuple, pooled):
+    def __init__(self, queue, elem: str, shape: tuple, pooled, parts: tuple | None = None,
+                 part_elems: int | None = None):
         self.name = "GpuArray"
         self.target = None        # never a caller's list: joins do not download it
         self.elem = elem
@@ -79,6 +86,8 @@ class DeviceSlot:
         for d in shape:
             self.count *= d
         self.pooled = pooled
+        self.parts = parts if parts is not None else (() if pooled is None else (pooled,))
+        self.part_elems = self.count if part_elems is None else part_elems
         self.queue = queue
         self.written = False      # stays False: nothing is downloaded at join
         self.used = False
@@ -95,16 +104,23 @@ class DeviceSlot:
     def view(self, shape: tuple, start: int) -> "DeviceSlot":
         """A slot of ``shape`` sharing this buffer from element ``start`` on (one writer set:
         a launch writing either is waited for by both)."""
-        root = self.base or self
-        if start and len(getattr(root, "parts", None) or ()) > 1:
+        root = self.base if self.base is not None else self
+        count = 1
+        for d in shape:
+            count *= d
+        if len(root.parts) > 1 and (start or count != root.count):
             # an array split across several buffers (past the binding limit): a view from
             # inside it would need the addressing of the parts
             raise GpuInvalidArgument(
-                f"a view starting at element {start:,} of a GpuArray of shape {self.dims} "
+                f"a view of {count:,} elements starting at element {start:,} of a GpuArray of shape {self.dims} "
                 "held in several device buffers (it is past the storage-binding limit) is not "
-                "supported yet; views of such arrays start at its first element (reshape, "
-                "ravel, d[:k]); use a kernel that copies the rows into a new array")
-        new = DeviceSlot(self.queue, self.elem, shape, self.pooled)
+                "supported yet; views of such arrays cover all of it (reshape, ravel); use a "
+                "kernel that copies the rows into a new array")
+        if len(root.parts) > 1:
+            new = DeviceSlot(self.queue, self.elem, shape, self.pooled, root.parts,
+                             root.part_elems)
+        else:
+            new = DeviceSlot(self.queue, self.elem, shape, self.pooled)
         new.offset = self.offset + start * elem_type(self.elem).size
         new.base = root
         new.writers = root.writers
@@ -134,11 +150,22 @@ class DeviceSlot:
     def nbytes(self) -> int:
         return elem_type(self.elem).size * self.count
 
+    @property
+    def split(self) -> tuple | None:
+        """(parts, shift) when the array is split across bindings, else None."""
+        return _parts.split_key(self.part_elems, self.count)
+
+    def part_nbytes(self) -> list[int]:
+        """The bytes of each part (all ``part_elems`` elements but the last)."""
+        size = elem_type(self.elem).size
+        return [n * size for n in _parts.counts(self.count, self.part_elems)]
+
     def check_live(self, what: str) -> None:
         """GpuUseAfterDestroy when the device this array lived on is gone."""
         if self.dead or self.generation != _device.generation():
             self.dead = True
             self.pooled = None
+            self.parts = ()
             raise GpuUseAfterDestroy(
                 f"{what}: the device this GpuArray lived on is gone (cthreads.gpu.shutdown(), "
                 "a lost device, or fork()); its data is lost. Create the array again "
@@ -162,35 +189,51 @@ class DeviceSlot:
         return self.pooled
 
     def release(self) -> None:
-        """The buffer goes back to its pool (garbage collection of the array)."""
-        pooled, self.pooled = self.pooled, None
-        if self.base is not None:      # a view: its array's slot gives the buffer back
+        """The buffers go back to their pool (garbage collection of the array)."""
+        held, self.parts, self.pooled = self.parts, (), None
+        if self.base is not None:      # a view: its array's slot gives the buffers back
             return
-        if pooled is not None and not self.dead and \
+        if held and not self.dead and \
                 self.generation == _device.generation() and not _device.is_lost():
             try:
-                self.queue.pool.release(pooled)
-            except Exception:      # the device is going: the buffer is simply dropped
+                for pooled in held:
+                    self.queue.pool.release(pooled)
+            except Exception:      # the device is going: the buffers are simply dropped
                 pass
 
 
-def allocate(queue, elem: str, shape: tuple, data=None, where: str = "GpuArray") -> DeviceSlot:
-    """A new slot of ``shape`` on ``queue``'s device, holding ``data`` (device bytes) if given.
-    Arrays past the storage-binding limit raise the limit's error (checked first)."""
+def allocate(queue, elem: str, shape: tuple, data=None, where: str = "GpuArray",
+             part_elems: int | None = None) -> DeviceSlot:
+    """A new slot of ``shape`` on ``queue``'s device, holding ``data`` (device bytes) if given;
+    split into parts past the storage-binding limit (``part_elems``: those of another array,
+    for a copy). More elements than a kernel can index raise GpuInvalidArgument, more memory
+    than the device can give VulkanOutOfMemory, both before anything is allocated."""
     size = elem_type(elem).size
     count = 1
     for d in shape:
         count *= d
     if count == 0:
         return DeviceSlot(queue, elem, shape, None)
-    queue.pool.check_size(count * size, f"{where}, a {' x '.join(map(str, shape))} array "
-                          f"of {count:,} elements,", size, convert.device_type(elem),
-                          "make one GpuArray per part")
-    if data is None:
-        pooled = queue.pool.acquire(count * size)
-    else:
-        pooled = queue.upload_new(data)
-    return DeviceSlot(queue, elem, shape, pooled)
+    _parts.check_count(count, where, shape)
+    pool = queue.pool
+    if part_elems is None:
+        part_elems = _parts.part_elems_for(count, size, pool.binding_bytes())
+    if part_elems >= count:
+        pooled = pool.acquire(count * size) if data is None else queue.upload_new(data)
+        return DeviceSlot(queue, elem, shape, pooled)
+    pool.check_room(count * size, f"{where}, a {' x '.join(map(str, shape))} array of "
+                    f"{count:,} elements,")
+    sizes = [n * size for n in _parts.counts(count, part_elems)]
+    slices = None if data is None else _parts.byte_slices(data, count, part_elems, size)
+    held = []
+    try:
+        for k, nbytes in enumerate(sizes):
+            held.append(pool.acquire(nbytes) if slices is None else queue.upload_new(slices[k]))
+    except BaseException:
+        for pooled in held:
+            pool.release(pooled)
+        raise
+    return DeviceSlot(queue, elem, shape, held[0], tuple(held), part_elems)
 
 
 def upload(slot: DeviceSlot, data) -> None:
@@ -198,7 +241,13 @@ def upload(slot: DeviceSlot, data) -> None:
     if slot.count:
         with residency.launch_lock:
             slot.check_live("GpuArray.set")
-            slot.queue.upload(slot.pooled, data, slot.offset)
+            if len(slot.parts) == 1:
+                slot.queue.upload(slot.pooled, data, slot.offset)
+                return
+            size = elem_type(slot.elem).size
+            for pooled, piece in zip(slot.parts, _parts.byte_slices(data, slot.count,
+                                                                   slot.part_elems, size)):
+                slot.queue.upload(pooled, piece)
 
 
 def download(slot: DeviceSlot, out) -> None:
@@ -216,15 +265,37 @@ def download(slot: DeviceSlot, out) -> None:
         queue.wait(last)           # with the launch lock free, as arena downloads do
     with residency.launch_lock:
         slot.check_live("GpuArray.numpy")
-        readback = Readback()
-        readback.add_list(slot.pooled.buffer, out, slot.nbytes, slot.elem, "a GpuArray",
-                          slot.offset, fresh=True)
-        for rt in slot.writers:
-            if rt.unchecked:
-                readback.add_status(rt)
-        seq = queue.submit_copies(readback.copies(queue.pool))
-        readback.finish(queue, seq)
-        slot.writers.clear()
+        flat = out.reshape(-1)
+        start = 0
+        for group in _download_groups(slot, queue.ctx.limit("max-buffer-size")):
+            readback = Readback()
+            nbytes = sum(n for _, n in group)
+            target = out if len(group) == len(slot.parts) else \
+                flat[start:start + nbytes // elem_type(slot.elem).size]
+            source = group[0][0].buffer if len(slot.parts) == 1 else \
+                tuple((p.buffer, n) for p, n in group)
+            readback.add_list(source, target, nbytes, slot.elem, "a GpuArray",
+                              slot.offset if len(slot.parts) == 1 else 0, fresh=True)
+            for rt in slot.writers:
+                if rt.unchecked:
+                    readback.add_status(rt)
+            seq = queue.submit_copies(readback.copies(queue.pool))
+            readback.finish(queue, seq)
+            slot.writers.clear()
+            start += nbytes // elem_type(slot.elem).size
+
+
+def _download_groups(slot: DeviceSlot, limit: int) -> list:
+    """The slot's (part, bytes) in groups of at most ``limit`` bytes (one staging buffer
+    each; one group unless the array is larger than a buffer may be)."""
+    groups, total = [[]], 0
+    for pooled, nbytes in zip(slot.parts, slot.part_nbytes()):
+        if groups[-1] and total + nbytes > limit:
+            groups.append([])
+            total = 0
+        groups[-1].append((pooled, nbytes))
+        total += nbytes
+    return groups
 
 
 def device_copy(slot: DeviceSlot) -> DeviceSlot:
@@ -232,10 +303,12 @@ def device_copy(slot: DeviceSlot) -> DeviceSlot:
     slot.check_live("GpuArray.copy")
     with residency.launch_lock:
         slot.check_live("GpuArray.copy")
-        new = allocate(slot.queue, slot.elem, slot.dims, where="GpuArray.copy()")
+        new = allocate(slot.queue, slot.elem, slot.dims, where="GpuArray.copy()",
+                       part_elems=slot.part_elems)
         if slot.count:
-            slot.queue.submit_copies([(slot.pooled.buffer, slot.offset, new.pooled.buffer, 0,
-                                       slot.nbytes)])
+            slot.queue.submit_copies([(src.buffer, slot.offset, dst.buffer, 0, n)
+                                      for src, dst, n in
+                                      zip(slot.parts, new.parts, slot.part_nbytes())])
         new.writers = set(slot.writers)   # their bounds checks are reported by the copy too
         return new
 
@@ -249,6 +322,8 @@ def concatenate(slots: list, shape: tuple) -> DeviceSlot:
         for s in slots:
             s.check_live("concatenate")
         new = allocate(first.queue, first.elem, shape, where="concatenate()")
+        if len(new.parts) > 1 or any(len(s.parts) > 1 for s in slots):
+            return _concatenate_parts(slots, new)
         copies, at = [], 0
         for s in slots:
             if s.count:
@@ -261,10 +336,37 @@ def concatenate(slots: list, shape: tuple) -> DeviceSlot:
         return new
 
 
+def _concatenate_parts(slots: list, new: DeviceSlot) -> DeviceSlot:
+    """``concatenate`` where the arrays are split into parts: each part of ``new`` copied from
+    the byte ranges of the sources it covers (launch lock held)."""
+    copies = []
+    dst_sizes = new.part_nbytes()
+    k, room = 0, dst_sizes[0]
+    for s in slots:
+        if not s.count:
+            continue
+        for src, n in zip(s.parts, s.part_nbytes()):
+            src_at = s.offset if len(s.parts) == 1 else 0
+            while n:
+                step = min(n, room)
+                copies.append((src.buffer, src_at, new.parts[k].buffer,
+                               dst_sizes[k] - room, step))
+                src_at += step
+                n -= step
+                room -= step
+                if not room and k + 1 < len(new.parts):
+                    k, room = k + 1, dst_sizes[k + 1]
+        new.writers |= s.writers
+    if copies:
+        slots[0].queue.submit_copies(copies)
+    return new
+
+
 def _forget_all(ctx=None) -> None:
     for slot in list(_live):
         slot.dead = True
         slot.pooled = None
+        slot.parts = ()
 
 
 _device.on_shutdown(_forget_all)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import struct
 import weakref
+from dataclasses import replace
 
 from .. import config
 from ..backend import device as _device
@@ -29,9 +30,11 @@ from ..codegen.program import (LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, Kern
 from ..codegen.types import elem as elem_type
 from ..errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
 from .device_program import Pipelines, StatusWords, internal_error
+from . import nested
+from .parts import SplitLayouts, byte_slices, shift_of
 from .plan import Binding, LaunchPlan
 from .readback import Readback
-from .variants import DeviceFacts, choose, launch_rules, variants, vec_nbytes
+from .variants import Choice, DeviceFacts, choose, launch_rules, variants, vec_nbytes
 
 BIND_GROUP_CACHE = 64
 
@@ -146,6 +149,8 @@ class KernelRuntime:
         self.bindings = tuple(bindings)
         # Pipelines are compiled on first need, one per Variant (runtime/variants.py)
         self.layout = make_bind_group_layout(self.ctx, self.bindings)
+        self.split_layouts = SplitLayouts(self.ctx, program, self.bindings)
+        self._split_choices: dict = {}     # (choice, split) -> the split variant's Choice
         self.pipelines = Pipelines(self.ctx)
         self.uniform_struct = _uniform_struct(program, nd is not None)
         self.uniform_size = program.nd_uniform_size if nd is not None else program.uniform_size
@@ -204,8 +209,11 @@ class KernelRuntime:
         pipe = self.pipelines.compiled.get(variant)
         if pipe is None:
             prog = self.program
+            bindings, layout = self.bindings, self.layout
+            if variant.split:
+                bindings, layout, _ = self.split_layouts.get(variant.split)
             pipe = self.pipelines.compile(
-                variant, prog.render(variant), prog.entry_point, self.bindings, self.layout,
+                variant, prog.render(variant), prog.entry_point, bindings, layout,
                 prog.overrides, self._internal_error,
                 lambda text: dump_wgsl(prog, variant, text))
         return pipe
@@ -233,6 +241,7 @@ class KernelRuntime:
         plan = LaunchPlan()
         readback = None            # made for the first list to download
         entries = []
+        split = None               # [(param, parts, bytes of each)] of the split lists
         try:
             for a in lists:
                 p = a.param
@@ -240,46 +249,104 @@ class KernelRuntime:
                     if a.slot.queue is not queue and a.slot.pooled is not None:
                         raise a.slot.other_device(self.ctx, f"{self.program.name}() parameter "
                                                   f"{p.name!r}")
-                    entries.append(Binding(p.binding, a.slot.take(self, p), a.nbytes,
-                                           a.slot.offset))
+                    pooled = a.slot.take(self, p)
+                    held = getattr(a.slot, "parts", ())   # arena slots: one buffer
+                    if len(held) > 1:     # a split GpuArray (or a view of all of one)
+                        split = split or []
+                        split.append((p, held, a.slot.part_nbytes(), a.slot.part_elems))
+                        pooled, nbytes, offset = held[0], split[-1][2][0], 0
+                    else:
+                        nbytes, offset = a.nbytes, a.slot.offset
+                    entries.append(Binding(p.binding, pooled, nbytes, offset))
                     if p.written or p.atomic:
                         plan.resident_written.append(a.slot)
                     continue
-                buf = queue.upload_new(a.data)
-                plan.owned.append(buf)
-                entries.append(Binding(p.binding, buf, a.nbytes))
+                if a.part_elems:                            # uploaded in parts
+                    split = split or []
+                    split.append(self._upload_parts(a, plan))
+                    source = tuple((b.buffer, n) for b, n in zip(split[-1][1], split[-1][2]))
+                    entries.append(Binding(p.binding, split[-1][1][0], split[-1][2][0]))
+                else:
+                    buf = queue.upload_new(a.data)
+                    plan.owned.append(buf)
+                    entries.append(Binding(p.binding, buf, a.nbytes))
+                    source = buf.buffer
                 if p.written or p.atomic:
                     if readback is None:
                         readback = plan.readback = Readback()
-                    readback.add_list(buf.buffer, a.value, a.nbytes, p.elem,
+                    readback.add_list(source, a.value, a.nbytes, p.elem,
                                       f"{self.program.name}() parameter {p.name!r}")
             if self.status is not None:
                 entries.append(self.status_entry)
                 if readback is not None:   # the status rides along with this job's results
                     readback.add_status(self)
+            if split is not None:
+                split = self._part_entries(split, entries)
             if readback is not None:
                 plan.copies = readback.copies(queue.pool)
-            rules = self.rules
-            lengths = dims = None
-            if rules.per_list:
-                lengths = [len(a.value) for a in lists]
-                dims = [a.dims for a in lists] if rules.fast_checks else None
-            choice = choose(rules, scalars, lengths, dims, n)
-            if choice.variant.form[0] == "v":     # vec_whole / vec_tail
-                vec_entries = self._vec_entries(lengths, entries)
-                if vec_entries is None:            # a buffer too small for the rounding
-                    choice = choose(rules, scalars, lengths, dims, n, vec=False)
-                else:
-                    entries = vec_entries
-            plan.key = choice.variant
-            plan.choice = choice
-            plan.groups = choice.groups
-            plan.entries = tuple(entries)
-            plan.uniform = self.uniform_struct.pack(choice.hidden, *scalars, *choice.counts)
+            self._settle(plan, scalars, lists, n, entries, split)
         except BaseException:
             plan.release(queue.pool)
             raise
         return plan
+
+    def _settle(self, plan: LaunchPlan, scalars: list, lists: list, n, entries: list,
+                split: tuple | None) -> None:
+        """The variant, shape, entries and uniform of ``plan`` (``split``: its lists bound in
+        parts, ``Variant.split``, or None)."""
+        rules = self.rules
+        lengths = dims = None
+        if rules.per_list:
+            lengths = [len(a.value) for a in lists]
+            dims = [a.dims for a in lists] if rules.fast_checks else None
+        choice = choose(rules, scalars, lengths, dims, n, vec=split is None)
+        if split is not None:
+            choice = self._split_choice(choice, split)
+        elif choice.variant.form[0] == "v":     # vec_whole / vec_tail
+            vec_entries = self._vec_entries(lengths, entries)
+            if vec_entries is None:            # a buffer too small for the rounding
+                choice = choose(rules, scalars, lengths, dims, n, vec=False)
+            else:
+                entries = vec_entries
+        plan.key = choice.variant
+        plan.choice = choice
+        plan.groups = choice.groups
+        plan.entries = tuple(entries)
+        plan.uniform = self.uniform_struct.pack(choice.hidden, *scalars, *choice.counts)
+
+    def _upload_parts(self, a, plan) -> tuple:
+        """Upload list argument ``a`` in its parts (the plan owns them): (parameter, buffers,
+        bytes of each, elements per part)."""
+        size = a.nbytes // nested.count(a.dims)
+        pieces = byte_slices(a.data, a.nbytes // size, a.part_elems, size)
+        bufs = []
+        for piece in pieces:
+            bufs.append(self.queue.upload_new(piece))
+            plan.owned.append(bufs[-1])
+        return a.param, bufs, [len(piece) for piece in pieces], a.part_elems
+
+    def _part_entries(self, split: list, entries: list) -> tuple:
+        """Add the entries of parts 1.. of the split lists (``split``: (parameter, buffers,
+        bytes of each, elements per part) of each) to ``entries``; the ``Variant.split``."""
+        key = tuple((p.name, len(held), shift_of(elems)) for p, held, _, elems in split)
+        part_of = self.split_layouts.get(key)[2]
+        for p, held, sizes, _ in split:
+            entries += [Binding(b, pooled, n) for b, pooled, n in
+                        zip(part_of[p.name][2], held[1:], sizes[1:])]
+        return key
+
+    def _split_choice(self, choice, split: tuple):
+        """``choice`` with the lists of ``split`` (``Variant.split``) bound in parts: the same
+        shape, its variant with the split addressing; kept per (choice, split)."""
+        key = (choice, split)
+        hit = self._split_choices.get(key)
+        if hit is None:
+            if len(self._split_choices) >= 64:
+                self._split_choices.clear()
+            variant = self.program.variant(replace(choice.variant, split=split))
+            hit = self._split_choices[key] = Choice(variant, choice.hidden, choice.groups,
+                                                    choice.counts)
+        return hit
 
     def checked(self, seq: int) -> None:
         """The status was read after submission ``seq``: launches up to it are checked."""
@@ -349,15 +416,17 @@ class KernelRuntime:
             "example `if i < len(lst):`) or fix the index computation. A launch joined with "
             "download=False reports this at the next join() with download or GpuArena.sync().")
 
-    def bind_group(self, entries: tuple) -> object:
-        """The bind group for ``entries`` (``Binding``s after the uniform), cached."""
+    def bind_group(self, entries: tuple, split: tuple = ()) -> object:
+        """The bind group for ``entries`` (``Binding``s after the uniform; ``split``: the
+        launch's ``Variant.split``), cached."""
         # bindings: fixed order; a view's offset tells two views of one buffer apart
         key = tuple([(id(e.pooled), e.nbytes, e.offset) for e in entries])
         bg = self.bind_groups.get(key)
         if bg is not None:
             return bg
+        layout = self.split_layouts.get(split)[1] if split else self.layout
         bg = self.queue.bind_group(
-            self.layout,
+            layout,
             [(0, self.uniform.buffer, self.uniform_size)]
             + [(e.binding, e.pooled.buffer, e.nbytes, e.offset) for e in entries])
         self.bind_groups.put(key, bg, [e.pooled for e in entries])
@@ -375,7 +444,7 @@ class KernelRuntime:
                 if choice is not None:
                     choice.pipeline = pipe
             seq = queue.dispatch(pipe.pipeline,
-                                 self.bind_group(plan.entries), plan.groups,
+                                 self.bind_group(plan.entries, plan.key.split), plan.groups,
                                  (self.uniform.buffer, plan.uniform), plan.copies,
                                  [e.pooled for e in plan.entries])
         except BaseException:

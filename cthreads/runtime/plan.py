@@ -15,9 +15,10 @@ from ..codegen.program import Variant
 
 class ListArg:
     """One list argument of a launch: its parameter, the caller's object, its resident slot
-    (None: uploaded for this launch from ``data``, its device bytes) and its size in bytes."""
+    (None: uploaded for this launch from ``data``, its device bytes) and its size in bytes;
+    past the storage-binding limit it is uploaded in parts (``part_elems``)."""
 
-    __slots__ = ("param", "value", "slot", "data", "nbytes", "dims", "kind")
+    __slots__ = ("param", "value", "slot", "data", "nbytes", "dims", "kind", "part_elems")
 
     def __init__(self, param, value, slot, data, nbytes: int):
         self.param = param
@@ -27,6 +28,7 @@ class ListArg:
         self.nbytes = nbytes
         self.dims = None            # its shape (N-D lists: every dimension)
         self.kind = None            # its handler (args.py), when it is uploaded
+        self.part_elems = 0         # uploaded in parts of this many elements (parts.py); 0: one
 
 
 class Binding:

@@ -23,8 +23,9 @@ def _align8(n: int) -> int:
 
 
 class Download:
-    """One list to download: device buffer ``source`` -> the caller's ``target``, from
-    ``offset`` of the staging buffer; ``what`` names it in errors."""
+    """One list to download: device buffer ``source`` (a split array's: a tuple of (buffer,
+    bytes) per part, copied one after another) -> the caller's ``target``, from ``offset`` of
+    the staging buffer; ``what`` names it in errors."""
 
     __slots__ = ("source", "target", "offset", "nbytes", "elem", "what", "src_offset",
                  "direct")
@@ -84,7 +85,15 @@ class Readback:
         """Acquire the staging buffer; the copies to encode into it."""
         self.staging = pool.acquire(self.size, "staging")
         dst = self.staging.buffer
-        out = [(d.source, d.src_offset, dst, d.offset, d.nbytes) for d in self.lists]
+        out = []
+        for d in self.lists:
+            if d.source.__class__ is tuple:       # a split array: (buffer, bytes) per part
+                off = d.offset
+                for buf, nbytes in d.source:
+                    out.append((buf, 0, dst, off, nbytes))
+                    off += nbytes
+            else:
+                out.append((d.source, d.src_offset, dst, d.offset, d.nbytes))
         out += [(rt.status.buffer, 0, dst, off, rt.status_nbytes) for rt, off in self.statuses]
         return out
 

@@ -10,11 +10,17 @@ is uploaded into a pooled buffer, a list bound in an arena is reduced in its res
 submission order). The status words of the kernels that wrote a resident list ride along in the
 same readback, so a failed bounds check of theirs is raised here rather than hidden in a sum.
 
+Data past the storage-binding limit (``BufferPool.binding_bytes()``) is reduced in parts: a
+list or numpy array is uploaded into one pooled buffer per part (the parts a GpuArray of its
+size has, ``parts.py``), a split GpuArray is reduced in its own parts; the first pass runs once
+per part, each writing its partials at its own offset of the partials buffer, then the later
+passes reduce all of them (``codegen.plan_parts``), and the result is read back once.
+
 Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
 operation, element type and variant: repeated calls compile nothing), one uniform buffer per
-pass level, the loop probe's status word (``device_program.StatusWords``), and a small cache of
-bind groups (input, partials and result buffers come back from the pool, so steady loops reuse
-them).
+dispatch (a part's first pass, a later pass), the loop probe's status word
+(``device_program.StatusWords``), and a small cache of bind groups (input, partials and result
+buffers come back from the pool, so steady loops reuse them).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import threading
 import weakref
 
 from . import args, convert, residency, sharing
+from . import parts as _parts
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
@@ -73,7 +80,7 @@ class _Reducer:
                         True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
         self.status = None          # the loop probe's status word (made on first need)
         self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
-        self.uniforms: list = []            # one uniform buffer per pass level
+        self.uniforms: list = []    # one uniform buffer per dispatch of a reduction
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
 
     # -- caches --------------------------------------------------------------------------------
@@ -252,19 +259,17 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
         raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
                                  f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
     size = elem_type(ty).size
-    if slot is None:                     # checked before packing: a long list packs slowly
-        dims = values.shape if convert.is_ndarray(values) else (n,)
-        red.queue.pool.check_size(n * size, f"{where}, {args.describe(values, dims)},",
-                                  size, convert.device_type(ty),
-                                  "reduce each part, then reduce the parts' results")
-        data = args.pack(values if data is None else data, ty, where, writable=False)
+    parts = None
+    if slot is None:        # uploaded in parts of at most one storage binding each
+        packed = args.pack(values if data is None else data, ty, where, writable=False)
+        parts = host_parts(packed, n, size, red.queue.pool)
     # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
     variant = variant or (red.variant if size == 4 else "shared")
     if variant == "subgroup" and "subgroup" not in red.ctx.features:
         raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
     probe = red.ctx.is_cpu and codegen.has_loops(op.text)
     pipe = red.pipeline(op, variant, probe, name)
-    raw, status = _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where)
+    raw, status = _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where)
     if status:
         red.status.reset()
         raise _loop_error(red, name)
@@ -281,76 +286,132 @@ def _loop_error(red, name: str) -> GpuDeviceError:
         "or run on a GPU (CTHREADS_ADAPTER)")
 
 
-def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
+def part_elems(pool, n: int, size: int) -> int:
+    """Elements of ``size`` bytes in each part of ``n`` elements of data (``n`` when one
+    binding, ``pool.binding_bytes()``, holds it): the parts of a GpuArray of that size
+    (``parts.py``), so an array and its GpuArray reduce in the same tree."""
+    return _parts.part_elems_for(n, size, pool.binding_bytes())
+
+
+def host_parts(packed, n: int, size: int, pool) -> list:
+    """The device bytes ``packed`` of ``n`` elements as the parts to upload: itself when one
+    binding holds it, else byte views of ``part_elems`` elements each (the last shorter)."""
+    per = part_elems(pool, n, size)
+    if per >= n:
+        return [packed]
+    return _parts.byte_slices(packed, n, per, size)
+
+
+def slot_parts(slot) -> list:
+    """``[(PooledBuffer, elements), ...]``: the buffers holding a resident slot's elements, in
+    order (launch lock held): a split GpuArray's parts (``DeviceSlot.parts``), else the one
+    buffer of an arena slot or an unsplit GpuArray."""
+    held = getattr(slot, "parts", None)
+    if held is None or len(held) == 1:
+        return [(slot.pooled, slot.count)]
+    return list(zip(held, _parts.counts(slot.count, slot.part_elems)))
+
+
+def _sources(red, slot, parts, ty: str, where: str) -> list:
+    """The ``(buffer, elements)`` parts to reduce (launch lock held): the resident slot's,
+    checked to be live and on this device, or ``(bytes, elements)`` of the host ``parts``,
+    each uploaded right before its first pass (``_submit_and_read``)."""
+    queue = red.queue
+    if red.generation != _device.generation():
+        raise GpuUseAfterDestroy(
+            f"{where}: cthreads.gpu.shutdown() ran while this reduction was being "
+            "prepared; nothing was submitted. Call reduce again to use a new device")
+    if slot is None:
+        size = elem_type(ty).size
+        return [(part, memoryview(part).nbytes // size) for part in parts]
+    if slot.queue is not queue and slot.pooled is not None:
+        raise slot.other_device(red.ctx, where)
+    if slot.pooled is None:
+        raise GpuUseAfterDestroy(
+            f"{where}: the device holding this arena list was shut down or lost "
+            "meanwhile; nothing was submitted. Create a new GpuArena and bind it")
+    if slot.elem != ty:       # an int list first used as float: as launches do
+        slot.elem = ty
+        queue.upload(slot.pooled, args.pack(slot.target, ty, where, False))
+    slot.used = True
+    return slot_parts(slot)
+
+
+def _steps(sources, firsts, rest, bufs, size: int):
+    """(input, pass, output, output bytes, first partial's index) of each dispatch: the first
+    pass of every part into its range of ``bufs[0]``, then the later passes, whose partial
+    results ping-pong between the two buffers."""
+    partials = sum(p.groups for p in firsts)
+    base = 0
+    for (src, _), shape in zip(sources, firsts):
+        yield src, shape, bufs[0], partials * size, base
+        base += shape.groups
+    for level, shape in enumerate(rest, 1):
+        yield (bufs[(level - 1) % len(bufs)], shape, bufs[level % len(bufs)],
+               shape.groups * size, 0)
+
+
+def _readback(red, result, probe: bool, slot, size: int, ty: str) -> Readback:
+    """The result first, then the loop probe's word and the status words of the slot's
+    writers whose bounds checks were not read yet."""
+    readback = Readback()
+    readback.add_list(result.buffer, None, size, ty)
+    if probe:
+        readback.add_list(red.status_word().buffer, None, _STATUS_BYTES, "int")
+    if slot is not None:
+        for rt in slot.writers:
+            if rt.unchecked:
+                readback.add_status(rt)
+    return readback
+
+
+def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
     """Submit the passes and read the result back: (result bytes, loop probe fired)."""
     queue = red.queue
     pool = queue.pool
-    max_groups, min_steps, max_steps = SHAPE_CPU_LOOPS if probe else red.shape
-    passes = codegen.plan_passes(n, red.size, max_groups, min_steps, max_steps)
     owned = []
-    submitted = False
+    seq = None
     try:
         with residency.launch_lock:
-            if red.generation != _device.generation():
-                raise GpuUseAfterDestroy(
-                    f"{where}: cthreads.gpu.shutdown() ran while this reduction was being "
-                    "prepared; nothing was submitted. Call reduce again to use a new device")
-            if slot is not None:
-                if slot.queue is not queue and slot.pooled is not None:
-                    raise slot.other_device(red.ctx, where)
-                if slot.pooled is None:
-                    raise GpuUseAfterDestroy(
-                        f"{where}: the device holding this arena list was shut down or lost "
-                        "meanwhile; nothing was submitted. Create a new GpuArena and bind it")
-                if slot.elem != ty:       # an int list first used as float: as launches do
-                    slot.elem = ty
-                    queue.upload(slot.pooled, args.pack(slot.target, ty, where, False))
-                slot.used = True
-                src = slot.pooled
-                src_offset = slot.offset      # a GpuArray view's (aligned: checked)
-            else:
-                src, src_offset = queue.upload_new(data), 0
-                owned.append(src)
-            # partial results ping-pong between two buffers; the last pass writes one value
-            partial_cap = passes[0].groups * size + 16
-            bufs = [pool.acquire(partial_cap), pool.acquire(partial_cap)] \
-                if len(passes) > 1 else [pool.acquire(16)]
+            sources = _sources(red, slot, parts, ty, where)
+            firsts, rest = codegen.plan_parts(tuple(c for _, c in sources), red.size,
+                                              *(SHAPE_CPU_LOOPS if probe else red.shape))
+            partial_cap = sum(p.groups for p in firsts) * size + 16
+            bufs = [pool.acquire(partial_cap), pool.acquire(partial_cap)] if rest \
+                else [pool.acquire(16)]
             owned += bufs
-            readback = Readback()       # the result first, then the writers' status words
-            readback.add_list(bufs[(len(passes) - 1) % len(bufs)].buffer, None, size, ty)
-            if probe:
-                readback.add_list(red.status_word().buffer, None, _STATUS_BYTES, "int")
-            if slot is not None:
-                for rt in slot.writers:
-                    if rt.unchecked:
-                        readback.add_status(rt)
-            seq = 0
-            for level, shape in enumerate(passes):
-                dst = bufs[level % len(bufs)]
-                last = level == len(passes) - 1
-                copies = readback.copies(pool) if last else ()
-                src_bytes = shape.count * size
+            readback = _readback(red, bufs[len(rest) % len(bufs)], probe, slot, size, ty)
+            steps = list(_steps(sources, firsts, rest, bufs, size))
+            for k, (src, shape, dst, dst_bytes, base) in enumerate(steps):
+                last = k == len(steps) - 1
+                if slot is None and k < len(sources):
+                    # a host part is uploaded right before its pass: a large upload submits
+                    # the passes queued so far, which run while the next part is copied
+                    src = queue.upload_new(src)
+                    owned.append(src)
                 # (with fewer than 4 elements the groups-of-four binding is 16 bytes of a
                 # buffer of at least 256 that the shader does not read: never empty)
                 quad_bytes = max(shape.quads * 4 * size, 4 * size)
-                uniform = red.uniform(level)
-                bg = red.bind_group(uniform, src, src_bytes, quad_bytes, dst,
-                                    shape.groups * size, probe, src_offset)
+                uniform = red.uniform(k)
+                # a GpuArray view's first pass reads from its byte offset (aligned: checked)
+                src_offset = slot.offset if slot is not None and k < len(sources) and \
+                    len(sources) == 1 else 0
+                bg = red.bind_group(uniform, src, shape.count * size, quad_bytes, dst,
+                                    dst_bytes, probe, src_offset)
                 seq = queue.dispatch(
                     pipe.pipeline, bg, shape.groups,
-                    (uniform.buffer, codegen.uniform_bytes(shape, ty, init if last else None)),
-                    copies, (src, dst), more=not last)
-                submitted = True
-                src, src_offset = dst, 0
+                    (uniform.buffer,
+                     codegen.uniform_bytes(shape, ty, init if last else None, base)),
+                    readback.copies(pool) if last else (), (src, dst), more=not last)
         readback.fetch(queue, seq)
         with residency.launch_lock:
             readback.check(seq)
         raw = readback.raw
     finally:
-        if submitted:
+        if seq is not None:
             _release_when_done(queue, owned, seq)
         else:
-            for buf in owned:
+            for buf in reversed(owned):
                 pool.release(buf)
     status = probe and raw[readback.lists[1].offset] != 0
     return raw[:size], status
@@ -364,8 +425,8 @@ def _release_when_done(queue, owned, seq) -> None:
         done = queue.is_done(seq)
     except Exception:
         done = False
-    if done:
-        for buf in owned:
+    if done:            # in reverse: the next call takes the same buffers for the same parts
+        for buf in reversed(owned):
             queue.pool.release(buf)
 
 
@@ -378,4 +439,4 @@ def _scalar(raw: bytes, ty: str):
     return row.python(value)
 
 
-__all__ = ["run_reduction", "array_kind"]
+__all__ = ["run_reduction", "array_kind", "host_parts", "part_elems", "slot_parts"]

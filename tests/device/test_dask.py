@@ -140,10 +140,10 @@ def transfers(monkeypatch):
         seen.append(("down", out.nbytes))
         return real_download(slot, out)
 
-    def allocate(queue, elem, shape, data=None, where="GpuArray"):
+    def allocate(queue, elem, shape, data=None, where="GpuArray", **kw):
         if data is not None and where != "zeros()":
             seen.append(("up", data.nbytes))
-        return real_allocate(queue, elem, shape, data, where)
+        return real_allocate(queue, elem, shape, data, where, **kw)
 
     monkeypatch.setattr(device_array, "download", download)
     monkeypatch.setattr(device_array, "allocate", allocate)

@@ -300,7 +300,9 @@ def _still_untouched(a) -> bool:
     return a.flat[0] == 1.5 and a.flat[-1] == 2.5 and np.count_nonzero(a) == 2
 
 
-@pytest.mark.parametrize("entry", ["launch", "reduce", "bind"])
+# (a launch splits such an array across bindings, tests/device/test_split_arrays.py, and
+# f.reduce reduces it in parts, tests/device/test_split_reduce.py)
+@pytest.mark.parametrize("entry", ["bind"])
 def test_a_2d_float64_array_beyond_the_binding_limit_names_its_shape(device_name, entry):
     from cthreads.backend import get_queue
     limit = _binding_limit()
@@ -311,9 +313,7 @@ def test_a_2d_float64_array_beyond_the_binding_limit_names_its_shape(device_name
     assert add_f.reduce(np.ones(3)) == 3.0
     GpuArena().bind(u=np.ones(3)).release()
     before = get_queue().pool.allocations
-    call = {"launch": lambda: gpu(double_rows, a, threads=(rows, 4000)),
-            "reduce": lambda: add_f.reduce(a),
-            "bind": lambda: GpuArena().bind(u=a)}[entry]
+    call = {"bind": lambda: GpuArena().bind(u=a)}[entry]
     with pytest.raises(GpuInvalidArgument) as info:
         call()
     msg = str(info.value)
@@ -321,20 +321,9 @@ def test_a_2d_float64_array_beyond_the_binding_limit_names_its_shape(device_name
     assert f"needs {rows * 4000 * 8:,} bytes" in msg and f"{limit:,}-byte" in msg, msg
     assert f"at most {limit // 8:,} float64 elements per list" in msg, msg
     assert "split the data" in msg and device_name in msg
-    assert {"launch": "'u'", "reduce": "'values'", "bind": "bind(u=...)"}[entry] in msg
+    assert {"bind": "bind(u=...)"}[entry] in msg
     assert get_queue().pool.allocations == before
     assert _still_untouched(a)
-
-
-def test_a_float32_array_beyond_the_binding_limit_counts_float32_elements(device_name):
-    limit = _binding_limit()
-    y = _untouched_zeros(limit // 4 + 1, np.float32)
-    with pytest.raises(GpuInvalidArgument) as info:
-        gpu(add_one, 1, y)
-    msg = str(info.value)
-    assert f"'y', a float32 array of {limit // 4 + 1:,} elements" in msg, msg
-    assert f"at most {limit // 4:,} float32 elements per list" in msg, msg
-    assert _still_untouched(y)
 
 
 # ------------------------------------------------------------------- dtype mismatch hints

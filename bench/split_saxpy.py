@@ -1,0 +1,55 @@
+"""saxpy GB/s on GpuArrays under the storage-binding limit (one binding) and past it (split
+across bindings): ``python bench/split_saxpy.py [small_elems] [large_elems] [reps]``.
+
+Defaults: 24M float32 (96 MiB, one binding on lavapipe) vs 128M float32 (512 MiB, 4 parts).
+Each size: one warm-up launch, then ``reps`` launches timed one by one (each joined); the best
+and the median are printed as GB/s counting 12 bytes per element (x read, y read and written).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from cthreads.gpu import Gpu, GlobalIdx, full, gpu
+
+
+@Gpu
+def saxpy(n: int, a: float, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i] = a * x[i] + y[i]
+
+
+def rate(n: int, reps: int) -> tuple[float, float, int]:
+    x = full(n, 1.0, dtype=np.float32)
+    y = full(n, 2.0, dtype=np.float32)
+    gpu(saxpy, n, 0.5, x, y).join()            # warm-up: compile, first touch
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        gpu(saxpy, n, 0.5, x, y).join()
+        times.append(time.perf_counter() - t)
+    parts = len(y._slot.parts)
+    gb = 12 * n / 1e9
+    return gb / min(times), gb / statistics.median(times), parts
+
+
+def main() -> None:
+    small = int(sys.argv[1]) if len(sys.argv) > 1 else 24 << 20
+    large = int(sys.argv[2]) if len(sys.argv) > 2 else 128 << 20
+    reps = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    results = {}
+    for n in (small, large):
+        best, med, parts = rate(n, reps)
+        results[n] = (best, med)
+        print(f"{n:>12,} float32  {parts} part(s)  best {best:6.2f} GB/s  median {med:6.2f} GB/s")
+    (sb, sm), (lb, lm) = results[small], results[large]
+    print(f"ratio large/small: best {lb / sb:.3f}x, median {lm / sm:.3f}x")
+
+
+if __name__ == "__main__":
+    main()

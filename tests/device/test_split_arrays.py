@@ -1,0 +1,270 @@
+"""Arrays past the storage-binding limit, split across bindings behind the scenes: GpuArrays,
+numpy arrays and lists passed straight, in kernels (reads, writes, +=, atomics, compare_exchange,
+N-D with bounds checks, device functions, shared memory) and transfers, against numpy or the
+plain-Python run. ``config.override(binding_bytes=4096)`` makes 4 KiB "the limit", so small
+arrays split; one test crosses lavapipe's real 128 MiB limit."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from cthreads import config
+from cthreads.gpu import (
+    GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, atomic_add, atomic_compare_exchange, empty,
+    gpu, to_device, zeros,
+)
+from tests.device.func_kernels import histogram, tile_sums
+from tests.device.kernels import saxpy
+from tests.device.nd_kernels import bad_column, scale_rows, tile_transpose
+
+LIMIT = 4096                       # bytes per binding in these tests
+
+
+@pytest.fixture
+def small_limit():
+    with config.override(binding_bytes=LIMIT):
+        yield
+
+
+def _sample(dtype, shape, seed=3):
+    rng = np.random.default_rng(seed)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(-1000, 1000, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+@Gpu
+def saxpy_int(n: int, a: int, x: list[int], y: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i] += a * x[i]
+
+
+@Gpu
+def reverse_into(n: int, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[n - 1 - i] = x[i] * 2.0
+
+
+@Gpu
+def past_the_end(n: int, x: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        x[i + 1] = 1.0
+
+
+@Gpu
+def count_mod(n: int, v: list[int], h: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        atomic_add(h, v[i] % len(h), 1)
+
+
+@Gpu
+def claim(n: int, owner: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        atomic_compare_exchange(owner, i % len(owner), -1, i % 7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_saxpy_on_split_gpuarrays(device_name, small_limit, dtype):
+    n = 5000                                    # 5 or 10 parts
+    x, y = _sample(dtype, n), _sample(dtype, n, 4)
+    xd, yd = to_device(x), to_device(y)
+    assert len(yd._slot.parts) > 1
+    kernel, a = (saxpy_int, 3) if dtype is np.int32 else (saxpy, 0.5)
+    gpu(kernel, n, a, xd, yd).join()
+    np.testing.assert_allclose(yd.numpy(), y + a * x, rtol=1e-6)
+    np.testing.assert_array_equal(xd.numpy(), x)
+
+
+def test_writes_across_parts(device_name, small_limit):
+    n = 3000
+    x = _sample(np.float32, n)
+    yd = zeros(n)
+    gpu(reverse_into, n, to_device(x), yd).join()
+    np.testing.assert_array_equal(yd.numpy(), (x * 2)[::-1])
+
+
+def test_bounds_check_by_the_logical_length(device_name, small_limit):
+    d = to_device(np.zeros(2500, np.float32))     # 3 parts: 1024, 1024, 452
+    gpu(past_the_end, 2499, d).join()             # index 1024 (part 1's first) .. 2499 work
+    np.testing.assert_array_equal(d.numpy()[1:], 1.0)
+    with pytest.raises(GpuIndexError, match="index 2500 is out of range for list 'x' of "
+                       "length 2500"):
+        gpu(past_the_end, 2500, d).join()
+
+
+def test_atomics_on_a_split_list(device_name, small_limit):
+    n = 4000
+    v = np.random.default_rng(1).integers(0, 100000, n).astype(np.int32)
+    h = zeros(1500, dtype=np.int32)               # 2 parts
+    gpu(count_mod, n, to_device(v), h).join()
+    np.testing.assert_array_equal(h.numpy(), np.bincount(v % 1500, minlength=1500))
+    hist = zeros(2000, dtype=np.int32)
+    gpu(histogram, n, 2000, to_device(v), hist).join()          # atomics in a device function
+    np.testing.assert_array_equal(hist.numpy(), np.bincount(v % 2000, minlength=2000))
+
+
+def test_compare_exchange_on_a_split_list(device_name, small_limit):
+    owner = np.full(3000, -1, np.int32)
+    d = to_device(owner)
+    gpu(claim, 3000, d).join()
+    np.testing.assert_array_equal(d.numpy(), np.arange(3000) % 7)
+    host = owner.copy()
+    claim.simulate(3000, host)                     # the plain-Python run of every thread
+    np.testing.assert_array_equal(d.numpy(), host)
+
+
+def test_2d_split_array(device_name, small_limit):
+    a = _sample(np.float32, (40, 70))              # 2,800 elements: 3 parts
+    ad = to_device(a)
+    assert len(ad._slot.parts) == 3
+    gpu(scale_rows, ad, 3.0, threads=(70, 40)).join()
+    host = a.copy()
+    scale_rows.simulate(host, 3.0, threads=(70, 40))
+    np.testing.assert_allclose(ad.numpy(), host, rtol=1e-6)
+    out = to_device(np.zeros((40, 70), np.float32))
+    with pytest.raises(GpuIndexError, match="dimension 1 .*of size 70"):
+        gpu(bad_column, 70, 40, ad, out, threads=(70, 40)).join()
+
+
+def test_shared_memory_with_split_arrays(device_name, small_limit):
+    n = 64 * 40 + 17
+    x = _sample(np.float32, n)
+    out = zeros(n)
+    gpu(tile_sums, n, to_device(x), out).join()    # shared memory and a device function
+    host = np.zeros(n, np.float32)
+    tile_sums.simulate(n, x.copy(), host)
+    np.testing.assert_allclose(out.numpy(), host, rtol=1e-5)
+    a = _sample(np.float32, (48, 48))              # 2-D, split, through a shared tile
+    t = zeros((48, 48))
+    gpu(tile_transpose, 48, to_device(a), t, threads=(48, 48)).join()
+    np.testing.assert_array_equal(t.numpy(), a.T)
+
+
+def test_numpy_arrays_and_lists_passed_straight(device_name, small_limit):
+    n = 3000
+    x, y = _sample(np.float32, n), _sample(np.float32, n, 5)
+    y_np = y.copy()
+    gpu(saxpy, n, 2.0, x, y_np).join()
+    np.testing.assert_allclose(y_np, y + 2 * x, rtol=1e-6)
+    y_list = [float(v) for v in y]
+    gpu(saxpy, n, 2.0, [float(v) for v in x], y_list).join()
+    np.testing.assert_allclose(np.array(y_list, np.float32), y + 2 * x, rtol=1e-6)
+    grid = [[float(v) for v in row] for row in _sample(np.float32, (30, 50))]   # nested, 2-D
+    host = np.array(grid, np.float32)
+    gpu(scale_rows, grid, 2.0, threads=(50, 30)).join()
+    np.testing.assert_allclose(np.array(grid, np.float32), host * 2 + 1, rtol=1e-6)
+
+
+def test_split_and_unsplit_arguments_in_one_launch(device_name, small_limit):
+    n = 3000
+    x = _sample(np.float32, n)
+    y = _sample(np.float32, n, 6)
+    xd = to_device(x)                              # split
+    y_small = y[:800].copy()                       # one binding
+    gpu(saxpy, 800, 0.25, xd, y_small).join()
+    np.testing.assert_allclose(y_small, y[:800] + 0.25 * x[:800], rtol=1e-6)
+    yd = to_device(y)
+    gpu(saxpy, n, 0.25, x, yd).join()              # a numpy array split, a GpuArray split
+    np.testing.assert_allclose(yd.numpy(), y + 0.25 * x, rtol=1e-6)
+
+
+def test_relaunch_reuses_the_split_variant(device_name, small_limit):
+    n = 3000
+    x, y = _sample(np.float32, n), np.zeros(n, np.float32)
+    xd, yd = to_device(x), to_device(y)
+    gpu(saxpy, n, 1.0, xd, yd).join()
+    rt = saxpy.runtime_for(None)
+    before = rt.compiled_variants()
+    for _ in range(3):
+        gpu(saxpy, n, 1.0, xd, yd)
+    np.testing.assert_allclose(yd.numpy(), 4 * x, rtol=1e-5)
+    assert rt.compiled_variants() == before         # the same split variant, no new pipeline
+    assert any(v.split == (("x", 3, 10), ("y", 3, 10)) for v in before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_])
+def test_transfers(device_name, small_limit, dtype):
+    a = (np.arange(3500) % 3 == 0) if dtype is np.bool_ else _sample(dtype, 3500)
+    a = a.reshape(35, 100)
+    d = to_device(a)
+    assert len(d._slot.parts) > 1
+    np.testing.assert_array_equal(d.numpy(), a)
+    np.testing.assert_array_equal(np.asarray(d), a)
+    c = d.copy()
+    d.fill(True if dtype is np.bool_ else 7)
+    np.testing.assert_array_equal(c.numpy(), a)                      # the copy is its own
+    np.testing.assert_array_equal(d.numpy(), np.full_like(a, True if dtype is np.bool_ else 7))
+    d.set(a[::-1].copy())
+    np.testing.assert_array_equal(d.numpy(), a[::-1])
+    back = pickle.loads(pickle.dumps(d))
+    np.testing.assert_array_equal(back.numpy(), a[::-1])
+    assert "shape=(35, 100)" in repr(d)
+    e = empty((35, 100), dtype=dtype)
+    assert len(e._slot.parts) == len(d._slot.parts)
+
+
+def test_more_elements_than_an_index(device_name):
+    with pytest.raises(GpuInvalidArgument, match=r"2\*\*31 - 1"):
+        zeros(2**31, dtype=np.float32)
+
+
+def test_past_lavapipes_real_binding_limit(device_name):
+    from cthreads.backend import get_queue
+
+    limit = get_queue().pool.binding_bytes()
+    n = limit // 4 + 4096                          # float32: just past the real limit
+    if n > 50_000_000:
+        pytest.skip("the device's binding limit is large; covered at small sizes above")
+    x = np.arange(n, dtype=np.float32)
+    xd, yd = to_device(x), zeros(n)
+    assert len(xd._slot.parts) == 2
+    gpu(saxpy, n, 2.0, xd, yd).join()
+    np.testing.assert_array_equal(yd.numpy(), 2 * x)
+
+
+def test_simulate_and_prepare_with_split_arrays(device_name, small_limit):
+    from cthreads.gpu import prepare
+
+    prepare()                                      # the unsplit variants; the split one follows
+    n = 2500
+    x, y = _sample(np.float32, n), _sample(np.float32, n, 8)
+    xd, yd = to_device(x), to_device(y)
+    saxpy.simulate(n, 2.0, xd, yd)                 # runs on host copies, writes back
+    np.testing.assert_allclose(yd.numpy(), y + 2 * x, rtol=1e-6)
+    gpu(saxpy, n, 2.0, xd, yd).join()
+    np.testing.assert_allclose(yd.numpy(), y + 4 * x, rtol=1e-5)
+
+
+def test_more_parts_than_the_device_binds(device_name):
+    with config.override(binding_bytes=256):       # 64 float32 per part: 47 parts each
+        x, y = np.ones(3000, np.float32), np.zeros(3000, np.float32)
+        xd, yd = to_device(x), to_device(y)
+        with pytest.raises(GpuInvalidArgument, match=r"storage buffers .*'x' in 47 parts.*"
+                           r"nothing was submitted"):
+            gpu(saxpy, 3000, 1.0, xd, yd).join()
+        with pytest.raises(GpuInvalidArgument, match="storage buffers"):
+            gpu(saxpy, 3000, 1.0, x, y).join()
+    np.testing.assert_array_equal(yd.numpy(), 0.0)          # nothing changed
+    np.testing.assert_array_equal(y, 0.0)
+    np.testing.assert_array_equal(x, 1.0)
+
+
+@Gpu.func
+def _add(a: float, b: float) -> float:
+    return a + b
+
+
+def test_reduce_of_a_split_gpuarray(device_name, small_limit):
+    # reduced part by part where it lives (more cases: tests/device/test_split_reduce.py)
+    d = to_device(np.ones(3000, np.float32))
+    assert len(d._slot.parts) > 1
+    assert _add.reduce(d) == 3000.0
+    np.testing.assert_array_equal(d.numpy(), 1.0)
