@@ -216,9 +216,13 @@ class BufferPool:
         key = (kind, cap)
         with self._lock:
             free = self._free.get(key)
-            if free:
+            while free:
                 pooled = free.pop()
                 self.idle_bytes -= cap
+                if getattr(pooled.buffer, "_internal", True) is None:
+                    # released by wgpu-py's finalizer after its holder's finalizer returned it
+                    # here (both in one garbage cycle, e.g. a GpuArray a traceback held)
+                    continue
                 pooled.filled = False
                 return pooled
         limit = self._ctx.limit("max-buffer-size")

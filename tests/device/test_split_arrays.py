@@ -13,7 +13,7 @@ import pytest
 
 from cthreads import config
 from cthreads.gpu import (
-    GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, atomic_add, atomic_compare_exchange, empty,
+    float32, float64, GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, atomic_add, atomic_compare_exchange, empty,
     gpu, to_device, zeros,
 )
 from tests.device.func_kernels import histogram, tile_sums
@@ -178,16 +178,58 @@ def test_split_and_unsplit_arguments_in_one_launch(device_name, small_limit):
 
 def test_relaunch_reuses_the_split_variant(device_name, small_limit):
     n = 3000
-    x, y = _sample(np.float32, n), np.zeros(n, np.float32)
-    xd, yd = to_device(x), to_device(y)
-    gpu(saxpy, n, 1.0, xd, yd).join()
-    rt = saxpy.runtime_for(None)
+    x = _sample(np.float32, n)
+    xd, yd = to_device(x), zeros(n)
+    gpu(reverse_into, n, xd, yd).join()            # not element-wise: the split addressing
+    rt = reverse_into.runtime_for(None)
     before = rt.compiled_variants()
     for _ in range(3):
-        gpu(saxpy, n, 1.0, xd, yd)
-    np.testing.assert_allclose(yd.numpy(), 4 * x, rtol=1e-5)
+        gpu(reverse_into, n, xd, yd)
+    np.testing.assert_array_equal(yd.numpy(), (2 * x)[::-1])
     assert rt.compiled_variants() == before         # the same split variant, no new pipeline
     assert any(v.split == (("x", 3, 10), ("y", 3, 10)) for v in before)
+
+
+@Gpu
+def scale_all(x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(y):
+        y[i] = x[i] * 3.0
+
+
+@Gpu
+def axpy(n: int, a: float, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i] += a * x[i]
+
+
+@pytest.mark.parametrize("n", [1, 1024, 1025, 2999, 3000])
+def test_element_wise_kernels_run_part_by_part(device_name, small_limit, n):
+    x, y = _sample(np.float32, 3000), _sample(np.float32, 3000, 9)
+    xd, yd = to_device(x), to_device(y)
+    gpu(axpy, n, 2.0, xd, yd).join()               # the guard anywhere in the parts
+    want = y.copy()
+    want[:n] += 2 * x[:n]
+    np.testing.assert_allclose(yd.numpy(), want, rtol=1e-6)
+    assert not any(v.split for v in axpy.runtime_for(None).compiled_variants())
+    gpu(scale_all, xd, yd).join()                  # no count parameter: the longest list
+    np.testing.assert_allclose(yd.numpy(), 3 * x, rtol=1e-6)
+
+
+def test_element_wise_with_other_part_sizes_uses_the_addressing(device_name, small_limit):
+    @Gpu
+    def widen(n: int, x: list[float32], y: list[float64]) -> None:
+        i: int = GlobalIdx.x
+        if i < n:
+            y[i] = float64(x[i]) * 2.0
+
+    x = _sample(np.float32, 3000)
+    yd = zeros(3000, dtype=np.float64)             # 512 per part, x 1,024
+    gpu(widen, 3000, to_device(x), yd).join()
+    np.testing.assert_array_equal(yd.numpy(), x.astype(np.float64) * 2)
+    with pytest.raises(GpuIndexError, match="index 3000 is out of range for list 'x'"):
+        gpu(saxpy, 3001, 1.0, to_device(x), zeros(3001)).join()   # the guard past a list
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_])
@@ -249,9 +291,12 @@ def test_more_parts_than_the_device_binds(device_name):
         xd, yd = to_device(x), to_device(y)
         with pytest.raises(GpuInvalidArgument, match=r"storage buffers .*'x' in 47 parts.*"
                            r"nothing was submitted"):
-            gpu(saxpy, 3000, 1.0, xd, yd).join()
+            gpu(reverse_into, 3000, xd, yd).join()
         with pytest.raises(GpuInvalidArgument, match="storage buffers"):
-            gpu(saxpy, 3000, 1.0, x, y).join()
+            gpu(reverse_into, 3000, x, y).join()
+        gpu(saxpy, 3000, 1.0, xd, yd).join()       # element-wise: 47 dispatches of one part
+        np.testing.assert_array_equal(yd.numpy(), 1.0)
+        yd.fill(0.0)
     np.testing.assert_array_equal(yd.numpy(), 0.0)          # nothing changed
     np.testing.assert_array_equal(y, 0.0)
     np.testing.assert_array_equal(x, 1.0)
