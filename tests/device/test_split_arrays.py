@@ -313,3 +313,61 @@ def test_reduce_of_a_split_gpuarray_refused_for_now(device_name, small_limit):
     with pytest.raises(GpuInvalidArgument, match="storage-binding limit.*reduce it in blocks"):
         _add.reduce(d)
     np.testing.assert_array_equal(d.numpy(), 1.0)
+
+
+def test_batched_part_by_part_launches_each_see_their_scalars(device_name, small_limit):
+    n = 3000
+    x = _sample(np.float32, n)
+    xd, yd = to_device(x), zeros(n)
+    for a in (1.0, 2.0, 4.0):                      # unjoined: one batch, each part its guard
+        gpu(axpy, n, a, xd, yd)
+    gpu(axpy, 1500, 8.0, xd, yd)
+    want = 7 * x
+    want[:1500] += 8 * x[:1500]
+    np.testing.assert_allclose(yd.numpy(), want, rtol=1e-5)
+
+
+@Gpu(boundscheck=False)
+def reverse_unchecked(n: int, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[n - 1 - i] = x[i] * 2.0
+
+
+def test_checks_off_nd_tiles_and_an_arena_array(device_name, small_limit):
+    from cthreads.gpu import GpuArena
+
+    x = _sample(np.float32, 3000)
+    yd = zeros(3000)
+    gpu(reverse_unchecked, 3000, to_device(x), yd).join()
+    np.testing.assert_array_equal(yd.numpy(), (2 * x)[::-1])
+    with config.override(nd_tiles_on_cpu=True):    # the GPUs' N-D form
+        a = _sample(np.float32, (40, 70))
+        ad = to_device(a)
+        gpu(scale_rows, ad, 3.0, threads=(70, 40)).join()
+        np.testing.assert_allclose(ad.numpy(), a * 3 + 1, rtol=1e-6)
+    host = x.copy()
+    arena = GpuArena().bind(x=host)                # one binding, next to a split GpuArray
+    yd2 = zeros(3000)
+    gpu(reverse_into, 3000, host, yd2).join()
+    np.testing.assert_array_equal(yd2.numpy(), (2 * x)[::-1])
+    arena.release()
+
+
+def test_download_larger_than_a_buffer_goes_in_groups(device_name, small_limit, monkeypatch):
+    from cthreads.backend import get_queue
+
+    a = _sample(np.float64, 5000)                  # 10 parts of 4,096 bytes
+    d = to_device(a)
+    gpu(reverse_into, 5000, to_device(a), d).join()
+    from cthreads.runtime import device_array
+
+    seen = []
+    groups = device_array._download_groups
+    monkeypatch.setattr(device_array, "_download_groups",
+                        lambda slot, limit: seen.append(groups(slot, limit)) or seen[-1])
+    monkeypatch.setitem(get_queue().ctx.limits, "max-buffer-size", 8192)
+    got = d.numpy()                                # five staging buffers of two parts each
+    monkeypatch.undo()
+    assert [len(g) for g in seen[0]] == [2] * 5
+    np.testing.assert_array_equal(got, (2 * a)[::-1])
