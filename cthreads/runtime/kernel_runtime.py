@@ -458,8 +458,10 @@ class KernelRuntime:
                     if choice is not None:
                         choice.pipeline = pipe
                 last = step is steps[-1]
-                seq = queue.dispatch(pipe.pipeline,
-                                     self.bind_group(step.entries, step.key.split), step.groups,
+                split = step.key.split
+                bg = self.bind_group(step.entries, split) if split else \
+                    self.bind_group(step.entries)
+                seq = queue.dispatch(pipe.pipeline, bg, step.groups,
                                      (self.uniform.buffer, step.uniform),
                                      plan.copies if last else (),
                                      [e.pooled for e in step.entries], more=not last)
