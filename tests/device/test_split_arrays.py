@@ -286,6 +286,10 @@ def test_simulate_and_prepare_with_split_arrays(device_name, small_limit):
 
 
 def test_more_parts_than_the_device_binds(device_name):
+    from cthreads.backend import get_queue
+
+    if get_queue().ctx.limit("max-storage-buffers-per-shader-stage") > 90:
+        pytest.skip("the device binds more storage buffers than this test's 95 parts")
     with config.override(binding_bytes=256):       # 64 float32 per part: 47 parts each
         x, y = np.ones(3000, np.float32), np.zeros(3000, np.float32)
         xd, yd = to_device(x), to_device(y)
