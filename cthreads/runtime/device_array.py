@@ -212,7 +212,7 @@ def download(slot: DeviceSlot, out) -> None:
         for group in _download_groups(slot, queue.ctx.limit("max-buffer-size")):
             readback = Readback()
             nbytes = sum(n for _, n in group)
-            target = flat if len(group) == len(slot.parts) else \
+            target = out if len(group) == len(slot.parts) else \
                 flat[start:start + nbytes // elem_type(slot.elem).size]
             source = group[0][0].buffer if len(slot.parts) == 1 else \
                 tuple((p.buffer, n) for p, n in group)
