@@ -6,9 +6,14 @@ the submitted and pending work that writes it (the device queue runs in program 
 ``DeviceSlot``, the transfers, the shutdown hook) is ``runtime/device_array.py``; the argument
 handler is ``runtime/args.py``'s ``Device``.
 
-An array past the device's storage-binding limit is split across several buffers (its slot's
-``parts``, ``runtime/parts.py``); kernels address them (``codegen/split.py``). Out of scope for
-now: views (reshape, ravel, slices), complex and vector dtypes.
+Views (``reshape``, ``ravel``, row slices ``d[i0:i1]`` and ``d[i]``) share the buffer: a view
+is a slot with a byte offset and a shape on its base's buffer and its writer set, and keeps its
+base alive. Kernels and f.reduce bind a view from its offset when the device allows that offset
+(a multiple of min-storage-buffer-offset-alignment, ``DeviceSlot.check_offset``), else refuse it
+naming ``copy()``. An array past the device's storage-binding limit is split across several
+buffers (its slot's ``parts``, ``runtime/parts.py``); kernels address them
+(``codegen/split.py``), and its views start at its first element. Out of scope for now: strided
+views (refused naming ``copy()``-based alternatives), complex and vector dtypes.
 """
 
 from __future__ import annotations
@@ -62,11 +67,121 @@ class GpuArray(DeviceArrayBase):
     """Device memory of a shape and dtype; made by ``to_device``, ``empty``, ``zeros``,
     ``full``, ``empty_like``, ``zeros_like`` or ``copy()``."""
 
-    __slots__ = ("_slot", "dtype", "__weakref__")
+    __slots__ = ("_slot", "dtype", "_base", "__weakref__")
 
-    def __init__(self, slot, dtype):
+    def __init__(self, slot, dtype, base=None):
         self._slot = slot
         self.dtype = dtype
+        self._base = base         # a view: the GpuArray whose buffer it shares (kept alive)
+
+    # -- views -------------------------------------------------------------------------------
+
+    def _view(self, shape: tuple, start: int) -> "GpuArray":
+        self._slot.check_live("GpuArray view")
+        base = self if self._base is None else self._base
+        return GpuArray(self._slot.view(shape, start), self.dtype, base)
+
+    def reshape(self, *shape) -> "GpuArray":
+        """A view of the same elements in C order with ``shape`` (one -1 is inferred)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        where = f"GpuArray.reshape{shape!r}"
+        try:
+            dims = [operator.index(d) for d in shape]
+        except TypeError:
+            raise GpuArgumentTypeError(f"{where}: the shape must be ints, e.g. "
+                                       "d.reshape(rows, -1)") from None
+        if not dims or dims.count(-1) > 1 or any(d < -1 for d in dims):
+            raise GpuInvalidArgument(f"{where}: give one or more dimensions >= 0, at most one "
+                                     "of them -1 (inferred)")
+        known = 1
+        for d in dims:
+            if d != -1:
+                known *= d
+        if -1 in dims:
+            if known == 0 or self.size % known:
+                raise GpuInvalidArgument(
+                    f"{where}: cannot reshape an array of {self.size} elements (shape "
+                    f"{self.shape}) into {tuple(shape)}; the sizes must match")
+            dims[dims.index(-1)] = self.size // known
+        elif known != self.size:
+            raise GpuInvalidArgument(
+                f"{where}: cannot reshape an array of {self.size} elements (shape "
+                f"{self.shape}) into {tuple(shape)}; the sizes must match")
+        return self._view(tuple(dims), 0)
+
+    def ravel(self) -> "GpuArray":
+        """A 1-D view of every element in C order."""
+        return self._view((self.size,), 0)
+
+    @property
+    def T(self):
+        """Refused: a transpose needs a strided view (GpuInvalidArgument naming the ways)."""
+        raise _strided("d.T", "d.numpy().T.copy()")
+
+    def transpose(self, *axes):
+        """Refused, as ``T`` is."""
+        raise _strided("d.transpose()", "d.numpy().transpose().copy()")
+
+    def __getitem__(self, key) -> "GpuArray":
+        """``d[i0:i1]`` (whole rows, step 1), ``d[i]`` (one row of an N-D array), ``d[...]``
+        and those followed by whole axes (``d[i0:i1, :]``, ``d[i, j0:j1]``): views."""
+        if isinstance(key, tuple):
+            if not key:
+                key = Ellipsis
+            elif len(key) == 1:
+                key = key[0]
+            elif len(key) == self.ndim and all(_is_int(k) for k in key):
+                text, last = _key_text(key), operator.index(key[-1]) % max(self.shape[-1], 1)
+                one = _key_text(key[:-1] + (slice(last, last + 1),))
+                raise GpuInvalidArgument(
+                    f"GpuArray[{text}]: one element is not a view; use d.numpy()[{text}] (a "
+                    f"download) or d[{one}] (a 1-element view)")
+            elif _is_int(key[0]) and self.ndim > 1:      # d[i, ...] is d[i][...]
+                return self[key[0]][key[1:]]
+            elif isinstance(key[0], slice) and (key[1:] == (Ellipsis,) or (
+                    len(key) <= self.ndim and all(
+                        isinstance(k, slice) and k.indices(d) == (0, d, 1)
+                        for k, d in zip(key[1:], self.shape[1:])))):
+                key = key[0]                      # d[i0:i1, :] and d[i0:i1, ...] are d[i0:i1]
+        if key is Ellipsis:
+            return self._view(self.shape, 0)
+        rows = self.shape[0]
+        inner = 1
+        for d in self.shape[1:]:
+            inner *= d
+        if isinstance(key, slice):
+            start, stop, step = key.indices(rows)
+            if step != 1:
+                raise GpuInvalidArgument(
+                    f"GpuArray[{_key_text(key)}]: a step other than 1 needs a strided view; "
+                    f"strided views are not supported yet: use d.numpy()[{_key_text(key)}] "
+                    "(a host copy; to_device() it again) or a kernel")
+            n = max(stop - start, 0)
+            return self._view((n,) + self.shape[1:], start * inner)
+        if isinstance(key, tuple) or key is None:
+            text = _key_text(key)
+            raise GpuInvalidArgument(
+                f"GpuArray[{text}] of shape {self.shape}: only whole rows along the first axis "
+                f"are views (d[i0:i1], d[i]); this one needs strides, which views do not "
+                f"support yet: use to_device(d.numpy()[{text}]) (through the host), or a "
+                "kernel that copies the elements into a new array")
+        if not _is_int(key):
+            what = type(key).__name__
+            raise GpuInvalidArgument(
+                f"GpuArray[<{what}>] of shape {self.shape}: indexing with a {what} (an index "
+                "array or a mask) gathers elements into a copy, which GpuArray does not do; "
+                "use to_device(d.numpy()[index]) (through the host), or a kernel that copies "
+                "the elements into a new array")
+        i = operator.index(key)
+        if self.ndim == 1:
+            raise GpuInvalidArgument(
+                f"GpuArray[{i}]: one element of a 1-D array is not a view; use d.numpy()[{i}] "
+                f"(a download) or d[{i}:{i + 1}] (a 1-element view)")
+        if not -rows <= i < rows:
+            raise IndexError(f"GpuArray[{i}]: index out of range for axis 0 of size {rows}")
+        i %= rows
+        return self._view(self.shape[1:], i * inner)
 
     # -- attributes --------------------------------------------------------------------------
 
@@ -159,6 +274,35 @@ class GpuArray(DeviceArrayBase):
             return f"GpuArray(<{self.size:,} elements>, {tail})"
         text = np.array2string(self.numpy(), separator=", ", prefix="GpuArray(")
         return f"GpuArray({text}, {tail})"
+
+
+def _is_int(key) -> bool:
+    """An integer index (bools are masks to numpy, not indexes)."""
+    if key is True or key is False or key.__class__.__name__ == "bool_":
+        return False
+    try:
+        operator.index(key)
+    except TypeError:
+        return False
+    return True
+
+
+def _strided(what: str, fix: str) -> GpuInvalidArgument:
+    return GpuInvalidArgument(
+        f"{what}: a transposed GpuArray needs a strided view, which views do not support yet; "
+        f"use to_device({fix}) (through the host), or a kernel that writes the transpose into "
+        "a new array")
+
+
+def _key_text(key) -> str:
+    """``key`` as it was written inside the brackets (messages)."""
+    def one(k):
+        if isinstance(k, slice):
+            parts = ["" if v is None else str(v) for v in (k.start, k.stop)]
+            text = ":".join(parts)
+            return text + (f":{k.step}" if k.step is not None else "")
+        return "..." if k is Ellipsis else repr(k)
+    return ", ".join(one(k) for k in key) if isinstance(key, tuple) else one(key)
 
 
 def _rebuild(host) -> GpuArray:

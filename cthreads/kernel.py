@@ -252,8 +252,10 @@ class GpuKernel:
             for k in devs:
                 hosts[k] = args[k].numpy()
             self.simulate(*hosts, n=n, threads=threads)
-            for k in devs:
-                args[k].set(hosts[k])
+            for k in devs:             # only what the kernel writes (a read-only view of
+                p = prog.params[k]     # an array it writes must not undo those writes)
+                if p.written or p.atomic:
+                    args[k].set(hosts[k])
             return
         if isinstance(threads, (tuple, list)) and len(threads) > 1:
             t = tuple(int(v) for v in threads)

@@ -83,6 +83,14 @@ class PooledBuffer:
         self.filled = False     # acquire(init=...) wrote the data at creation
 
 
+def _released(pooled: PooledBuffer) -> bool:
+    """Whether wgpu-py already let ``pooled``'s buffer go: when a GpuArray is collected in a
+    reference cycle with its only PooledBuffer, the garbage collector finalizes the wgpu buffer
+    too, even though the array's finalizer hands the PooledBuffer back to the pool (resurrecting
+    it without a handle); such a buffer is never handed out again."""
+    return getattr(pooled.buffer, "_internal", True) is None
+
+
 #: every pool alive (a forked child gives each a fresh lock)
 _pools: "weakref.WeakSet[BufferPool]" = weakref.WeakSet()
 
@@ -134,6 +142,11 @@ class BufferPool:
             return limit                     # check reads no environment
         lower = config.current().binding_bytes
         return limit if lower is None else min(limit, lower)
+
+    def offset_alignment(self) -> int:
+        """What a storage binding's byte offset must be a multiple of on this device
+        (min-storage-buffer-offset-alignment; 256, WebGPU's default, if unreported)."""
+        return int(self._ctx.limits.get("min-storage-buffer-offset-alignment", 256))
 
     def check_size(self, nbytes: int, what: str, itemsize: int = 4, type_name: str = "32-bit",
                    then: str = "launch once per part", binding: bool = True) -> None:
@@ -221,9 +234,7 @@ class BufferPool:
             while free:
                 pooled = free.pop()
                 self.idle_bytes -= cap
-                if getattr(pooled.buffer, "_internal", True) is None:
-                    # released by wgpu-py's finalizer after its holder's finalizer returned it
-                    # here (both in one garbage cycle, e.g. a GpuArray a traceback held)
+                if _released(pooled):
                     continue
                 pooled.filled = False
                 return pooled
@@ -262,7 +273,7 @@ class BufferPool:
     def release(self, pooled: PooledBuffer | None) -> None:
         """Return a buffer to the pool (it must not be mapped); dropped when the pool holds
         enough idle memory already."""
-        if pooled is None:
+        if pooled is None or _released(pooled):
             return
         key = (pooled.kind, pooled.capacity)
         with self._lock:

@@ -50,7 +50,8 @@ WANTED_LIMITS = ("max-storage-buffer-binding-size", "max-buffer-size",
                  "max-compute-workgroups-per-dimension", "max-compute-invocations-per-workgroup",
                  "max-compute-workgroup-size-x", "max-uniform-buffer-binding-size",
                  "max-bind-groups", "max-bindings-per-bind-group",
-                 "max-dynamic-uniform-buffers-per-pipeline-layout")
+                 "max-dynamic-uniform-buffers-per-pipeline-layout",
+                 "min-storage-buffer-offset-alignment")
 
 _ADAPTER_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3, "Unknown": 4}
 

@@ -209,12 +209,16 @@ class DeviceQueue:
     # -- bind groups -------------------------------------------------------------------------
 
     def bind_group(self, layout, entries) -> object:
-        """A bind group from ``[(binding, wgpu buffer, size in bytes), ...]``."""
+        """A bind group from ``[(binding, wgpu buffer, size in bytes[, byte offset]), ...]``
+        (an offset, a GpuArray view's, is a multiple of the device's
+        min-storage-buffer-offset-alignment: ``BufferPool.offset_alignment``)."""
         with self.lock:
             try:
                 return self._device.create_bind_group(layout=layout, entries=[
-                    {"binding": b, "resource": {"buffer": buf, "offset": 0, "size": size}}
-                    for b, buf, size in entries])
+                    {"binding": e[0], "resource": {"buffer": e[1],
+                                                   "offset": e[3] if len(e) > 3 else 0,
+                                                   "size": e[2]}}
+                    for e in entries])
             except Exception as exc:
                 raise device_error(self.ctx, exc, "creating a bind group") from None
 
@@ -231,8 +235,9 @@ class DeviceQueue:
             self.upload(pooled, data)
         return pooled
 
-    def upload(self, pooled: PooledBuffer, data) -> None:
-        """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled``.
+    def upload(self, pooled: PooledBuffer, data, offset: int = 0) -> None:
+        """Queue a copy of ``data`` (a buffer-protocol object) into ``pooled`` from byte
+        ``offset`` (a multiple of 4).
 
         A queued write lands before the next submission: when a pending dispatch binds
         ``pooled`` (an arena re-bind, a buffer an arena released), the batch is submitted
@@ -251,7 +256,7 @@ class DeviceQueue:
                 self.pool.check_staging(nbytes, f"uploading a list of {nbytes:,} bytes")
                 self.completion.settle()
                 try:
-                    self._queue.write_buffer(pooled.buffer, 0, data)
+                    self._queue.write_buffer(pooled.buffer, offset, data)
                 except Exception as exc:
                     raise device_error(self.ctx, exc, f"uploading {nbytes:,} bytes") from None
                 if nbytes >= SUBMIT_WRITES_FROM:

@@ -301,6 +301,8 @@ class Device(ArgKind):
         slot.check_live(where)
         self.check_container(value, param.elem, where, param.written or param.atomic,
                              param.ndim, param.plain)
+        if slot.offset:                # a view: bound from its offset, if the device can
+            slot.check_offset(value, where)
         return slot, value.shape
 
     def check_container(self, value, elem, where, writable=True, ndim=1, plain=None):
@@ -325,8 +327,8 @@ class Device(ArgKind):
             what = "a list" if ndim == 1 else f"a {ndim}-D list ({'list[' * ndim}...)"
             raise GpuInvalidArgument(
                 f"{where} is a {value.ndim}-D GpuArray of shape {value.shape}, but the kernel "
-                f"declares {what}; pass a {ndim}-D GpuArray (to_device(arr.numpy().reshape("
-                "...)): views come in a later version)")
+                f"declares {what}; pass a {ndim}-D GpuArray (a view of this one, no copy: "
+                "d.reshape(...) or d.ravel())")
         if value.size == 0:
             raise GpuInvalidArgument(
                 f"{where} is an empty GpuArray of shape {value.shape}; the device needs at "
@@ -522,17 +524,23 @@ def check_resident_aliases(name: str, lists: list) -> None:
     aborts the process on that submission), so refuse it here."""
     by_slot: dict[int, list] = {}
     for a in lists:
-        if a.slot is not None:
-            by_slot.setdefault(id(a.slot), []).append(a)
+        if a.slot is not None:        # GpuArray views of one array: its slot's buffer
+            by_slot.setdefault(id(getattr(a.slot, "base", None) or a.slot), []).append(a)
     for group in by_slot.values():
-        written = [a.param.name for a in group if a.param.written or a.param.atomic]
-        read = [a.param.name for a in group if not (a.param.written or a.param.atomic)]
+        written = [a for a in group if a.param.written or a.param.atomic]
+        read = [a for a in group if not (a.param.written or a.param.atomic)]
         if written and read and group[0].slot.target is None:      # a GpuArray
+            r, w = read[0], written[0]
+            what = "the same GpuArray is" if r.value is w.value else (
+                f"views of one GpuArray (shapes {r.value.shape} and {w.value.shape}, sharing "
+                "its buffer) are")
             raise GpuInvalidArgument(
-                f"{name}() parameters {read[0]!r} and {written[0]!r}: the same GpuArray is "
-                f"passed for {read[0]!r}, which the kernel only reads, and for "
-                f"{written[0]!r}, which it writes; one device buffer cannot be both in one "
-                f"launch. Pass a copy for {read[0]!r} (d.copy())")
+                f"{name}() parameters {r.param.name!r} and {w.param.name!r}: {what} passed "
+                f"for {r.param.name!r}, which the kernel only reads, and for "
+                f"{w.param.name!r}, which it writes; one device buffer cannot be both in one "
+                f"launch. Pass a copy for {r.param.name!r} (d.copy())")
+        written = [a.param.name for a in written]
+        read = [a.param.name for a in read]
         if written and read:
             raise GpuInvalidArgument(
                 f"{name}() parameters {read[0]!r} and {written[0]!r}: the same list, bound in "

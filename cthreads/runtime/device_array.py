@@ -8,6 +8,12 @@ one difference: ``written`` stays False, so a join never downloads it; ``downloa
 an upload into a buffer a pending dispatch binds submits that dispatch first, and a download
 or a device copy is submitted after every pending dispatch.
 
+A view (``DeviceSlot.view``: reshape, ravel, row slices) is a slot on its array's buffer that
+starts ``offset`` bytes in and shares the array's writer set, so ``numpy()`` of either waits for
+a launch that wrote the other; it never gives the buffer back (its ``GpuArray`` keeps the
+array's alive). Transfers use its byte range; launches and reductions bind it from ``offset``
+when the device can (``check_offset``).
+
 A zero-size array has no buffer (``pooled`` None and ``count`` 0): wgpu-native aborts on
 zero-size bindings, so the argument handler refuses it as it refuses empty lists.
 
@@ -66,7 +72,7 @@ class DeviceSlot:
 
     __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "parts",
                  "part_elems", "queue", "written", "used", "writers", "rows", "generation",
-                 "dead", "__weakref__")
+                 "dead", "offset", "base", "__weakref__")
 
     def __init__(self, queue, elem: str, shape: tuple, pooled, parts: tuple | None = None,
                  part_elems: int | None = None):
@@ -88,7 +94,51 @@ class DeviceSlot:
         self.rows = ()
         self.generation = _device.generation()
         self.dead = False
+        self.offset = 0           # bytes into ``pooled`` where a view starts
+        self.base = None          # a view: the slot whose buffer it shares (never released)
         _live.add(self)
+
+    def view(self, shape: tuple, start: int) -> "DeviceSlot":
+        """A slot of ``shape`` sharing this buffer from element ``start`` on (one writer set:
+        a launch writing either is waited for by both)."""
+        root = self.base or self
+        if start and len(getattr(root, "parts", None) or ()) > 1:
+            # an array split across several buffers (past the binding limit): a view from
+            # inside it would need the addressing of the parts
+            raise GpuInvalidArgument(
+                f"a view starting at element {start:,} of a GpuArray of shape {self.dims} "
+                "held in several device buffers (it is past the storage-binding limit) is not "
+                "supported yet; views of such arrays start at its first element (reshape, "
+                "ravel, d[:k]); use a kernel that copies the rows into a new array")
+        new = DeviceSlot(self.queue, self.elem, shape, self.pooled)
+        if len(root.parts) > 1:        # a view from element 0 of a split array: its parts
+            held = -(-new.count // root.part_elems)
+            if held > 1:
+                new.parts, new.part_elems = root.parts[:held], root.part_elems
+        new.offset = self.offset + start * elem_type(self.elem).size
+        new.base = root
+        new.writers = root.writers
+        new.generation = self.generation
+        return new
+
+    def check_offset(self, value, where: str) -> None:
+        """Raise unless the device can bind this view from its offset: a storage binding
+        starts at a multiple of min-storage-buffer-offset-alignment (32 bytes on lavapipe).
+        (A view elsewhere would need the compiler to add its element offset to each index.)"""
+        align = self.queue.pool.offset_alignment()
+        if self.offset % align == 0:
+            return
+        size = elem_type(self.elem).size
+        step = align // size if align % size == 0 else align
+        start = self.offset // size
+        raise GpuInvalidArgument(
+            f"{where} is a GpuArray view of shape {value.shape} and dtype {value.dtype} that "
+            f"starts at element {start:,} of its array (byte {self.offset:,}); "
+            f"{self.queue.ctx.name!r} binds memory only from multiples of {align} bytes (its "
+            "min-storage-buffer-offset-alignment), so kernels and f.reduce take views that "
+            f"start at a multiple of {step:,} {value.dtype} elements. Pass view.copy() (a "
+            "device copy) if the kernel only reads it; if it writes it, pass the whole array "
+            "and the start index as a scalar")
 
     @property
     def nbytes(self) -> int:
@@ -135,6 +185,8 @@ class DeviceSlot:
     def release(self) -> None:
         """The buffers go back to their pool (garbage collection of the array)."""
         held, self.parts, self.pooled = self.parts, (), None
+        if self.base is not None:      # a view: its array's slot gives the buffers back
+            return
         if held and not self.dead and \
                 self.generation == _device.generation() and not _device.is_lost():
             try:
@@ -184,9 +236,9 @@ def upload(slot: DeviceSlot, data) -> None:
         with residency.launch_lock:
             slot.check_live("GpuArray.set")
             if len(slot.parts) == 1:
-                slot.queue.upload(slot.pooled, data)
+                slot.queue.upload(slot.pooled, data, slot.offset)
                 return
-            size = elem_type(slot.elem).size
+            size = elem_type(slot.elem).size        # split: views start at element 0
             for pooled, piece in zip(slot.parts, _parts.byte_slices(data, slot.count,
                                                                    slot.part_elems, size)):
                 slot.queue.upload(pooled, piece)
@@ -216,7 +268,8 @@ def download(slot: DeviceSlot, out) -> None:
                 flat[start:start + nbytes // elem_type(slot.elem).size]
             source = group[0][0].buffer if len(slot.parts) == 1 else \
                 tuple((p.buffer, n) for p, n in group)
-            readback.add_list(source, target, nbytes, slot.elem, "a GpuArray")
+            readback.add_list(source, target, nbytes, slot.elem, "a GpuArray",
+                              slot.offset if len(slot.parts) == 1 else 0)
             for rt in slot.writers:
                 if rt.unchecked:
                     readback.add_status(rt)
@@ -247,8 +300,12 @@ def device_copy(slot: DeviceSlot) -> DeviceSlot:
         new = allocate(slot.queue, slot.elem, slot.dims, where="GpuArray.copy()",
                        part_elems=slot.part_elems)
         if slot.count:
-            slot.queue.submit_copies([(src.buffer, 0, dst.buffer, 0, n) for src, dst, n in
-                                      zip(slot.parts, new.parts, slot.part_nbytes())])
+            if len(slot.parts) == 1:
+                slot.queue.submit_copies([(slot.pooled.buffer, slot.offset, new.pooled.buffer,
+                                           0, slot.nbytes)])
+            else:
+                slot.queue.submit_copies([(src.buffer, 0, dst.buffer, 0, n) for src, dst, n in
+                                          zip(slot.parts, new.parts, slot.part_nbytes())])
         new.writers = set(slot.writers)   # their bounds checks are reported by the copy too
         return new
 

@@ -257,7 +257,7 @@ class KernelRuntime:
                         pooled, nbytes = held[0], split[-1][2][0]
                     else:
                         nbytes = a.nbytes
-                    entries.append(Binding(p.binding, pooled, nbytes))
+                    entries.append(Binding(p.binding, pooled, nbytes, a.slot.offset))
                     if p.written or p.atomic:
                         plan.resident_written.append(a.slot)
                     continue
@@ -432,7 +432,8 @@ class KernelRuntime:
     def bind_group(self, entries: tuple, split: tuple = ()) -> object:
         """The bind group for ``entries`` (``Binding``s after the uniform; ``split``: the
         launch's ``Variant.split``), cached."""
-        key = tuple([(id(e.pooled), e.nbytes) for e in entries])   # bindings: fixed order
+        # bindings: fixed order; a view's offset tells two views of one buffer apart
+        key = tuple([(id(e.pooled), e.nbytes, e.offset) for e in entries])
         bg = self.bind_groups.get(key)
         if bg is not None:
             return bg
@@ -440,7 +441,7 @@ class KernelRuntime:
         bg = self.queue.bind_group(
             layout,
             [(0, self.uniform.buffer, self.uniform_size)]
-            + [(e.binding, e.pooled.buffer, e.nbytes) for e in entries])
+            + [(e.binding, e.pooled.buffer, e.nbytes, e.offset) for e in entries])
         self.bind_groups.put(key, bg, [e.pooled for e in entries])
         return bg
 
@@ -482,11 +483,11 @@ class KernelRuntime:
             size = vec_nbytes(lengths[k], elem_size)
             if size == e.nbytes:
                 continue
-            if size > e.pooled.capacity:
+            if e.offset + size > e.pooled.capacity:
                 return None
             if out is entries:
                 out = list(entries)
-            out[k] = Binding(e.binding, e.pooled, size)
+            out[k] = Binding(e.binding, e.pooled, size, e.offset)
         return out
 
 

@@ -32,14 +32,16 @@ class ListArg:
 
 
 class Binding:
-    """One bind-group entry: binding number, ``PooledBuffer`` and the bytes bound."""
+    """One bind-group entry: binding number, ``PooledBuffer``, the bytes bound and the byte
+    offset they start at (a GpuArray view's; 0 otherwise)."""
 
-    __slots__ = ("binding", "pooled", "nbytes")
+    __slots__ = ("binding", "pooled", "nbytes", "offset")
 
-    def __init__(self, binding: int, pooled, nbytes: int):
+    def __init__(self, binding: int, pooled, nbytes: int, offset: int = 0):
         self.binding = binding
         self.pooled = pooled
         self.nbytes = nbytes
+        self.offset = offset
 
 
 class LaunchPlan:

@@ -27,9 +27,11 @@ class Download:
     bytes) per part, copied one after another) -> the caller's ``target``, from ``offset`` of
     the staging buffer; ``what`` names it in errors."""
 
-    __slots__ = ("source", "target", "offset", "nbytes", "elem", "what")
+    __slots__ = ("source", "target", "offset", "nbytes", "elem", "what", "src_offset")
 
-    def __init__(self, source, target, offset: int, nbytes: int, elem: str, what: str):
+    def __init__(self, source, target, offset: int, nbytes: int, elem: str, what: str,
+                 src_offset: int = 0):
+        self.src_offset = src_offset      # byte offset in ``source`` (a GpuArray view)
         self.source = source
         self.target = target
         self.offset = offset
@@ -56,9 +58,10 @@ class Readback:
         self.staging = None
         self.raw: bytes | None = None     # the staging bytes, once fetched
 
-    def add_list(self, source, target, nbytes: int, elem: str, what: str = "a list") -> None:
+    def add_list(self, source, target, nbytes: int, elem: str, what: str = "a list",
+                 src_offset: int = 0) -> None:
         off = _align8(self.size)
-        self.lists.append(Download(source, target, off, nbytes, elem, what))
+        self.lists.append(Download(source, target, off, nbytes, elem, what, src_offset))
         self.size = off + nbytes
 
     def add_status(self, rt) -> None:
@@ -83,7 +86,7 @@ class Readback:
                     out.append((buf, 0, dst, off, nbytes))
                     off += nbytes
             else:
-                out.append((d.source, 0, dst, d.offset, d.nbytes))
+                out.append((d.source, d.src_offset, dst, d.offset, d.nbytes))
         out += [(rt.status.buffer, 0, dst, off, rt.status_nbytes) for rt, off in self.statuses]
         return out
 

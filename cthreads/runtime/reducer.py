@@ -105,13 +105,15 @@ class _Reducer:
         return self.status
 
     def bind_group(self, uniform, src, src_bytes: int, quad_bytes: int, dst, dst_bytes: int,
-                   probe: bool):
-        key = (id(uniform), id(src), src_bytes, id(dst), dst_bytes, probe)
+                   probe: bool, src_offset: int = 0):
+        """``src_offset``: the first pass of a GpuArray view reads from its byte offset."""
+        key = (id(uniform), id(src), src_bytes, src_offset, id(dst), dst_bytes, probe)
         bg = self.bind_groups.get(key)
         if bg is not None:
             return bg
-        entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE), (1, src.buffer, quad_bytes),
-                   (2, src.buffer, src_bytes), (3, dst.buffer, dst_bytes)]
+        entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE),
+                   (1, src.buffer, quad_bytes, src_offset),
+                   (2, src.buffer, src_bytes, src_offset), (3, dst.buffer, dst_bytes)]
         if probe:
             entries.append((4, self.status.buffer, _STATUS_BYTES))
         bg = self.queue.bind_group(self.layouts[probe], entries)
@@ -192,6 +194,8 @@ def _device_array_slot(values, ty: str, where: str):
             f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype} past the "
             "device's storage-binding limit, which reductions do not take yet; reduce it in "
             "blocks: op.reduce(to_device(a.numpy()[k:k + m])) for blocks of m elements")
+    if values._slot.offset and values._slot.count:   # a view: bound from its offset
+        values._slot.check_offset(values, where)
     return values._slot
 
 
@@ -308,8 +312,9 @@ def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
                     queue.upload(slot.pooled, args.pack(slot.target, ty, where, False))
                 slot.used = True
                 src = slot.pooled
+                src_offset = slot.offset      # a GpuArray view's (aligned: checked)
             else:
-                src = queue.upload_new(data)
+                src, src_offset = queue.upload_new(data), 0
                 owned.append(src)
             # partial results ping-pong between two buffers; the last pass writes one value
             partial_cap = passes[0].groups * size + 16
@@ -335,13 +340,13 @@ def _submit_and_read(red, pipe, probe, ty, n, size, slot, data, init, where):
                 quad_bytes = max(shape.quads * 4 * size, 4 * size)
                 uniform = red.uniform(level)
                 bg = red.bind_group(uniform, src, src_bytes, quad_bytes, dst,
-                                    shape.groups * size, probe)
+                                    shape.groups * size, probe, src_offset)
                 seq = queue.dispatch(
                     pipe.pipeline, bg, shape.groups,
                     (uniform.buffer, codegen.uniform_bytes(shape, ty, init if last else None)),
                     copies, (src, dst), more=not last)
                 submitted = True
-                src = dst
+                src, src_offset = dst, 0
         readback.fetch(queue, seq)
         with residency.launch_lock:
             readback.check(seq)

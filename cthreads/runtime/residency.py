@@ -38,6 +38,8 @@ class Slot:
     __slots__ = ("name", "target", "elem", "length", "dims", "count", "pooled", "arena_ref",
                  "written", "used", "writers", "queue", "rows", "__weakref__")
 
+    offset = 0                    # bound from the buffer's start (a GpuArray view's is not)
+
     def __init__(self, name, target, elem, pooled, arena, queue):
         self.name = name
         self.target = target

@@ -375,3 +375,20 @@ def test_download_larger_than_a_buffer_goes_in_groups(device_name, small_limit, 
     monkeypatch.undo()
     assert [len(g) for g in seen[0]] == [2] * 5
     np.testing.assert_array_equal(got, (2 * a)[::-1])
+
+
+def test_views_of_a_split_array(device_name, small_limit):
+    a = _sample(np.float32, (30, 100))             # 3 parts
+    d = to_device(a)
+    flat = d.ravel()                               # a view from element 0: the same parts
+    assert len(flat._slot.parts) == 3
+    gpu(saxpy, 3000, 1.0, to_device(np.ones(3000, np.float32)), flat).join()
+    np.testing.assert_allclose(d.numpy(), a + 1, rtol=1e-6)
+    top = d[:15]                                   # 1,500 elements: 2 of the parts
+    assert len(top._slot.parts) == 2
+    yd = zeros(1500)
+    gpu(reverse_into, 1500, top.ravel(), yd).join()
+    np.testing.assert_allclose(yd.numpy(), (2 * (a[:15] + 1)).ravel()[::-1], rtol=1e-6)
+    np.testing.assert_allclose(top.numpy(), a[:15] + 1, rtol=1e-6)
+    with pytest.raises(GpuInvalidArgument, match="held in several device buffers"):
+        d[15:]

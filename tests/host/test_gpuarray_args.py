@@ -17,6 +17,7 @@ class FakeSlot:
     def __init__(self, shape):
         self.dims = shape
         self.live_checks = 0
+        self.offset = 0           # not a view
 
     def check_live(self, where):
         self.live_checks += 1

@@ -82,6 +82,9 @@ fn ct_fmodq_exact_f(a: f32, b: f32) -> vec2<f32> {
 fn ct_fmodq_f(a: f32, b: f32) -> vec2<f32> {
     if (!ct_fused_f32) { return ct_fmodq_exact_f(a, b); }
     var q = trunc(a / b);
+    // a / b may be 2.5 ulp off: from 2^23 on that is several whole units, so q is first moved
+    // by the residual's own quotient (a few units at most, computed well), then by one
+    q = q + trunc(fma(-q, b, a) / b);
     let s = select(-1.0f, 1.0f, (a < 0.0f) == (b < 0.0f));
     let r = fma(-q, b, a);
     if (r != 0.0f && ((r < 0.0f) != (a < 0.0f))) {
