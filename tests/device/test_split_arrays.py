@@ -392,3 +392,18 @@ def test_views_of_a_split_array(device_name, small_limit):
     np.testing.assert_allclose(top.numpy(), a[:15] + 1, rtol=1e-6)
     with pytest.raises(GpuInvalidArgument, match="held in several device buffers"):
         d[15:]
+
+
+def test_out_of_device_memory_before_any_part(device_name, small_limit, monkeypatch):
+    from cthreads.backend import get_queue
+    from cthreads.gpu import VulkanOutOfMemory
+
+    pool = get_queue().pool
+    pool.trim()                                    # idle buffers would be dropped for room
+    monkeypatch.setattr(pool, "limit", pool.live_bytes + 10_000)   # room for 2 of 5 parts
+    before = pool.allocations
+    with pytest.raises(VulkanOutOfMemory):
+        zeros(5000)
+    with pytest.raises(VulkanOutOfMemory):
+        to_device(np.ones(5000, np.float32))
+    assert pool.allocations == before              # no part was allocated
