@@ -294,6 +294,12 @@ def current() -> Config:
     return cached[1]
 
 
+def overriding() -> bool:
+    """True inside an ``override`` block (cheap: the override-only fields, such as
+    ``binding_bytes``, can differ from their defaults only then)."""
+    return bool(_overrides)
+
+
 def reload() -> Config:
     """Read the environment again (what ``current()`` gives outside ``override``)."""
     global _cached

@@ -12,8 +12,8 @@ base alive. Kernels and f.reduce bind a view from its offset when the device all
 (a multiple of min-storage-buffer-offset-alignment, ``DeviceSlot.check_offset``), else refuse it
 naming ``copy()``. An array past the device's storage-binding limit is split across several
 buffers (its slot's ``parts``, ``runtime/parts.py``); kernels address them
-(``codegen/split.py``); its views cover all of it (reshape, ravel). Out of scope for now:
-strided views (refused naming ``copy()``-based alternatives), complex and vector dtypes.
+(``codegen/split.py``), and its views start at its first element. Out of scope for now: strided
+views (refused naming ``copy()``-based alternatives), complex and vector dtypes.
 """
 
 from __future__ import annotations

@@ -138,6 +138,8 @@ class BufferPool:
         """The largest storage binding cthreads makes on this device: the device's
         max-storage-buffer-binding-size, or the lower ``binding_bytes`` setting (tests)."""
         limit = self._ctx.limit("max-storage-buffer-binding-size")
+        if not config.overriding():          # an override-only setting: the launch path's
+            return limit                     # check reads no environment
         lower = config.current().binding_bytes
         return limit if lower is None else min(limit, lower)
 

@@ -105,22 +105,19 @@ class DeviceSlot:
         """A slot of ``shape`` sharing this buffer from element ``start`` on (one writer set:
         a launch writing either is waited for by both)."""
         root = self.base if self.base is not None else self
-        count = 1
-        for d in shape:
-            count *= d
-        if len(root.parts) > 1 and (start or count != root.count):
+        if start and len(root.parts) > 1:
             # an array split across several buffers (past the binding limit): a view from
             # inside it would need the addressing of the parts
             raise GpuInvalidArgument(
-                f"a view of {count:,} elements starting at element {start:,} of a GpuArray of shape {self.dims} "
+                f"a view starting at element {start:,} of a GpuArray of shape {self.dims} "
                 "held in several device buffers (it is past the storage-binding limit) is not "
-                "supported yet; views of such arrays cover all of it (reshape, ravel); use a "
-                "kernel that copies the rows into a new array")
-        if len(root.parts) > 1:
-            new = DeviceSlot(self.queue, self.elem, shape, self.pooled, root.parts,
-                             root.part_elems)
-        else:
-            new = DeviceSlot(self.queue, self.elem, shape, self.pooled)
+                "supported yet; views of such arrays start at its first element (reshape, "
+                "ravel, d[:k]); use a kernel that copies the rows into a new array")
+        new = DeviceSlot(self.queue, self.elem, shape, self.pooled)
+        if len(root.parts) > 1:        # a view from element 0 of a split array: its parts
+            held = -(-new.count // root.part_elems)
+            if held > 1:
+                new.parts, new.part_elems = root.parts[:held], root.part_elems
         new.offset = self.offset + start * elem_type(self.elem).size
         new.base = root
         new.writers = root.writers
@@ -244,7 +241,7 @@ def upload(slot: DeviceSlot, data) -> None:
             if len(slot.parts) == 1:
                 slot.queue.upload(slot.pooled, data, slot.offset)
                 return
-            size = elem_type(slot.elem).size
+            size = elem_type(slot.elem).size        # split: views start at element 0
             for pooled, piece in zip(slot.parts, _parts.byte_slices(data, slot.count,
                                                                    slot.part_elems, size)):
                 slot.queue.upload(pooled, piece)
@@ -306,9 +303,12 @@ def device_copy(slot: DeviceSlot) -> DeviceSlot:
         new = allocate(slot.queue, slot.elem, slot.dims, where="GpuArray.copy()",
                        part_elems=slot.part_elems)
         if slot.count:
-            slot.queue.submit_copies([(src.buffer, slot.offset, dst.buffer, 0, n)
-                                      for src, dst, n in
-                                      zip(slot.parts, new.parts, slot.part_nbytes())])
+            if len(slot.parts) == 1:
+                slot.queue.submit_copies([(slot.pooled.buffer, slot.offset, new.pooled.buffer,
+                                           0, slot.nbytes)])
+            else:
+                slot.queue.submit_copies([(src.buffer, 0, dst.buffer, 0, n) for src, dst, n in
+                                          zip(slot.parts, new.parts, slot.part_nbytes())])
         new.writers = set(slot.writers)   # their bounds checks are reported by the copy too
         return new
 

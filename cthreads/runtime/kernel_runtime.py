@@ -30,7 +30,7 @@ from ..codegen.program import (LOOP_BIT_GENERATED, LOOP_WORD, STATUS_WORDS, Kern
 from ..codegen.types import elem as elem_type
 from ..errors import GpuDeviceError, GpuIndexError, GpuInvalidArgument, GpuKernelError
 from .device_program import Pipelines, StatusWords, internal_error
-from . import nested
+from . import nested, part_launch
 from .parts import SplitLayouts, byte_slices, shift_of
 from .plan import Binding, LaunchPlan
 from .readback import Readback
@@ -280,8 +280,6 @@ class KernelRuntime:
                 entries.append(self.status_entry)
                 if readback is not None:   # the status rides along with this job's results
                     readback.add_status(self)
-            if split is not None:
-                split = self._part_entries(split, entries)
             if readback is not None:
                 plan.copies = readback.copies(queue.pool)
             self._settle(plan, scalars, lists, n, entries, split)
@@ -292,13 +290,28 @@ class KernelRuntime:
 
     def _settle(self, plan: LaunchPlan, scalars: list, lists: list, n, entries: list,
                 split: tuple | None) -> None:
-        """The variant, shape, entries and uniform of ``plan`` (``split``: its lists bound in
-        parts, ``Variant.split``, or None)."""
-        rules = self.rules
+        """The variant, shape, entries and uniform of ``plan`` (``split``: (parameter,
+        buffers, bytes of each, elements per part) of its lists bound in parts, or None):
+        part by part for element-wise kernels (``part_launch.py``), else with the split
+        addressing variant."""
+        if split is not None:
+            elems = part_launch.eligible(self, lists, split)
+            parts = elems and part_launch.plans(self, plan, scalars, lists, n, split, elems)
+            if parts:
+                plan.more = tuple(parts[1:])
+                return
+            split = self._part_entries(split, entries)
         lengths = dims = None
-        if rules.per_list:
+        if self.rules.per_list:
             lengths = [len(a.value) for a in lists]
-            dims = [a.dims for a in lists] if rules.fast_checks else None
+            dims = [a.dims for a in lists] if self.rules.fast_checks else None
+        self.settle_part(plan, scalars, lengths, n, entries, dims, split)
+
+    def settle_part(self, plan: LaunchPlan, scalars: list, lengths: list | None, n,
+                    entries: list, dims: list | None = None, split: tuple | None = None) -> None:
+        """``_settle`` for the lists' ``lengths`` (and N-D ``dims``), ``split`` its
+        ``Variant.split`` or None."""
+        rules = self.rules
         choice = choose(rules, scalars, lengths, dims, n, vec=split is None)
         if split is not None:
             choice = self._split_choice(choice, split)
@@ -437,16 +450,22 @@ class KernelRuntime:
         held); its submission number. If this raises, the plan's buffers go back."""
         queue = self.queue
         try:
-            choice = plan.choice
-            pipe = choice.pipeline if choice is not None else None
-            if pipe is None:
-                pipe = self.pipeline_for(plan.key)
-                if choice is not None:
-                    choice.pipeline = pipe
-            seq = queue.dispatch(pipe.pipeline,
-                                 self.bind_group(plan.entries, plan.key.split), plan.groups,
-                                 (self.uniform.buffer, plan.uniform), plan.copies,
-                                 [e.pooled for e in plan.entries])
+            steps = (plan,) + plan.more     # one dispatch per part (part_launch.py), or one
+            for step in steps:
+                choice = step.choice
+                pipe = choice.pipeline if choice is not None else None
+                if pipe is None:
+                    pipe = self.pipeline_for(step.key)
+                    if choice is not None:
+                        choice.pipeline = pipe
+                last = step is steps[-1]
+                split = step.key.split
+                bg = self.bind_group(step.entries, split) if split else \
+                    self.bind_group(step.entries)
+                seq = queue.dispatch(pipe.pipeline, bg, step.groups,
+                                     (self.uniform.buffer, step.uniform),
+                                     plan.copies if last else (),
+                                     [e.pooled for e in step.entries], more=not last)
         except BaseException:
             plan.release(queue.pool)
             raise

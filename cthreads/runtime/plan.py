@@ -52,7 +52,7 @@ class LaunchPlan:
     after the dispatch."""
 
     __slots__ = ("key", "choice", "groups", "entries", "uniform", "readback", "copies",
-                 "resident_written", "owned")
+                 "resident_written", "owned", "more")
 
     #: the checked 1-D variant of a new plan
     DEFAULT = Variant()
@@ -67,6 +67,8 @@ class LaunchPlan:
         self.copies = ()
         self.resident_written: list = []
         self.owned: list = []        # pooled buffers of the non-resident lists
+        self.more: tuple = ()        # the dispatches after this one of a launch run part by
+                                     # part (part_launch.py): their key, entries and uniform
 
     def release(self, pool) -> None:
         """Give the plan's pooled buffers back (a launch that failed before its job existed)."""

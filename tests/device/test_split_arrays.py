@@ -13,7 +13,7 @@ import pytest
 
 from cthreads import config
 from cthreads.gpu import (
-    GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, atomic_add, atomic_compare_exchange, empty,
+    float32, float64, GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, atomic_add, atomic_compare_exchange, empty,
     gpu, to_device, zeros,
 )
 from tests.device.func_kernels import histogram, tile_sums
@@ -178,16 +178,58 @@ def test_split_and_unsplit_arguments_in_one_launch(device_name, small_limit):
 
 def test_relaunch_reuses_the_split_variant(device_name, small_limit):
     n = 3000
-    x, y = _sample(np.float32, n), np.zeros(n, np.float32)
-    xd, yd = to_device(x), to_device(y)
-    gpu(saxpy, n, 1.0, xd, yd).join()
-    rt = saxpy.runtime_for(None)
+    x = _sample(np.float32, n)
+    xd, yd = to_device(x), zeros(n)
+    gpu(reverse_into, n, xd, yd).join()            # not element-wise: the split addressing
+    rt = reverse_into.runtime_for(None)
     before = rt.compiled_variants()
     for _ in range(3):
-        gpu(saxpy, n, 1.0, xd, yd)
-    np.testing.assert_allclose(yd.numpy(), 4 * x, rtol=1e-5)
+        gpu(reverse_into, n, xd, yd)
+    np.testing.assert_array_equal(yd.numpy(), (2 * x)[::-1])
     assert rt.compiled_variants() == before         # the same split variant, no new pipeline
     assert any(v.split == (("x", 3, 10), ("y", 3, 10)) for v in before)
+
+
+@Gpu
+def scale_all(x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(y):
+        y[i] = x[i] * 3.0
+
+
+@Gpu
+def axpy(n: int, a: float, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i] += a * x[i]
+
+
+@pytest.mark.parametrize("n", [1, 1024, 1025, 2999, 3000])
+def test_element_wise_kernels_run_part_by_part(device_name, small_limit, n):
+    x, y = _sample(np.float32, 3000), _sample(np.float32, 3000, 9)
+    xd, yd = to_device(x), to_device(y)
+    gpu(axpy, n, 2.0, xd, yd).join()               # the guard anywhere in the parts
+    want = y.copy()
+    want[:n] += 2 * x[:n]
+    np.testing.assert_allclose(yd.numpy(), want, rtol=1e-6)
+    assert not any(v.split for v in axpy.runtime_for(None).compiled_variants())
+    gpu(scale_all, xd, yd).join()                  # no count parameter: the longest list
+    np.testing.assert_allclose(yd.numpy(), 3 * x, rtol=1e-6)
+
+
+def test_element_wise_with_other_part_sizes_uses_the_addressing(device_name, small_limit):
+    @Gpu
+    def widen(n: int, x: list[float32], y: list[float64]) -> None:
+        i: int = GlobalIdx.x
+        if i < n:
+            y[i] = float64(x[i]) * 2.0
+
+    x = _sample(np.float32, 3000)
+    yd = zeros(3000, dtype=np.float64)             # 512 per part, x 1,024
+    gpu(widen, 3000, to_device(x), yd).join()
+    np.testing.assert_array_equal(yd.numpy(), x.astype(np.float64) * 2)
+    with pytest.raises(GpuIndexError, match="index 3000 is out of range for list 'x'"):
+        gpu(saxpy, 3001, 1.0, to_device(x), zeros(3001)).join()   # the guard past a list
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_])
@@ -244,14 +286,21 @@ def test_simulate_and_prepare_with_split_arrays(device_name, small_limit):
 
 
 def test_more_parts_than_the_device_binds(device_name):
+    from cthreads.backend import get_queue
+
+    if get_queue().ctx.limit("max-storage-buffers-per-shader-stage") > 90:
+        pytest.skip("the device binds more storage buffers than this test's 95 parts")
     with config.override(binding_bytes=256):       # 64 float32 per part: 47 parts each
         x, y = np.ones(3000, np.float32), np.zeros(3000, np.float32)
         xd, yd = to_device(x), to_device(y)
         with pytest.raises(GpuInvalidArgument, match=r"storage buffers .*'x' in 47 parts.*"
                            r"nothing was submitted"):
-            gpu(saxpy, 3000, 1.0, xd, yd).join()
+            gpu(reverse_into, 3000, xd, yd).join()
         with pytest.raises(GpuInvalidArgument, match="storage buffers"):
-            gpu(saxpy, 3000, 1.0, x, y).join()
+            gpu(reverse_into, 3000, x, y).join()
+        gpu(saxpy, 3000, 1.0, xd, yd).join()       # element-wise: 47 dispatches of one part
+        np.testing.assert_array_equal(yd.numpy(), 1.0)
+        yd.fill(0.0)
     np.testing.assert_array_equal(yd.numpy(), 0.0)          # nothing changed
     np.testing.assert_array_equal(y, 0.0)
     np.testing.assert_array_equal(x, 1.0)
@@ -268,3 +317,93 @@ def test_reduce_of_a_split_gpuarray(device_name, small_limit):
     assert len(d._slot.parts) > 1
     assert _add.reduce(d) == 3000.0
     np.testing.assert_array_equal(d.numpy(), 1.0)
+
+
+def test_batched_part_by_part_launches_each_see_their_scalars(device_name, small_limit):
+    n = 3000
+    x = _sample(np.float32, n)
+    xd, yd = to_device(x), zeros(n)
+    for a in (1.0, 2.0, 4.0):                      # unjoined: one batch, each part its guard
+        gpu(axpy, n, a, xd, yd)
+    gpu(axpy, 1500, 8.0, xd, yd)
+    want = 7 * x
+    want[:1500] += 8 * x[:1500]
+    np.testing.assert_allclose(yd.numpy(), want, rtol=1e-5)
+
+
+@Gpu(boundscheck=False)
+def reverse_unchecked(n: int, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[n - 1 - i] = x[i] * 2.0
+
+
+def test_checks_off_nd_tiles_and_an_arena_array(device_name, small_limit):
+    from cthreads.gpu import GpuArena
+
+    x = _sample(np.float32, 3000)
+    yd = zeros(3000)
+    gpu(reverse_unchecked, 3000, to_device(x), yd).join()
+    np.testing.assert_array_equal(yd.numpy(), (2 * x)[::-1])
+    with config.override(nd_tiles_on_cpu=True):    # the GPUs' N-D form
+        a = _sample(np.float32, (40, 70))
+        ad = to_device(a)
+        gpu(scale_rows, ad, 3.0, threads=(70, 40)).join()
+        np.testing.assert_allclose(ad.numpy(), a * 3 + 1, rtol=1e-6)
+    host = x.copy()
+    arena = GpuArena().bind(x=host)                # one binding, next to a split GpuArray
+    yd2 = zeros(3000)
+    gpu(reverse_into, 3000, host, yd2).join()
+    np.testing.assert_array_equal(yd2.numpy(), (2 * x)[::-1])
+    arena.release()
+
+
+def test_download_larger_than_a_buffer_goes_in_groups(device_name, small_limit, monkeypatch):
+    from cthreads.backend import get_queue
+
+    a = _sample(np.float64, 5000)                  # 10 parts of 4,096 bytes
+    d = to_device(a)
+    gpu(reverse_into, 5000, to_device(a), d).join()
+    from cthreads.runtime import device_array
+
+    seen = []
+    groups = device_array._download_groups
+    monkeypatch.setattr(device_array, "_download_groups",
+                        lambda slot, limit: seen.append(groups(slot, limit)) or seen[-1])
+    monkeypatch.setitem(get_queue().ctx.limits, "max-buffer-size", 8192)
+    got = d.numpy()                                # five staging buffers of two parts each
+    monkeypatch.undo()
+    assert [len(g) for g in seen[0]] == [2] * 5
+    np.testing.assert_array_equal(got, (2 * a)[::-1])
+
+
+def test_views_of_a_split_array(device_name, small_limit):
+    a = _sample(np.float32, (30, 100))             # 3 parts
+    d = to_device(a)
+    flat = d.ravel()                               # a view from element 0: the same parts
+    assert len(flat._slot.parts) == 3
+    gpu(saxpy, 3000, 1.0, to_device(np.ones(3000, np.float32)), flat).join()
+    np.testing.assert_allclose(d.numpy(), a + 1, rtol=1e-6)
+    top = d[:15]                                   # 1,500 elements: 2 of the parts
+    assert len(top._slot.parts) == 2
+    yd = zeros(1500)
+    gpu(reverse_into, 1500, top.ravel(), yd).join()
+    np.testing.assert_allclose(yd.numpy(), (2 * (a[:15] + 1)).ravel()[::-1], rtol=1e-6)
+    np.testing.assert_allclose(top.numpy(), a[:15] + 1, rtol=1e-6)
+    with pytest.raises(GpuInvalidArgument, match="held in several device buffers"):
+        d[15:]
+
+
+def test_out_of_device_memory_before_any_part(device_name, small_limit, monkeypatch):
+    from cthreads.backend import get_queue
+    from cthreads.gpu import VulkanOutOfMemory
+
+    pool = get_queue().pool
+    pool.trim()                                    # idle buffers would be dropped for room
+    monkeypatch.setattr(pool, "limit", pool.live_bytes + 10_000)   # room for 2 of 5 parts
+    before = pool.allocations
+    with pytest.raises(VulkanOutOfMemory):
+        zeros(5000)
+    with pytest.raises(VulkanOutOfMemory):
+        to_device(np.ones(5000, np.float32))
+    assert pool.allocations == before              # no part was allocated

@@ -1,6 +1,6 @@
 """Views of GpuArrays split across bindings (past the storage-binding limit): reshape and ravel
-cover the whole array and share its parts (kernels, f.reduce, transfers, stream order); views
-that start inside such an array or cover part of it are refused with nothing changed; device
+share its parts, as do leading rows (kernels, f.reduce, transfers, stream order); views that
+start inside such an array are refused with nothing changed; device
 arrays joined by ``concatenate`` across parts. ``config.override(binding_bytes=4096)`` makes
 4 KiB "the limit" so that small arrays split."""
 
@@ -67,7 +67,7 @@ def test_set_and_copy_through_a_view_of_a_split_array(small_limit):
     np.testing.assert_array_equal(c.numpy(), new)
 
 
-@pytest.mark.parametrize("make", [lambda d: d[1:], lambda d: d[:10],
+@pytest.mark.parametrize("make", [lambda d: d[1:], lambda d: d[1500:],
                                   lambda d: d.reshape(40, 100)[3:5]])
 def test_views_inside_a_split_array_are_refused(small_limit, make):
     host = _host(4000)
@@ -75,6 +75,18 @@ def test_views_inside_a_split_array_are_refused(small_limit, make):
     with pytest.raises(GpuInvalidArgument, match="several device buffers"):
         make(d)
     np.testing.assert_array_equal(d.numpy(), host)
+
+
+def test_leading_rows_of_a_split_array_in_a_kernel(small_limit):
+    host = _host(4000)
+    d = to_device(host)
+    head = d.reshape(40, 100)[:25]                  # 10,000 bytes: 3 of the 4 parts
+    assert len(head._slot.parts) == 3
+    gpu(scale_rows, head, 2.0, threads=(100, 25)).join()
+    want = host.reshape(40, 100).copy()
+    want[:25] = want[:25] * np.float32(2.0) + np.float32(1.0)
+    np.testing.assert_array_equal(d.numpy().reshape(40, 100), want)
+    np.testing.assert_array_equal(head.numpy(), want[:25])
 
 
 def test_concatenate_across_parts(small_limit):
