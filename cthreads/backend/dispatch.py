@@ -64,6 +64,8 @@ from .faults import device_error, lost_error
 from .flusher import FLUSH_DEADLINE_S, Flusher, _queues
 from .native.encoder import make_encoder
 from .public_encoder import submit_public
+from . import uploads
+from .uploads import UploadRing, byte_view
 from .waits import CPU_SPIN_S, GPU_SPIN_S, Completion
 
 __all__ = ["BATCH_CAP", "FLUSH_DEADLINE_S", "FLUSH_RULES", "IDLE_POLL_EVERY", "DeviceQueue",
@@ -154,6 +156,7 @@ class DeviceQueue:
         self.max_groups = ctx.limit("max-compute-workgroups-per-dimension")
         self._last_uniform: dict = {}     # uniform buffer -> bytes last written to it
         self._writes_in_flight: list = []     # (submission, bytes) of large queued writes
+        self._ring = UploadRing(self)         # uploads of STAGED_FROM bytes or more
         self._native = make_encoder(self._device, self._queue, ctx) \
             if config.current().native_encoder else None
         if self._native is not None:
@@ -229,8 +232,14 @@ class DeviceQueue:
     # -- transfers ---------------------------------------------------------------------------
 
     def upload_new(self, data) -> PooledBuffer:
-        """A pooled storage buffer holding ``data`` (written at creation when it is new)."""
-        pooled = self.pool.acquire(memoryview(data).nbytes, init=data)
+        """A pooled storage buffer holding ``data`` (written at creation when it is new and
+        small; large data goes through ``upload``'s staging ring, which is faster)."""
+        nbytes = memoryview(data).nbytes
+        if nbytes >= uploads.STAGED_FROM:
+            pooled = self.pool.acquire(nbytes)
+            self.upload(pooled, data)
+            return pooled
+        pooled = self.pool.acquire(nbytes, init=data)
         if not pooled.filled:
             self.upload(pooled, data)
         return pooled
@@ -247,8 +256,14 @@ class DeviceQueue:
         device has run it: writes from ``SUBMIT_WRITES_FROM`` bytes on are submitted at once,
         and more than ``WRITE_STAGING_LIMIT`` bytes of them in flight are waited for (without
         that, re-binding large arenas grew by one copy per bind until the next launch).
+        From ``STAGED_FROM`` bytes on (contiguous data) the copy goes through the staging
+        ring instead (``uploads.py``), submitted after the pending dispatches.
         """
         nbytes = memoryview(data).nbytes
+        view = byte_view(data) if nbytes >= uploads.STAGED_FROM else None
+        if view is not None:          # large: through the staging ring (uploads.py)
+            self._ring.upload(pooled, view, offset)
+            return
         if nbytes:
             with self.lock:
                 if self.batch.binds(pooled):
@@ -540,6 +555,7 @@ class DeviceQueue:
                 pass
             self.closed = True
             self.flusher.stop()
+            self._ring.forget()
 
     def forget_after_fork(self) -> None:
         """In a forked child: this queue belongs to the parent's device; it is closed without
@@ -547,4 +563,5 @@ class DeviceQueue:
         self.lock = threading.RLock()
         self.completion.after_fork(self.lock)
         self.closed = True
+        self._ring = UploadRing(self)
         self.batch = Batch()
