@@ -96,6 +96,9 @@ class AccessMixin:
         if is_float(e.ty):
             self.src.error(node, "list index must be an int, got a float expression",
                            "convert with int(...)", cls=GpuKernelTypeError)
+        if e.ty in ("complex", "complex128"):
+            self.src.error(node, "list index must be an int, got a complex expression",
+                           "index with an int, e.g. int(z.real)", cls=GpuKernelTypeError)
         if e.ty == "bool":
             e = self.conv(e, "int")
         if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
@@ -192,6 +195,9 @@ class AccessMixin:
 def _atomic_hint(lst: ir.ListRef, text: str) -> str:
     """The way out for ``text``() on a list whose element type has no atomics."""
     name = lst.pyname
+    if lst.elem in ("complex", "complex128"):
+        return (f"complex numbers have no atomics: keep the real and imaginary parts of '{name}' "
+                "in two list[float] and atomic_add each part")
     if lst.elem == "float64":
         return (f"devices have no float64 atomics: pass a float32 array for '{name}' (e.g. "
                 "np.zeros(n, np.float32)) and annotate it list[float32] if the other floats "

@@ -17,6 +17,7 @@ from .. import sync
 from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
+from .complexes import ComplexMixin, is_complex
 from .functions import DeviceFunction
 from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, elem, is_float, promote,
                     wrap as _wrap)
@@ -31,7 +32,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-class ExprMixin(AccessMixin):
+class ExprMixin(ComplexMixin, AccessMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:
@@ -50,6 +51,8 @@ class ExprMixin(AccessMixin):
             return e
         if isinstance(e, ir.Const):
             row = elem(ty)
+            if row.kind == "c":
+                return ir.Const(ty, e.loc, complex(e.value))
             if row.kind == "f":
                 value = float(e.value)
                 if ty == "float" and math.isfinite(value) and abs(value) > F32_MAX:
@@ -179,6 +182,8 @@ class ExprMixin(AccessMixin):
 
     # -- leaves ----------------------------------------------------------------------------
     def visit_Constant(self, node):
+        if isinstance(node.value, complex):
+            return self.complex_const(node.value, node)
         if node.value is None or isinstance(node.value, (str, bytes, complex)) \
                 or node.value is Ellipsis:
             self.src.error(node, f"the constant {node.value!r} is not supported in kernels",
@@ -196,6 +201,9 @@ class ExprMixin(AccessMixin):
         return self.object_value(self.scope.resolve(node), node, name)
 
     def visit_Attribute(self, node):
+        value = self.complex_attribute(node)       # z.real, z.imag
+        if value is not None:
+            return value
         base = self.scope.resolve(node.value)
         if base is None:
             self.src.error(node, f"attribute access '{ast.unparse(node)}' is not supported on "
@@ -230,6 +238,8 @@ class ExprMixin(AccessMixin):
             where = node.right if isinstance(node, ast.BinOp) else getattr(node, "value", node)
             self.src.error(where, f"division by a constant zero ('{BINOP_SYMBOL[op]} 0')",
                            "Python raises ZeroDivisionError here; divide by a non-zero value")
+        if is_complex(lt) or is_complex(rt):
+            return self.complex_binary(op, left, right, node)
         folded = self.fold_overflow(op, left, right, node)
         if folded is not None:
             return folded
@@ -292,6 +302,11 @@ class ExprMixin(AccessMixin):
         ty = self.plain_int if e.ty == "bool" else e.ty
         if isinstance(node.op, ast.UAdd):
             return self.conv(e, ty)
+        if is_complex(ty):
+            if isinstance(node.op, ast.Invert):
+                self.src.error(node, "unsupported operand type for '~': complex",
+                               "'~' works on int values", cls=GpuKernelTypeError)
+            return self.complex_neg(e, node)
         if isinstance(node.op, ast.Invert):
             if is_float(e.ty):
                 self.src.error(node, "unsupported operand type for '~': float",
@@ -317,6 +332,8 @@ class ExprMixin(AccessMixin):
                                f"('is', 'in', ...) is not supported in kernels",
                                "compare numbers with == != < <= > >=")
         operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        if any(is_complex(e.ty) for e in operands):
+            return self.complex_compare(node, operands, [CMPOPS[type(op)] for op in node.ops])
         ops, types = [], []
         for k, op in enumerate(node.ops):
             sym = CMPOPS[type(op)]
@@ -369,6 +386,9 @@ class ExprMixin(AccessMixin):
             if isinstance(a, ast.Starred):
                 self.src.error(a, "*unpacking is not supported in kernels",
                                "pass arguments one by one")
+        method = self.complex_method(node)          # z.conjugate()
+        if method is not None:
+            return method
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.value.id in self.scope.lists:
             self.src.error(node.func, f"list methods such as '.{node.func.attr}()' are not "
@@ -456,6 +476,10 @@ class ExprMixin(AccessMixin):
                            f"write {name}(a, b, ...); iterate over lists with a loop",
                            cls=GpuKernelTypeError)
         args = [self.expr(a) for a in node.args]
+        if any(is_complex(a.ty) for a in args):
+            self.src.error(node, f"complex numbers have no order: {name}() is not defined for "
+                           "complex values", f"compare abs(z) (or z.real): {name}(abs(a), "
+                           "abs(b))", cls=GpuKernelTypeError)
         ty = self.arith_type(args)
         loc = self.src.loc(node)
         result = self.conv(args[0], ty)
@@ -482,6 +506,8 @@ class ExprMixin(AccessMixin):
 
     def py_abs(self, name, row, node):
         arg = self.expr(node.args[0])
+        if is_complex(arg.ty):
+            return self.complex_abs(arg, node)
         ty = self.plain_int if arg.ty == "bool" else arg.ty
         return ir.Call(ty, self.src.loc(node), "abs", (self.conv(arg, ty),))
 
@@ -497,6 +523,12 @@ class ExprMixin(AccessMixin):
         self.nargs(node, text, spec.nargs)
         args = [self.expr(a) for a in node.args]
         loc = self.src.loc(node)
+        if any(is_complex(a.ty) for a in args):
+            self.src.error(node, f"{text}() takes real numbers, got a complex value",
+                           f"use cmath.{name}(z) for complex values (kernels have cmath.exp, "
+                           "cmath.sqrt, cmath.log and cmath.phase)" if name in
+                           ("exp", "sqrt", "log") else "apply it to z.real or z.imag, or "
+                           "abs(z)", cls=GpuKernelTypeError)
         if spec.int_identity and not is_float(args[0].ty):
             return self.conv(args[0], self.plain_int if args[0].ty == "bool" else args[0].ty)
         ty = self.unify(args)
@@ -562,4 +594,5 @@ PY_RULES = {"range": ExprMixin.py_range, "len": ExprMixin.py_len, "minmax": Expr
 #: Callee.kind -> how a call of it is translated
 CALLEE_KINDS = {"py": ExprMixin.py_call, "math": ExprMixin.math_call,
                 "atomic": ExprMixin.atomic_call,
-                "barrier": ExprMixin.barrier_value, "shared": ExprMixin.shared_value}
+                "barrier": ExprMixin.barrier_value, "shared": ExprMixin.shared_value,
+                "complex": ExprMixin.complex_call, "cmath": ExprMixin.cmath_call}

@@ -19,6 +19,7 @@ from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
 from .types import ELEM_TYPES, elem
+from . import complexes
 from .uniform import Uniformity
 from .visit import Visitor
 
@@ -51,6 +52,8 @@ SHIFT_COUNT = {row.name: row.shift_count for row in _ROWS if row.shift_count}
 
 def literal(value, ty: str) -> str:
     row = elem(ty)
+    if row.kind == "c":
+        return complexes.complex_literal(value, ty, literal)
     if row.python is bool:
         return "true" if value else "false"
     if row.python is int:
@@ -221,6 +224,9 @@ class Emitter(Visitor):
     def cast(self, text: str, src: str, dst: str) -> str:
         if src == dst:
             return text
+        special = complexes.cast(text, src, dst)
+        if special is not None:
+            return special
         if dst == "bool":
             zero = elem(src).zero
             return f"({text} != {zero})" if elem(src).kind in "iu" else f"!({text} == {zero})"
@@ -248,6 +254,11 @@ class Emitter(Visitor):
                     self.helper(IDENTITY[e.ty])
                     args[k] = f"{IDENTITY[e.ty]}({args[k]})"
         arg_ty = e.args[0].ty if e.args else e.ty
+        if e.fn in complexes.COMPLEX_CALLS:
+            form = complexes.form(e.fn, arg_ty)
+            for name in form.helpers:
+                self.helper(name)
+            return form.template.format(*args)
         if e.fn in TO_INT and (arg_ty != "float" or e.ty != "int"):
             # floor ceil trunc round of a float64, or to an int64: the float, then the int
             return self.cast(TO_INT[e.fn].format(*args), arg_ty, e.ty)

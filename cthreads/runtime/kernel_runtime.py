@@ -153,6 +153,8 @@ class KernelRuntime:
         self._split_choices: dict = {}     # (choice, split) -> the split variant's Choice
         self.pipelines = Pipelines(self.ctx)
         self.uniform_struct = _uniform_struct(program, nd is not None)
+        # complex scalars are two fields (real, imag) of the uniform
+        self.complex_scalars = any(p.elem in ("complex", "complex128") for p in program.scalars)
         self.uniform_size = program.nd_uniform_size if nd is not None else program.uniform_size
         self.uniform = self.queue.pool.acquire(self.uniform_size, "uniform")
         # when the kernel (and so this runtime) is collected, the queue lets its uniform go
@@ -325,6 +327,9 @@ class KernelRuntime:
         plan.choice = choice
         plan.groups = choice.groups
         plan.entries = tuple(entries)
+        if self.complex_scalars:
+            scalars = [p for v in scalars for p in ((v.real, v.imag) if isinstance(v, complex)
+                                                    else (v,))]
         plan.uniform = self.uniform_struct.pack(choice.hidden, *scalars, *choice.counts)
 
     def _upload_parts(self, a, plan) -> tuple:

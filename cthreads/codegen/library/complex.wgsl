@@ -1,0 +1,128 @@
+// Complex numbers (codegen/complexes.py): a complex64 is a vec2<f32>, a complex128 a vec2<f64>,
+// (real, imag). + - and unary - are WGSL's vector operations; these helpers give the rest. A
+// helper ending _f takes vec2<f32>, _d vec2<f64> (built from the float64 library: no float32 step).
+
+// helper: ct_cconj_f
+fn ct_cconj_f(z: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(z.x, -z.y);
+}
+
+// helper: ct_cconj_d
+// features: shader-f64
+fn ct_cconj_d(z: vec2<f64>) -> vec2<f64> {
+    return vec2<f64>(z.x, -z.y);
+}
+
+// helper: ct_cmul_f
+// (a.x + i a.y)(b.x + i b.y), the textbook product numpy computes
+fn ct_cmul_f(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// helper: ct_cmul_d
+// features: shader-f64
+fn ct_cmul_d(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {
+    return vec2<f64>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// helper: ct_cdiv_f
+// requires: ct_div_f
+// Smith's method, as CPython's complex division: the ratio of the divisor's smaller part to its
+// larger keeps every intermediate near the result's magnitude (no overflow or underflow of
+// |b|^2); each quotient is the language's correctly rounded division. A zero divisor gives
+// inf/nan parts (numpy's values; Python raises ZeroDivisionError), a NaN part NaN parts.
+fn ct_cdiv_f(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    let ar = abs(b.x);
+    let ai = abs(b.y);
+    if (ar >= ai) {
+        if (ar == 0.0f) {
+            return vec2<f32>(ct_div_f(a.x, ar), ct_div_f(a.y, ar));
+        }
+        let r = ct_div_f(b.y, b.x);
+        let d = b.x + b.y * r;
+        return vec2<f32>(ct_div_f(a.x + a.y * r, d), ct_div_f(a.y - a.x * r, d));
+    }
+    if (ai > ar) {
+        let r = ct_div_f(b.x, b.y);
+        let d = b.x * r + b.y;
+        return vec2<f32>(ct_div_f(a.x * r + a.y, d), ct_div_f(a.y * r - a.x, d));
+    }
+    return vec2<f32>(b.x * b.y, b.x * b.y);
+}
+
+// helper: ct_cdiv_d
+// requires: ct_div_d
+// features: shader-f64
+// ct_cdiv_f for complex128
+fn ct_cdiv_d(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {
+    let ar = abs(b.x);
+    let ai = abs(b.y);
+    if (ar >= ai) {
+        if (ar == 0.0lf) {
+            return vec2<f64>(ct_div_d(a.x, ar), ct_div_d(a.y, ar));
+        }
+        let r = ct_div_d(b.y, b.x);
+        let d = b.x + b.y * r;
+        return vec2<f64>(ct_div_d(a.x + a.y * r, d), ct_div_d(a.y - a.x * r, d));
+    }
+    if (ai > ar) {
+        let r = ct_div_d(b.x, b.y);
+        let d = b.x * r + b.y;
+        return vec2<f64>(ct_div_d(a.x * r + a.y, d), ct_div_d(a.y * r - a.x, d));
+    }
+    return vec2<f64>(b.x * b.y, b.x * b.y);
+}
+
+// helper: ct_cexp_f
+// exp(x) (cos y + i sin y); a zero imaginary part stays exactly exp(x) + 0j (with its sign)
+fn ct_cexp_f(z: vec2<f32>) -> vec2<f32> {
+    let e = exp(z.x);
+    if (z.y == 0.0f) { return vec2<f32>(e, z.y); }
+    return vec2<f32>(e * cos(z.y), e * sin(z.y));
+}
+
+// helper: ct_cexp_d
+// requires: ct_exp_d, ct_cos_d, ct_sin_d
+// features: shader-f64
+fn ct_cexp_d(z: vec2<f64>) -> vec2<f64> {
+    let e = ct_exp_d(z.x);
+    if (z.y == 0.0lf) { return vec2<f64>(e, z.y); }
+    return vec2<f64>(e * ct_cos_d(z.y), e * ct_sin_d(z.y));
+}
+
+// helper: ct_clog_f
+// requires: ct_hypot
+// log|z| + i phase(z); near |z| == 1 the real part's error is a few ulps of 1 (not of the result)
+fn ct_clog_f(z: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(log(ct_hypot(z.x, z.y)), atan2(z.y, z.x));
+}
+
+// helper: ct_clog_d
+// requires: ct_hypot_d, ct_log_d, ct_atan2_d
+// features: shader-f64
+fn ct_clog_d(z: vec2<f64>) -> vec2<f64> {
+    return vec2<f64>(ct_log_d(ct_hypot_d(z.x, z.y)), ct_atan2_d(z.y, z.x));
+}
+
+// helper: ct_csqrt_f
+// requires: ct_hypot, ct_isinf, ct_copysign, ct_div_f
+// the principal root: t = sqrt((|x| + |z|) / 2) (halved before the sum: no overflow), then the
+// other part y / 2t; a zero keeps the sign of its imaginary part, an infinite one gives inf
+fn ct_csqrt_f(z: vec2<f32>) -> vec2<f32> {
+    if (z.x == 0.0f && z.y == 0.0f) { return vec2<f32>(0.0f, z.y); }
+    if (ct_isinf(z.y)) { return vec2<f32>(abs(z.y), z.y); }
+    let t = sqrt(0.5f * abs(z.x) + 0.5f * ct_hypot(z.x, z.y));
+    if (z.x >= 0.0f) { return vec2<f32>(t, ct_div_f(z.y, 2.0f * t)); }
+    return vec2<f32>(ct_div_f(abs(z.y), 2.0f * t), ct_copysign(t, z.y));
+}
+
+// helper: ct_csqrt_d
+// requires: ct_hypot_d, ct_isinf_d, ct_copysign_d, ct_div_d
+// features: shader-f64
+fn ct_csqrt_d(z: vec2<f64>) -> vec2<f64> {
+    if (z.x == 0.0lf && z.y == 0.0lf) { return vec2<f64>(0.0lf, z.y); }
+    if (ct_isinf_d(z.y)) { return vec2<f64>(abs(z.y), z.y); }
+    let t = sqrt(0.5lf * abs(z.x) + 0.5lf * ct_hypot_d(z.x, z.y));
+    if (z.x >= 0.0lf) { return vec2<f64>(t, ct_div_d(z.y, 2.0lf * t)); }
+    return vec2<f64>(ct_div_d(abs(z.y), 2.0lf * t), ct_copysign_d(t, z.y));
+}
