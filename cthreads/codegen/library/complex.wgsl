@@ -91,17 +91,34 @@ fn ct_cexp_d(z: vec2<f64>) -> vec2<f64> {
 }
 
 // helper: ct_clog_f
-// requires: ct_hypot
-// log|z| + i phase(z); near |z| == 1 the real part's error is a few ulps of 1 (not of the result)
+// requires: ct_hypot, ct_catan2_f
+// log|z| + i phase(z). Near |z| == 1 log|z| is small and log(hypot) would lose its digits: there
+// it is log1p(d) / 2 with d = x^2 + y^2 - 1 from fmas (exact where y is small, as it is when the
+// phase is small too), and log1p(d) = log(u) d / (u - 1), u = 1 + d (Goldberg's form)
 fn ct_clog_f(z: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(log(ct_hypot(z.x, z.y)), atan2(z.y, z.x));
+    let ax = max(abs(z.x), abs(z.y));
+    let ay = min(abs(z.x), abs(z.y));
+    var re = log(ct_hypot(z.x, z.y));
+    if (ax > 0.5f && ax < 1.5f && ay < 0.75f) {
+        let d = fma(ay, ay, fma(ax, ax, -1.0f));
+        let u = 1.0f + d;
+        re = 0.5f * select(log(u) * d / (u - 1.0f), d, u == 1.0f);
+    }
+    return vec2<f32>(re, ct_catan2_f(z.y, z.x));
 }
 
 // helper: ct_clog_d
-// requires: ct_hypot_d, ct_log_d, ct_atan2_d
+// requires: ct_hypot_d, ct_log_d, ct_log1p_d, ct_atan2_d
 // features: shader-f64
+// ct_clog_f for complex128 (the float64 library's log1p)
 fn ct_clog_d(z: vec2<f64>) -> vec2<f64> {
-    return vec2<f64>(ct_log_d(ct_hypot_d(z.x, z.y)), ct_atan2_d(z.y, z.x));
+    let ax = max(abs(z.x), abs(z.y));
+    let ay = min(abs(z.x), abs(z.y));
+    var re = ct_log_d(ct_hypot_d(z.x, z.y));
+    if (ax > 0.5lf && ax < 1.5lf && ay < 0.75lf) {
+        re = 0.5lf * ct_log1p_d(fma(ay, ay, fma(ax, ax, -1.0lf)));
+    }
+    return vec2<f64>(re, ct_atan2_d(z.y, z.x));
 }
 
 // helper: ct_csqrt_f
@@ -125,4 +142,36 @@ fn ct_csqrt_d(z: vec2<f64>) -> vec2<f64> {
     let t = sqrt(0.5lf * abs(z.x) + 0.5lf * ct_hypot_d(z.x, z.y));
     if (z.x >= 0.0lf) { return vec2<f64>(t, ct_div_d(z.y, 2.0lf * t)); }
     return vec2<f64>(ct_div_d(abs(z.y), 2.0lf * t), ct_copysign_d(t, z.y));
+}
+
+// helper: ct_catan2_f
+// requires: ct_div_f, ct_isnan, ct_isinf, ct_copysign
+// atan2(y, x) to a few ulps (the phase of complex64 values: lavapipe's f32 atan2 was off by
+// hundreds of ulps for small angles): t = min/max in [0, 1], reduced past tan(pi/8) by
+// atan(t) = pi/4 + atan((t - 1) / (t + 1)), the series to t^15, then the octant; zeros and
+// infinities as C's atan2 (numpy's angle)
+fn ct_catan2_f(y: f32, x: f32) -> f32 {
+    if (ct_isnan(x) || ct_isnan(y)) { return x + y; }
+    let ax = abs(x);
+    let ay = abs(y);
+    let neg_x = x < 0.0f || (x == 0.0f && (bitcast<u32>(x) & 0x80000000u) != 0u);
+    if (ay == 0.0f) { return ct_copysign(select(0.0f, 3.14159265358979f, neg_x), y); }
+    if (ax == 0.0f) { return ct_copysign(1.57079632679490f, y); }
+    if (ct_isinf(ax) && ct_isinf(ay)) {
+        return ct_copysign(select(0.785398163397448f, 2.35619449019234f, neg_x), y);
+    }
+    var t = ct_div_f(min(ax, ay), max(ax, ay));
+    var base = 0.0f;
+    if (t > 0.414213562373095f) {
+        t = ct_div_f(t - 1.0f, t + 1.0f);
+        base = 0.785398163397448f;
+    }
+    let t2 = t * t;
+    let p = -0.333333333333333f + t2 * (0.2f + t2 * (-0.142857142857143f + t2 * (
+        0.111111111111111f + t2 * (-0.0909090909090909f + t2 * (0.0769230769230769f
+        + t2 * -0.0666666666666667f)))));
+    var r = base + (t + t * t2 * p);
+    if (ay > ax) { r = 1.57079632679490f - r; }
+    if (x < 0.0f) { r = 3.14159265358979f - r; }
+    return ct_copysign(r, y);
 }

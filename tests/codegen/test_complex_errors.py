@@ -1,0 +1,128 @@
+"""Complex numbers in kernels: what Python does not allow with complex values (ordering,
+complex indexes, atomics, math's real functions, // and %) fails at decoration, located at the
+user's line with the way out; and the WGSL of complex operations (codegen/complexes.py)."""
+
+from __future__ import annotations
+
+import cmath
+import inspect
+import math
+
+import pytest
+
+from cthreads.codegen import complexes
+from cthreads.errors import GpuKernelTypeError
+from cthreads.lang.indexes import GlobalIdx
+from cthreads.lang.intrinsics import atomic_add
+from cthreads.kernel import Gpu
+
+HERE = __file__
+
+
+def line() -> int:
+    return inspect.currentframe().f_back.f_lineno
+
+
+def _located(info, bad: int, source: str, *hints: str) -> None:
+    text = str(info.value)
+    assert f'File "{HERE}", line {bad}' in text, text
+    assert source in text
+    for hint in hints:
+        assert hint in text, text
+    assert info.value.lineno == bad
+
+
+def test_ordering_complex_values_is_a_located_error():
+    bad = line() + 6
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(n: int, a: list[complex], out: list[int]) -> None:
+            i: int = GlobalIdx.x
+            z = a[i]
+            if z < 2.0:
+                out[i] = 1
+    _located(info, bad, "if z < 2.0:", "complex numbers have no order",
+             "hint: compare abs(z) (or z.real) instead")
+
+
+def test_min_of_complex_values_is_a_located_error():
+    bad = line() + 5
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(a: list[complex]) -> None:
+            i: int = GlobalIdx.x
+            a[i] = min(a[i], 1j)
+    _located(info, bad, "min(a[i], 1j)", "min() is not defined for complex values")
+
+
+def test_complex_list_index_is_a_located_error():
+    bad = line() + 6
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(a: list[complex], out: list[float]) -> None:
+            i: int = GlobalIdx.x
+            z = a[i]
+            out[z] = 1.0
+    _located(info, bad, "out[z] = 1.0", "list index must be an int, got a complex",
+             "int(z.real)")
+
+
+def test_atomics_on_complex_lists_are_a_located_error():
+    bad = line() + 5
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(a: list[complex]) -> None:
+            i: int = GlobalIdx.x
+            atomic_add(a, 0, 1j)
+    _located(info, bad, "atomic_add(a, 0, 1j)", "atomic_add() on a list[complex]",
+             "complex numbers have no atomics", "two list[float]")
+
+
+def test_math_functions_refuse_complex_values_naming_cmath():
+    bad = line() + 5
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(a: list[complex]) -> None:
+            i: int = GlobalIdx.x
+            a[i] = math.sqrt(a[i])
+    _located(info, bad, "math.sqrt(a[i])", "takes real numbers", "cmath.sqrt(z)")
+
+
+def test_floor_division_of_complex_is_a_located_error():
+    bad = line() + 5
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(a: list[complex]) -> None:
+            i: int = GlobalIdx.x
+            a[i] = a[i] // 2
+    _located(info, bad, "a[i] // 2", "unsupported operand type for '//': complex")
+
+
+def test_a_complex_value_into_a_float_is_a_located_error():
+    with pytest.raises(GpuKernelTypeError) as info:
+        @Gpu
+        def k(a: list[complex], out: list[float]) -> None:
+            i: int = GlobalIdx.x
+            out[i] = a[i]
+    assert "out[i] = a[i]" in str(info.value)
+
+
+def test_complex_wgsl_is_a_vec2_of_the_float_width():
+    @Gpu
+    def k(n: int, a: list[complex], b: list[complex]) -> None:
+        i: int = GlobalIdx.x
+        if i < n:
+            b[i] = a[i] * a[i] / (1.0 + 2j) + cmath.exp(a[i]) + abs(a[i])
+    for widths, vec, suffix in ((("float", "int"), "vec2<f32>", "_f"),
+                                (("float64", "int"), "vec2<f64>", "_d")):
+        text = k.program_for(widths).wgsl()
+        assert f"array<{vec}>" in text
+        for name in ("ct_cmul", "ct_cdiv", "ct_cexp"):
+            assert name + suffix + "(" in text
+
+
+def test_every_complex_call_has_both_forms():
+    for name, row in complexes.COMPLEX_CALLS.items():
+        assert row.f32 is not None and row.f64 is not None, name
+        assert ("_d(" in row.f64.template) == bool(row.f64.helpers) or name in (
+            "c_make", "c_real", "c_imag", "c_eq", "c_ne"), name
