@@ -322,11 +322,15 @@ def dtype_fix(dtype, wants) -> str:
     np = _np()
     d = np.dtype(dtype)
     ws = [np.dtype(w) for w in wants]
+    if d.kind == "c" and any(w.kind == "c" for w in ws):
+        w = next(w for w in ws if w.kind == "c")
+        loses = "keeps every value" if w.itemsize >= d.itemsize else "rounds each part"
+        return f"pass arr.astype(np.{w.name}), which {loses}"
     if d.kind == "c":
-        return ("complex data is not a list of real numbers: pass the real and imaginary "
-                "parts as two arrays (np.ascontiguousarray(arr.real), "
-                "np.ascontiguousarray(arr.imag)) and compute with both in the kernel (complex "
-                "lists are not supported yet)")
+        return ("complex data is not a list of real numbers: declare the parameter "
+                "list[complex], or pass the real and imaginary parts as two arrays "
+                "(np.ascontiguousarray(arr.real), np.ascontiguousarray(arr.imag)) and compute "
+                "with both in the kernel")
     if d.kind not in "biuf":
         return f"pass a numeric array (dtype {', '.join(w.name for w in ws)})"
     family = {"b": "b", "i": "iu", "u": "iu", "f": "f"}
