@@ -7,7 +7,7 @@ float64, which is numpy's memory layout of complex64 / complex128 arrays exactly
 ``list[complex]`` binds the caller's array as it is). ``+``, ``-`` and unary ``-`` are WGSL's
 vector operations; every other operation is an ``ir.Call`` of one of the ``COMPLEX_CALLS``
 rows, whose forms call the helpers of ``library/complex.wgsl`` (division by Smith's method,
-``abs`` by the library's scaled hypot). A real operand meeting a complex one is converted to it
+``abs`` by a guarded sqrt of the squares, else the scaled hypot). A real operand meeting a complex one is converted to it
 (imaginary part 0.0), as Python and numpy convert.
 
 ``ComplexMixin`` is a mixin of ``frontend.Translator`` (through ``exprs.ExprMixin``): the
@@ -18,6 +18,9 @@ values for ``wgsl.py``.
 from __future__ import annotations
 
 import ast
+import math
+import struct
+from fractions import Fraction
 
 from ..errors import GpuKernelTypeError
 from . import ir
@@ -49,8 +52,10 @@ COMPLEX_CALLS = {
     "c_make": _row((2,), "complex", "vec2<f32>({0}, {1})", "vec2<f64>({0}, {1})"),
     "c_real": _row((1,), "float", "{0}.x", "{0}.x"),
     "c_imag": _row((1,), "float", "{0}.y", "{0}.y"),
-    "c_abs": _row((1,), "float", "ct_hypot({0}.x, {0}.y)", "ct_hypot_d({0}.x, {0}.y)",
-                  ("ct_hypot",), ("ct_hypot_d",)),
+    "c_abs": _row((1,), "float", "ct_cabs_f({0})", "ct_cabs_d({0})", ("ct_cabs_f",),
+                  ("ct_cabs_d",)),
+    "c_norm": _row((1,), "float", "ct_cnorm_f({0})", "ct_cnorm_d({0})", ("ct_cnorm_f",),
+                   ("ct_cnorm_d",)),
     "c_phase": _row((1,), "float", "ct_catan2_f({0}.y, {0}.x)", "ct_atan2_d({0}.y, {0}.x)",
                     ("ct_catan2_f",), ("ct_atan2_d",)),
     "c_eq": _row((2,), "bool", "all({0} == {1})", "all({0} == {1})"),
@@ -147,6 +152,35 @@ class ComplexMixin:
         ty = self.complex_of(operands)
         a, b = (self.conv(x, ty) for x in operands)
         return ir.Call("bool", self.src.loc(node), "c_eq" if ops[0] == "==" else "c_ne", (a, b))
+
+    def abs_compare(self, node, operands, ops) -> ir.Expr | None:
+        """``abs(z) <= K`` (or ``<``, ``>``, ``>=``; ``K`` on either side) for a constant
+        ``K >= 0`` whose square the float type holds exactly: the squared magnitude compared
+        with ``K * K``, no square root (Mandelbrot's escape test at the cost of the re/im-pair
+        form). The two can differ only for ``|z|`` within an ulp or so of ``K``, where the
+        rounding of the hypot itself decides (docs/language.md, "Complex numbers"). None when
+        the comparison is not of that shape."""
+        if len(ops) != 1 or ops[0] not in ("<", "<=", ">", ">="):
+            return None
+        left, right = operands
+        op = ops[0]
+        if isinstance(right, ir.Call) and right.fn == "c_abs" and isinstance(left, ir.Const):
+            left, right = right, left
+            op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+        if not (isinstance(left, ir.Call) and left.fn == "c_abs" and
+                isinstance(right, ir.Const) and elem(right.ty).kind in "biuf"):
+            return None
+        part = left.ty
+        k = float(right.value)
+        if part == "float":
+            k = struct.unpack("<f", struct.pack("<f", k))[0] if abs(k) < 1e38 else math.inf
+        if not (math.isfinite(k) and k >= 0.0) or Fraction(k) ** 2 != Fraction(k * k):
+            return None
+        if part == "float" and struct.unpack("<f", struct.pack("<f", k * k))[0] != k * k:
+            return None
+        loc = self.src.loc(node)
+        norm = ir.Call(part, loc, "c_norm", left.args)
+        return ir.Compare("bool", loc, (op,), (norm, ir.Const(part, loc, k * k)), (part,))
 
     def complex_attribute(self, node) -> ir.Expr | None:
         """``z.real`` / ``z.imag`` of a kernel value (None: not such an attribute)."""

@@ -332,6 +332,9 @@ class ExprMixin(ComplexMixin, AccessMixin):
                                f"('is', 'in', ...) is not supported in kernels",
                                "compare numbers with == != < <= > >=")
         operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        fast = self.abs_compare(node, operands, [CMPOPS[type(op)] for op in node.ops])
+        if fast is not None:                        # abs(z) <= 2.0: no square root
+            return fast
         if any(is_complex(e.ty) for e in operands):
             return self.complex_compare(node, operands, [CMPOPS[type(op)] for op in node.ops])
         ops, types = [], []

@@ -126,3 +126,17 @@ def test_every_complex_call_has_both_forms():
         assert row.f32 is not None and row.f64 is not None, name
         assert ("_d(" in row.f64.template) == bool(row.f64.helpers) or name in (
             "c_make", "c_real", "c_imag", "c_eq", "c_ne"), name
+
+
+def test_abs_against_a_constant_compares_the_squared_magnitude():
+    @Gpu
+    def k(n: int, a: list[complex], lim: float, out: list[int]) -> None:
+        i: int = GlobalIdx.x
+        if i < n:
+            out[i] = int(abs(a[i]) <= 2.0) + int(0.5 < abs(a[i])) + int(abs(a[i]) <= lim) + \
+                int(abs(a[i]) <= -1.0) + int(abs(a[i]) < 0.1)
+    text = k.program_for(("float", "int")).wgsl()
+    assert text.count("ct_cnorm_f(") == 1 + 2          # the definition, <= 2.0 and 0.5 <
+    assert "4.0f" in text and "0.25f" in text
+    # a parameter, a negative constant, 0.1 (whose square float32 does not hold): the hypot
+    assert text.count("ct_cabs_f(") == 1 + 3

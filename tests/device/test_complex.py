@@ -273,3 +273,29 @@ def test_a_string_in_a_complex_list_is_refused():
     with pytest.raises(GpuInvalidArgument, match=r"\[1\] is str"):
         gpu(spin, 2, 1j, a)
     assert a == [1j, "2j"]
+
+
+@Gpu
+def inside(n: int, a: list[complex], out: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        out[i] = int(abs(a[i]) <= 2.0) + 2 * int(abs(a[i]) > 0.5)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_abs_against_a_constant_agrees_with_numpy_away_from_the_constant(dt):
+    # compiled without a square root (complexes.abs_compare): the same answers as numpy's abs,
+    # except within a few ulps of the constant, where the rounding of |z| itself decides
+    rng = np.random.default_rng(5)
+    r = np.concatenate([rng.uniform(0, 3, 4000), np.full(64, 2.0), np.full(64, 0.5)])
+    t = rng.uniform(-np.pi, np.pi, r.size)
+    a = (r * np.exp(1j * t)).astype(dt)
+    a[:4] = [complex(np.inf, 0), complex(0, -np.inf), complex(np.nan, 1), 0j]
+    out = np.zeros(a.size, np.int32)
+    gpu(inside, a.size, a, out).join()
+    mag = np.abs(a.astype(np.complex128))
+    with np.errstate(invalid="ignore"):
+        want = (np.abs(a) <= 2.0) * 1 + 2 * (np.abs(a) > 0.5)
+        near = (np.abs(mag - 2.0) < 8 * EPS[dt] * 2) | (np.abs(mag - 0.5) < 8 * EPS[dt])
+    assert out[:4].tolist() == [2, 2, 0, 1]
+    assert np.all((out == want) | near)

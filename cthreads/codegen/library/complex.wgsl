@@ -175,3 +175,36 @@ fn ct_catan2_f(y: f32, x: f32) -> f32 {
     if (x < 0.0f) { r = 3.14159265358979f - r; }
     return ct_copysign(r, y);
 }
+
+// helper: ct_cabs_f
+// requires: ct_hypot
+// abs(z): sqrt(x^2 + y^2) where the squares can neither overflow nor underflow (within an ulp
+// or so of the exact value; the common case, at the cost of a few operations), else the
+// library's scaled hypot (infinities, NaNs, huge and tiny parts)
+fn ct_cabs_f(z: vec2<f32>) -> f32 {
+    let m = max(abs(z.x), abs(z.y));
+    if (m > 1.0e-18f && m < 1.0e18f) { return sqrt(z.x * z.x + z.y * z.y); }
+    return ct_hypot(z.x, z.y);
+}
+
+// helper: ct_cabs_d
+// requires: ct_hypot_d
+// features: shader-f64
+// ct_cabs_f for complex128
+fn ct_cabs_d(z: vec2<f64>) -> f64 {
+    let m = max(abs(z.x), abs(z.y));
+    if (m > 1.0e-150lf && m < 1.0e150lf) { return sqrt(z.x * z.x + z.y * z.y); }
+    return ct_hypot_d(z.x, z.y);
+}
+
+// helper: ct_cnorm_f
+// |z|^2, for abs(z) compared with a constant (complexes.abs_compare)
+fn ct_cnorm_f(z: vec2<f32>) -> f32 {
+    return z.x * z.x + z.y * z.y;
+}
+
+// helper: ct_cnorm_d
+// features: shader-f64
+fn ct_cnorm_d(z: vec2<f64>) -> f64 {
+    return z.x * z.x + z.y * z.y;
+}
