@@ -78,8 +78,16 @@ def form(fn: str, arg_ty: str) -> Form:
     return row.f64 if arg_ty in ("complex128", "float64") else row.f32
 
 
-def cast(text: str, src: str, dst: str) -> str | None:
-    """The WGSL of a conversion involving a complex type, or None when neither is complex."""
+#: complex type -> the helper hiding a complex value from the driver's compiler
+OPAQUE = {"complex": "ct_copaque_f", "complex128": "ct_copaque_d"}
+#: float type -> the helper hiding a float (the zero imaginary part of a converted real)
+_OPAQUE_PART = {"float": "ct_opaque_f", "float64": "ct_opaque_d"}
+
+
+def cast(text: str, src: str, dst: str, helper) -> str | None:
+    """The WGSL of a conversion involving a complex type, or None when neither is complex.
+    A real becomes (x, 0.0) with a zero the driver cannot see (``helper`` registers the
+    helper): it would fold ``y * 0.0`` to 0.0 where Python's ``(inf + 1j) * 2.0`` has a NaN."""
     if dst in PART:
         if src in PART:
             return f"{elem(dst).wgsl}({text})"
@@ -88,7 +96,8 @@ def cast(text: str, src: str, dst: str) -> str | None:
         if src == "bool":
             zero = elem(part).zero
             value = f"select({zero}, {zero.replace('0.0', '1.0')}, {text})"
-        return f"{elem(dst).wgsl}({value}, {elem(part).zero})"
+        helper(_OPAQUE_PART[part])
+        return f"{elem(dst).wgsl}({value}, {_OPAQUE_PART[part]}({elem(part).zero}))"
     if src in PART and dst == "bool":
         return f"any({text} != {elem(src).zero})"
     return None
@@ -252,5 +261,5 @@ def complex_literal(value, ty: str, literal) -> str:
     return f"{elem(ty).wgsl}({literal(value.real, part)}, {literal(value.imag, part)})"
 
 
-__all__ = ["CMATH", "COMPLEX_CALLS", "ComplexMixin", "OF_PART", "PART", "cast",
+__all__ = ["CMATH", "COMPLEX_CALLS", "ComplexMixin", "OF_PART", "OPAQUE", "PART", "cast",
            "form", "complex_literal", "is_complex"]

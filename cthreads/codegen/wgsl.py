@@ -224,7 +224,7 @@ class Emitter(Visitor):
     def cast(self, text: str, src: str, dst: str) -> str:
         if src == dst:
             return text
-        special = complexes.cast(text, src, dst)
+        special = complexes.cast(text, src, dst, self.helper)
         if special is not None:
             return special
         if dst == "bool":
@@ -255,6 +255,13 @@ class Emitter(Visitor):
                     args[k] = f"{IDENTITY[e.ty]}({args[k]})"
         arg_ty = e.args[0].ty if e.args else e.ty
         if e.fn in complexes.COMPLEX_CALLS:
+            if e.fn in ("c_mul", "c_div"):
+                # a constant operand is hidden from the driver, which would fold its zero parts
+                # (x * 0.0 -> 0.0, 0.0 - y -> -y) as if NaN, inf and -0.0 did not exist
+                for k, arg in enumerate(e.args):
+                    if _const_tree(arg):
+                        self.helper(complexes.OPAQUE[arg.ty])
+                        args[k] = f"{complexes.OPAQUE[arg.ty]}({args[k]})"
             form = complexes.form(e.fn, arg_ty)
             for name in form.helpers:
                 self.helper(name)

@@ -299,3 +299,29 @@ def test_abs_against_a_constant_agrees_with_numpy_away_from_the_constant(dt):
         near = (np.abs(mag - 2.0) < 8 * EPS[dt] * 2) | (np.abs(mag - 0.5) < 8 * EPS[dt])
     assert out[:4].tolist() == [2, 2, 0, 1]
     assert np.all((out == want) | near)
+
+
+@Gpu
+def by_constants(n: int, a: list[complex], x: list[float], out: list[list[complex]]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        out[0][i] = a[i] * 1j
+        out[1][i] = a[i] * 2.0
+        out[2][i] = x[i] * a[i]
+        out[3][i] = a[i] / 2.0
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_real_and_constant_operands_keep_pythons_special_values(dt):
+    # a real is converted to (x, 0.0) as Python converts it: inf * 0.0 is NaN, signs of zero
+    # follow the full product (the driver must not fold the zero parts away)
+    inf = float("inf")
+    a = np.array([complex(63, 0), complex(inf, 1), complex(-0.0, 2), complex(1, -0.0)], dt)
+    x = np.array([2.0, 2.0, -1.0, 3.0], dt().real.dtype)
+    out = np.zeros((4, 4), dt)
+    gpu(by_constants, 4, a, x, out).join()
+    want = [[complex(v) * 1j for v in a.tolist()], [complex(v) * complex(2.0) for v in a.tolist()],
+            [complex(float(r)) * complex(v) for r, v in zip(x, a.tolist())],
+            [complex(v) / complex(2.0) for v in a.tolist()]]
+    for got_row, want_row in zip(out.tolist(), want):
+        assert [repr(g) for g in got_row] == [repr(w) for w in want_row]

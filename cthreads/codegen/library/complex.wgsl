@@ -208,3 +208,18 @@ fn ct_cnorm_f(z: vec2<f32>) -> f32 {
 fn ct_cnorm_d(z: vec2<f64>) -> f64 {
     return z.x * z.x + z.y * z.y;
 }
+
+// helper: ct_copaque_f
+// requires: ct_zero
+// the value, unknown to the driver's compiler (as ct_opaque_f): a constant operand of a product
+// or quotient, whose zero parts a driver would fold away
+fn ct_copaque_f(v: vec2<f32>) -> vec2<f32> {
+    return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>(ct_zero()));
+}
+
+// helper: ct_copaque_d
+// requires: ct_zero
+// features: shader-f64, shader-int64
+fn ct_copaque_d(v: vec2<f64>) -> vec2<f64> {
+    return bitcast<vec2<f64>>(bitcast<vec2<u64>>(v) ^ vec2<u64>(u64(ct_zero())));
+}
