@@ -8,13 +8,16 @@ prepare(); and the plain-Python run (simulate) agreeing with the device."""
 from __future__ import annotations
 
 import cmath
+import pickle
 
 import numpy as np
 import pytest
 
 import cthreads.gpu as G
 from cthreads.errors import GpuIndexError, GpuInvalidArgument
-from cthreads.gpu import GlobalIdx, Gpu, gpu
+from cthreads.gpu import GlobalIdx, Gpu, GpuArena, ThreadIdx, gpu
+from cthreads.lang.intrinsics import shared
+from cthreads.sync import __sync_threads
 
 DTYPES = (np.complex64, np.complex128)
 #: the unit roundoff of each width's float parts
@@ -325,3 +328,38 @@ def test_real_and_constant_operands_keep_pythons_special_values(dt):
             [complex(v) / complex(2.0) for v in a.tolist()]]
     for got_row, want_row in zip(out.tolist(), want):
         assert [repr(g) for g in got_row] == [repr(w) for w in want_row]
+
+
+@Gpu
+def widen_and_share(n: int, a: list[complex]) -> None:
+    t: list[complex] = shared(64)
+    i: int = GlobalIdx.x
+    j: int = ThreadIdx.x
+    acc = 0.0                       # an inferred local: float, widened to complex below
+    if i < n:
+        t[j] = a[i]
+        acc = a[i].real
+    __sync_threads()
+    if i < n:
+        acc = acc + t[63 - j] ** 2 * 1j
+        a[i] = acc
+
+
+def test_shared_complex_arrays_inferred_widening_and_pickling():
+    a = (np.arange(64) + 0.5j * np.arange(64)).astype(np.complex64)
+    want = a.copy()
+    widen_and_share.simulate(64, want)
+    again = pickle.loads(pickle.dumps(widen_and_share))
+    gpu(again, 64, a).join()
+    assert np.allclose(a, want, rtol=8 * EPS[np.complex64], atol=0)
+
+
+def test_arena_lists_of_complex():
+    a = (np.arange(16) * (1 - 1j)).astype(np.complex128)
+    want = a.copy()
+    spin.simulate(16, 0.5j, want)
+    arena = GpuArena()
+    arena.bind(a=a)
+    gpu(spin, 16, 0.5j, a).join()
+    arena.sync()
+    assert np.allclose(a, want, rtol=16 * EPS[np.complex128], atol=0)
