@@ -126,10 +126,11 @@ class ComplexMixin:
     def complex_binary(self, op: str, left: ir.Expr, right: ir.Expr, node) -> ir.Expr:
         loc = self.src.loc(node)
         if op not in ("add", "sub", "mul", "truediv", "pow"):
-            sym = {"floordiv": "//", "mod": "%"}.get(op, op)
+            sym = {"floordiv": "//", "mod": "%", "bitand": "&", "bitor": "|", "bitxor": "^",
+                   "lshift": "<<", "rshift": ">>"}.get(op, op)
             self.src.error(node, f"unsupported operand type for '{sym}': complex",
-                           "complex numbers take + - * / (Python has no // or % of complex "
-                           "values)", cls=GpuKernelTypeError)
+                           "complex numbers take + - * / (Python has no // % or bitwise "
+                           "operators on complex values)", cls=GpuKernelTypeError)
         ty = self.complex_of((left, right))
         a, b = self.conv(left, ty), self.conv(right, ty)
         if op in ("add", "sub"):
@@ -190,6 +191,18 @@ class ComplexMixin:
         loc = self.src.loc(node)
         norm = ir.Call(part, loc, "c_norm", left.args)
         return ir.Compare("bool", loc, (op,), (norm, ir.Const(part, loc, k * k)), (part,))
+
+    def refuse_complex(self, node, what: str, values, text: str = "") -> None:
+        """A located error when one of ``values`` (ir.Expr) is complex where ``what``
+        (a ``_REFUSED`` key, or a math function's name) takes real numbers only."""
+        if any(is_complex(v.ty) for v in values):
+            message, hint = _REFUSED.get(what) or _REFUSED["math"]
+            fn = "exp sqrt log".split()
+            if what not in _REFUSED:
+                hint = _MATH_HINTS[what in fn]
+            text = text or what
+            self.src.error(node, message.format(what=what, text=text),
+                           hint.format(what=what, text=text), cls=GpuKernelTypeError)
 
     def complex_attribute(self, node) -> ir.Expr | None:
         """``z.real`` / ``z.imag`` of a kernel value (None: not such an attribute)."""
@@ -252,6 +265,23 @@ class ComplexMixin:
 
     def complex_abs(self, arg: ir.Expr, node) -> ir.Expr:
         return ir.Call(PART[arg.ty], self.src.loc(node), "c_abs", (arg,))
+
+
+_ORDER = "compare abs(z) (or z.real): {what}(abs(a), abs(b))"
+#: what -> (message, hint) of ``refuse_complex``
+_REFUSED = {
+    "range": ("range() arguments must be int, got a complex expression",
+              "count with an int, e.g. int(abs(z))"),
+    "convert": ("{text}() of a complex value is not defined", "take a real part first: "
+                "{text}(z.real), {text}(abs(z))"),
+    "round": ("round() of a complex value is not defined", "round a real part: round(z.real)"),
+    "min": ("complex numbers have no order: min() is not defined for complex values", _ORDER),
+    "max": ("complex numbers have no order: max() is not defined for complex values", _ORDER),
+    "math": ("{text}() takes real numbers, got a complex value", ""),
+}
+_MATH_HINTS = {True: "use cmath.{what}(z) for complex values (kernels have cmath.exp, cmath.sqrt, "
+                     "cmath.log and cmath.phase)",
+               False: "apply it to z.real or z.imag, or abs(z)"}
 
 
 def complex_literal(value, ty: str, literal) -> str:

@@ -123,6 +123,10 @@ class ExprMixin(ComplexMixin, AccessMixin):
         ty = typed[0]
         for t in typed[1:]:
             ty = promote(ty, t)
+        if any(is_complex(t) for t in consts) and not is_complex(ty):
+            return "complex128" if ty == "float64" else self.plain_complex    # x + 1j
+        if is_complex(ty):
+            return ty
         if any(is_float(t) for t in consts) and not is_float(ty):
             return self.plain_float
         if ty == "bool" and any(t != "bool" for t in consts):
@@ -479,10 +483,7 @@ class ExprMixin(ComplexMixin, AccessMixin):
                            f"write {name}(a, b, ...); iterate over lists with a loop",
                            cls=GpuKernelTypeError)
         args = [self.expr(a) for a in node.args]
-        if any(is_complex(a.ty) for a in args):
-            self.src.error(node, f"complex numbers have no order: {name}() is not defined for "
-                           "complex values", f"compare abs(z) (or z.real): {name}(abs(a), "
-                           "abs(b))", cls=GpuKernelTypeError)
+        self.refuse_complex(node, name, args)
         ty = self.arith_type(args)
         loc = self.src.loc(node)
         result = self.conv(args[0], ty)
@@ -497,6 +498,8 @@ class ExprMixin(ComplexMixin, AccessMixin):
         elif result != "bool":                      # float32() ... uint32()
             result = ANNOTATION_NAMES[result]
         value = self.expr(node.args[0])
+        if result != "bool":
+            self.refuse_complex(node, "convert", (value,), name)
         if isinstance(value, ir.Const) and elem(result).kind in "iu" and \
                 elem(value.ty).kind in "iu" and result != "int64":
             value = ir.Const(value.ty, value.loc, _wrap(int(value.value), result))
@@ -517,6 +520,7 @@ class ExprMixin(ComplexMixin, AccessMixin):
     def py_round(self, name, row, node):
         # round(x): Python rounds half to even and returns an int
         arg = self.expr(node.args[0])
+        self.refuse_complex(node, "round", (arg,))
         if not is_float(arg.ty):
             return self.conv(arg, self.plain_int if arg.ty == "bool" else arg.ty)
         return ir.Call(self.plain_int, self.src.loc(node), "round", (arg,))
@@ -526,12 +530,7 @@ class ExprMixin(ComplexMixin, AccessMixin):
         self.nargs(node, text, spec.nargs)
         args = [self.expr(a) for a in node.args]
         loc = self.src.loc(node)
-        if any(is_complex(a.ty) for a in args):
-            self.src.error(node, f"{text}() takes real numbers, got a complex value",
-                           f"use cmath.{name}(z) for complex values (kernels have cmath.exp, "
-                           "cmath.sqrt, cmath.log and cmath.phase)" if name in
-                           ("exp", "sqrt", "log") else "apply it to z.real or z.imag, or "
-                           "abs(z)", cls=GpuKernelTypeError)
+        self.refuse_complex(node, name, args, text)
         if spec.int_identity and not is_float(args[0].ty):
             return self.conv(args[0], self.plain_int if args[0].ty == "bool" else args[0].ty)
         ty = self.unify(args)

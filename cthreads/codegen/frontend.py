@@ -472,6 +472,7 @@ class Translator(ExprMixin, Visitor):
             if is_float(e.ty):
                 self.src.error(a, "range() arguments must be int, got a float expression",
                                "convert with int(...)", cls=GpuKernelTypeError)
+            self.refuse_complex(a, "range", (e,))
             if e.ty in ("int64", "uint32") and loop_ty == "int" and \
                     not isinstance(e, ir.Const):
                 self.src.error(a, f"range() argument of type {e.ty} in a loop whose variable "

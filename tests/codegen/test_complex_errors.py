@@ -140,3 +140,37 @@ def test_abs_against_a_constant_compares_the_squared_magnitude():
     assert "4.0f" in text and "0.25f" in text
     # a parameter, a negative constant, 0.1 (whose square float32 does not hold): the hypot
     assert text.count("ct_cabs_f(") == 1 + 3
+
+
+@pytest.mark.parametrize("body, says", [
+    ("out[i] = int(a[i])", "int() of a complex value is not defined"),
+    ("out[i] = float(a[i])", "float() of a complex value is not defined"),
+    ("out[i] = round(a[i])", "round() of a complex value is not defined"),
+    ("a[i] = a[i] & 1", "unsupported operand type for '&': complex"),
+    ("a[i] = ~a[i]", "unsupported operand type for '~': complex"),
+    ("a[i] = a[i] ** 3", "only z ** 2"),
+    ("out[i] = 1.0 if a[i] == a[i] == 1.0 else 0.0", "chained comparisons of complex"),
+])
+def test_what_python_refuses_for_complex_values_is_located(tmp_path, body, says):
+    import importlib.util
+    src = tmp_path / "kern.py"
+    src.write_text("from cthreads.kernel import Gpu\nfrom cthreads.lang.indexes import GlobalIdx\n"
+                   "\n@Gpu\ndef k(a: list[complex], out: list[float]) -> None:\n"
+                   "    i: int = GlobalIdx.x\n"
+                   f"    {body}\n")
+    spec = importlib.util.spec_from_file_location("kern_complex_errors", src)
+    module = importlib.util.module_from_spec(spec)
+    with pytest.raises(GpuKernelTypeError) as info:
+        spec.loader.exec_module(module)
+    assert says in str(info.value) and info.value.lineno == 7 and body in str(info.value)
+
+
+def test_mixed_literals_take_the_complex_type():
+    @Gpu
+    def k(n: int, x: list[float], a: list[complex]) -> None:
+        i: int = GlobalIdx.x
+        if i < n:
+            a[i] = x[i] if x[i] > 0.0 else 2j
+            a[i] += 1
+            a[i] = bool(a[i]) + a[i]
+    assert "vec2<f32>" in k.program_for(("float", "int")).wgsl()
