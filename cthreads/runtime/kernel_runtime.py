@@ -63,7 +63,8 @@ def _uniform_struct(program: KernelProgram, nd: bool = False) -> struct.Struct:
 #: what each device feature is for, and the way out without it
 FEATURE_FIXES = {
     "shader-f64": ("float64 values", "pass float32 arrays (x.astype(np.float32), which rounds "
-                   "each value to float32) or float32 width types"),
+                   "each value to float32; complex64 for complex128 ones) or float32 width "
+                   "types"),
     "shader-int64": ("int64 values", "pass int32 arrays (x.astype(np.int32), which wraps values "
                      "outside -2**31..2**31-1: check the range first) or int32 width types"),
     "shader-float32-atomic": ("atomics on list[float]", "use list[int] with scaled values"),

@@ -363,3 +363,13 @@ def test_arena_lists_of_complex():
     gpu(spin, 16, 0.5j, a).join()
     arena.sync()
     assert np.allclose(a, want, rtol=16 * EPS[np.complex128], atol=0)
+
+
+def test_a_plain_python_call_runs_the_body_with_pythons_complex():
+    a = (np.arange(4) + 1j).astype(np.complex128)
+    direct, sim, dev = a.copy(), a.copy(), a.copy()
+    spin(4, 2j, direct)                         # a plain call: thread 0's work, in Python
+    spin.simulate(4, 2j, sim)
+    gpu(spin, 4, 2j, dev).join()
+    assert direct[0] == sim[0] and np.array_equal(direct[1:], a[1:])
+    assert abs(dev[0] - direct[0]) < 1e-14
