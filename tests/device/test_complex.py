@@ -373,3 +373,27 @@ def test_a_plain_python_call_runs_the_body_with_pythons_complex():
     gpu(spin, 4, 2j, dev).join()
     assert direct[0] == sim[0] and np.array_equal(direct[1:], a[1:])
     assert abs(dev[0] - direct[0]) < 1e-14
+
+
+def test_wrong_dtypes_and_out_of_range_values_are_refused_unchanged():
+    @Gpu
+    def pinned(n: int, a: list[np.complex64]) -> None:       # numpy's type pins the width
+        i: int = GlobalIdx.x
+        if i < n:
+            a[i] = a[i] * 2.0
+
+    wide = np.array([1 + 1j, 2j], np.complex128)
+    with pytest.raises(GpuInvalidArgument, match=r"astype\(np.complex64\), which rounds each "
+                                                 "part"):
+        gpu(pinned, 2, wide)
+    assert wide.tolist() == [1 + 1j, 2j]
+    real = np.ones(2, np.float32)
+    with pytest.raises(GpuInvalidArgument, match=r"float32.*list\[complex\]"):
+        gpu(spin, 2, 1j, real)
+    assert real.tolist() == [1.0, 1.0]
+    big = [1j, complex(1e39, 0)]                  # beyond float32 in a complex64 launch
+    with pytest.raises(GpuInvalidArgument, match=r"\[1\] = .* beyond float32's range"):
+        gpu(spin, 2, 1j, big)
+    assert big == [1j, complex(1e39, 0)]
+    with pytest.raises(GpuInvalidArgument, match="beyond float32's range"):
+        gpu(spin, 2, complex(0, 1e39), [1j, 2j])
