@@ -3,12 +3,17 @@ the same kernels (``simulate``)."""
 
 from __future__ import annotations
 
+import builtins
 import math
+import pickle
+import textwrap
 
 import numpy as np
 import pytest
 
 from cthreads.gpu import GpuIndexError, compile, gpu, prepare, to_device
+
+from tests.conftest import run_python
 
 from . import tuple_kernels as tk
 
@@ -162,3 +167,60 @@ def test_gpuarrays_and_prepare(device_name):
     np.testing.assert_allclose(s.numpy(), np.sin(t), atol=2e-6)
     np.testing.assert_allclose(c.numpy(), np.cos(t), atol=2e-6)
     assert math.isclose(tk.sincos(1.0)[0], math.sin(1.0))
+
+
+def test_a_reduction_whose_operation_calls_a_tuple_function(device_name):
+    rng = np.random.default_rng(6)
+    xs = rng.standard_normal(5000).astype(np.float32)
+    assert tk.keep_larger.reduce(xs) == xs.max()
+    assert "struct ct_tup_f32_f32" in tk.keep_larger.reduce_op().text
+
+
+def test_workgroup_memory_and_barriers_beside_a_tuple(device_name):
+    x = np.arange(200, dtype=np.float32)
+    out = np.zeros(100, np.float32)
+    gpu(tk.pair_sums, 200, x, out).join()
+    np.testing.assert_array_equal(out, x[0::2] + x[1::2])
+    sim = [0.0] * 100
+    tk.pair_sums.simulate(200, x.tolist(), sim)
+    assert out.tolist() == sim
+
+
+PICKLED = '''
+import math
+from cthreads.gpu import Gpu, GlobalIdx
+
+
+@Gpu.func
+def sincos(x: float) -> tuple[float, float]:
+    return math.sin(x), math.cos(x)
+
+
+@Gpu
+def unit(x: list[float], s: list[float], c: list[float]) -> None:
+    i = GlobalIdx.x
+    if i < len(x):
+        s[i], c[i] = sincos(x[i])
+'''
+
+
+def test_a_kernel_with_a_tuple_function_pickles_by_value(tmp_path, device_name):
+    path = tmp_path / "script.py"
+    path.write_text(PICKLED)
+    namespace = {"__name__": "__main__"}
+    exec(builtins.compile(PICKLED, str(path), "exec"), namespace)  # noqa: S102
+    path.unlink()
+    blob = tmp_path / "kernel.pickle"
+    blob.write_bytes(pickle.dumps(namespace["unit"]))
+    out = run_python(textwrap.dedent(f'''
+        import pickle
+        import numpy as np
+        from cthreads.gpu import gpu
+        kernel = pickle.loads(open({str(blob)!r}, "rb").read())
+        x = np.linspace(0.0, 3.0, 50).astype(np.float32)
+        s, c = np.zeros_like(x), np.zeros_like(x)
+        gpu(kernel, x, s, c).join()
+        print(float(np.abs(s - np.sin(x)).max() + np.abs(c - np.cos(x)).max()))
+    '''))
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout.splitlines()[-1]) < 1e-5

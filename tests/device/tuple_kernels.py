@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from cthreads.gpu import GlobalIdx, Gpu, float64, int64, uint32
+from cthreads.gpu import GlobalIdx, Gpu, ThreadIdx, float64, int64, shared, uint32
+from cthreads.sync import __sync_threads
 
 
 @Gpu.func
@@ -19,6 +20,7 @@ def polar(n: int, r: list[float], t: list[float], xs: list[float], ys: list[floa
     i: int = GlobalIdx.x
     if i >= n:
         return
+    sincos(r[i])                        # a call as a statement: its result dropped
     s, c = sincos(t[i])                 # new locals, inferred
     xs[i] = r[i] * c
     ys[i] = r[i] * s
@@ -122,6 +124,8 @@ def nested(n: int, m: int, x: list[float], y: list[float], a: list[int], b: list
     py = y[i]
     for k in range(m):                  # a tuple result carried through a loop
         px, py = rotate(px, py, 0.25)
+        if px > 1e30:                   # (an early exit: the CPU drivers' loop variant)
+            break
     x[i], y[i] = rotate_twice(px, py, -0.125)
     if a[i] > 0:
         b[i], c[i] = as_floats(a[i], 7)
@@ -186,3 +190,29 @@ def grid(w: int, h: int, img: list[list[float]], out: list[list[float]]) -> None
         return
     s, c = sincos(img[y, x])
     out[y, x] = s * s + c
+
+
+@Gpu.func
+def larger(a: float, b: float) -> tuple[float, float]:
+    if a >= b:
+        return a, b
+    return b, a
+
+
+@Gpu.func
+def keep_larger(a: float, b: float) -> float:
+    return larger(a, b)[0]              # a reduction's operation calling a tuple function
+
+
+@Gpu
+def pair_sums(n: int, x: list[float], out: list[float]) -> None:
+    """Workgroup memory and a barrier next to an unpacked tuple: each even thread adds its
+    odd neighbour's element."""
+    tile: list[float] = shared(64)
+    t: int = ThreadIdx.x
+    i: int = GlobalIdx.x
+    half, odd = idivmod(t, 2)
+    tile[t] = x[i] if i < n else 0.0
+    __sync_threads()
+    if odd == 0 and i < n:
+        out[i // 2] = tile[2 * half] + tile[2 * half + 1]
