@@ -41,11 +41,6 @@ class TupleType:
         """The WGSL struct's name: ``ct_tup_`` and the members' WGSL types."""
         return "ct_tup_" + "_".join(_plain(member_wgsl(m)) for m in self.members)
 
-    @property
-    def feature(self) -> tuple:
-        """The device features its members need."""
-        return tuple(sorted({f for m in self.members for f in member_features(m)}))
-
 
 def is_tuple(ty) -> bool:
     return isinstance(ty, TupleType)
@@ -54,13 +49,6 @@ def is_tuple(ty) -> bool:
 def member_wgsl(ty) -> str:
     """The WGSL type of a member (a scalar type name, or a type that spells itself)."""
     return elem(ty).wgsl if isinstance(ty, str) else ty.wgsl
-
-
-def member_features(ty) -> tuple:
-    if isinstance(ty, str):
-        feature = elem(ty).feature
-        return (feature,) if feature else ()
-    return tuple(getattr(ty, "feature", ()) or ())
 
 
 def wgsl_type(ty) -> str:
