@@ -1,5 +1,6 @@
-"""Tuple results of device functions: every mistake is a located error with the fix (no device
-needed). Expected line numbers come from ``inspect.currentframe()``."""
+"""Tuple results of device functions: every mistake is a located error with the fix, and the
+WGSL of the four-lane variant (no device needed). Expected line numbers come from
+``inspect.currentframe()``."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import typing
 
 import pytest
 
+from cthreads.codegen.program import Variant
 from cthreads.errors import GpuKernelTypeError
 from cthreads.gpu import GlobalIdx, Gpu
+from tests.device import tuple_kernels as tk
 
 HERE = __file__
 
@@ -228,3 +231,14 @@ def test_typing_tuple_and_string_annotations_are_results_too():
     assert "struct ct_tup_i32_f32 { m0: i32, m1: f32 }" in k.wgsl
     assert "struct ct_tup_f32_i32 { m0: f32, m1: i32 }" in k.wgsl
     assert g(2.0) == (1, 2.0)
+
+
+# -- the four-lane variant of element-wise kernels (codegen/vectorize.py) ---------------------
+def test_unpacked_lane_wise_functions_keep_the_four_lane_variant():
+    p = tk.lanes.program
+    assert p.vec_guard == "n"
+    text = p.render(Variant(form="vec_whole"))
+    body = text[text.index("fn ct_vbody"):]
+    assert "let ct_s0_m0: vec4<f32> = vec4<f32>(((x[ct_j]) * (3.0f)));" in body, body
+    assert "ct_tup" not in body                    # members are vectors, no struct
+    assert tk.int_member.program.vec_guard is None    # an int member: the scalar kernel only

@@ -176,6 +176,21 @@ def test_a_reduction_whose_operation_calls_a_tuple_function(device_name):
     assert "struct ct_tup_f32_f32" in tk.keep_larger.reduce_op().text
 
 
+@pytest.mark.parametrize("n", [1000, 1003])
+def test_the_four_lane_variant_agrees_with_the_python_run(device_name, n):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.zeros(n, np.float32)
+    assert tk.lanes.program.vec_guard == "n"
+    gpu(tk.lanes, n, x, y).join()
+    sim = [0.0] * n
+    tk.lanes.simulate(n, x.tolist(), sim)
+    a, b = x * 3, x + 3
+    c, d = x * 2, x + 2
+    np.testing.assert_allclose(y, a * b + c - d + (a + 2), rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(y, sim, rtol=1e-6, atol=1e-5)
+
+
 def test_workgroup_memory_and_barriers_beside_a_tuple(device_name):
     x = np.arange(200, dtype=np.float32)
     out = np.zeros(100, np.float32)

@@ -216,3 +216,38 @@ def pair_sums(n: int, x: list[float], out: list[float]) -> None:
     __sync_threads()
     if odd == 0 and i < n:
         out[i // 2] = tile[2 * half] + tile[2 * half + 1]
+
+
+# -- the four-lane variant (tests/codegen/test_tuple_errors.py checks its text) ----------------
+@Gpu.func
+def scaled(x: float, k: float) -> tuple[float, float]:
+    return x * k, x + k
+
+
+@Gpu.func
+def passed_on(x: float) -> tuple[float, float]:
+    return scaled(x, 2.0)
+
+
+@Gpu
+def lanes(n: int, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    a, b = scaled(x[i], 3.0)
+    c, d = passed_on(x[i])
+    y[i] = a * b + c - d + passed_on(a)[1]
+
+
+@Gpu.func
+def mixed_pair(x: float) -> tuple[float, int]:
+    return x, 1
+
+
+@Gpu
+def int_member(n: int, x: list[float], y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    a, k = mixed_pair(x[i])
+    y[i] = a * float(k)
