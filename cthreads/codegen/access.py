@@ -24,6 +24,9 @@ class AccessMixin:
                        "shared(size)", cls=GpuKernelTypeError)
 
     def visit_Subscript(self, node):
+        member = self.tuple_subscript(node)         # f(x)[k] of a tuple result (tuple_calls)
+        if member is not None:
+            return member
         shape = self.shape_of(node)
         if shape is not None:
             return shape
@@ -107,11 +110,15 @@ class AccessMixin:
             return ir.Binary(e.ty, e.loc, "add", ir.Len(e.ty, e.loc, lst, dim), e)
         return e
 
-    def device_call(self, func, node, statement: bool = False) -> ir.FuncCall:
+    def device_call(self, func, node, statement: bool = False,
+                    tuple_ok: bool = False) -> ir.FuncCall:
         """A call of a device function: arguments checked against its signature (scalars
-        converted as assignments convert, lists passed by name with their element type)."""
+        converted as assignments convert, lists passed by name with their element type);
+        ``tuple_ok``: the caller unpacks or indexes a tuple result (``tuple_calls.py``)."""
         sig = func.signature
         loc = self.src.loc(node)
+        if not (statement or tuple_ok or isinstance(sig.returns, str) or sig.returns is None):
+            self.tuple_error(func, node)
         if sig.returns is None and not statement:
             self.src.error(node, f"device function {func.name} returns None, so its call "
                            "cannot be used as a value",

@@ -149,7 +149,10 @@ class Widths:
     int: str = "int"
 
     def concrete(self, annotation: str) -> str:
-        """The compiler type of an annotation name ('float', 'int32', 'uint32', ...)."""
+        """The compiler type of an annotation name ('float', 'int32', 'uint32', ...); a
+        composite type (``tuple_types.TupleType``) makes its members concrete."""
+        if not isinstance(annotation, str):
+            return annotation.concrete(self)
         if annotation == "float":
             return self.float
         if annotation == "int":
@@ -294,6 +297,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
             ast.copy_location(sub, node)
         return resolve_annotation(inner, lookup)
     obj = _resolve_object(node, lookup)
+    _reject_tuple(node, obj, lookup)
     if obj is not None and not isinstance(obj, _Missing):
         name = _scalar_name(obj)
         if name is not None:
@@ -326,6 +330,23 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
             return ListType(inner)
     text = ast.unparse(node) if not isinstance(node, ast.Constant) else repr(node.value)
     raise AnnotationError(node, f"unsupported annotation '{text}'", hint)
+
+
+#: hint of a tuple annotation anywhere but a device function's result
+TUPLE_HINT = ("tuples are only the results of device functions ('-> tuple[float, float]'), "
+              "which the caller unpacks: 'a, b = f(x)'; pass and store each member on its own "
+              "('a: float, b: float', 'xs: list[float], ys: list[float]', or a "
+              "list[list[float]] of shape (n, 2) for pairs)")
+
+
+def _reject_tuple(node, obj, lookup) -> None:
+    """An ``AnnotationError`` for ``tuple`` / ``tuple[...]`` / ``typing.Tuple[...]`` here."""
+    if isinstance(node, ast.Subscript):
+        obj = _resolve_object(node.value, lookup)
+    if obj is tuple or obj is typing.Tuple:
+        text = ast.unparse(node)
+        raise AnnotationError(node, f"'{text}' is not a type for parameters, locals or list "
+                              "elements", TUPLE_HINT)
 
 
 class _Missing:

@@ -18,6 +18,7 @@ from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
+from .tuple_types import is_tuple
 from .types import ELEM_TYPES, elem
 from . import complexes
 from .uniform import Uniformity
@@ -283,6 +284,12 @@ class Emitter(Visitor):
             self.helper(name)
         return form.template.format(*args)
 
+    def visit_MakeTuple(self, e):
+        return f"{e.ty.wgsl}({', '.join(self.expr(m) for m in e.members)})"
+
+    def visit_TupleMember(self, e):
+        return f"{self.expr(e.value)}.m{e.index}"
+
     def visit_FuncCall(self, e):
         args = [self.expr(a) for a in e.args]
         args += [ident for ident, _ in self.specs[e.fn].hidden_params(self.nd)]
@@ -509,7 +516,8 @@ class Emitter(Visitor):
         if not self.hide_loops or not loop_entry.exits_early(s.body):
             return False
         self.helper(loop_entry.OPAQUE)
-        types = {local.ident: local.ty for local in self.k.locals}
+        # (a tuple local is written before each read: unpacking, tuple_calls.py)
+        types = {local.ident: local.ty for local in self.k.locals if not is_tuple(local.ty)}
         for ident in loop_entry.assigned(s.body):
             if ident in types:
                 self.line(f"{ident} = {loop_entry.hidden(ident, types[ident])};")
