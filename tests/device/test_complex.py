@@ -397,3 +397,27 @@ def test_wrong_dtypes_and_out_of_range_values_are_refused_unchanged():
     assert big == [1j, complex(1e39, 0)]
     with pytest.raises(GpuInvalidArgument, match="beyond float32's range"):
         gpu(spin, 2, complex(0, 1e39), [1j, 2j])
+
+
+@Gpu.func
+def polar_parts(z: complex) -> tuple[float, complex]:
+    return abs(z), z.conjugate()
+
+
+@Gpu
+def to_polar(n: int, a: list[complex], r: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        m, c = polar_parts(a[i])
+        r[i] = m
+        a[i] = c
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_tuple_results_with_complex_members(dt):
+    a = np.array([3 + 4j, 1j, -2.5 - 0.5j], dt)
+    r = np.zeros(3, a.real.dtype)
+    a2, r2 = a.copy(), r.copy()
+    gpu(to_polar, 3, a, r).join()
+    to_polar.simulate(3, a2, r2)
+    assert np.array_equal(a, a2) and np.allclose(r, r2, rtol=4 * EPS[dt], atol=0)
