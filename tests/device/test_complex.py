@@ -421,3 +421,30 @@ def test_tuple_results_with_complex_members(dt):
     gpu(to_polar, 3, a, r).join()
     to_polar.simulate(3, a2, r2)
     assert np.array_equal(a, a2) and np.allclose(r, r2, rtol=4 * EPS[dt], atol=0)
+
+
+@Gpu
+def mirror(n: int, a: list[complex], b: list[complex]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        b[n - 1 - i] += a[i] * (1 - 1j)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_complex_arrays_past_the_binding_limit(dt):
+    # config.override(binding_bytes=4096) makes 4 KiB "the limit" (as test_split_arrays.py):
+    # the arrays split across bindings, as past lavapipe's real 128 MiB
+    from cthreads import config
+    n = 3000
+    a, b = _inputs(dt, n=n, seed=9)
+    want = b.copy()
+    mirror.simulate(n, a, want)
+    with config.override(binding_bytes=4096):
+        ad, bd = G.to_device(a), G.to_device(b)
+        assert len(bd._slot.parts) > 1
+        gpu(mirror, n, ad, bd).join()
+        got = bd.numpy()
+        numpy_b = b.copy()
+        gpu(mirror, n, a, numpy_b).join()          # numpy arrays passed straight, in parts
+    assert np.allclose(got, want, rtol=8 * EPS[dt], atol=8 * EPS[dt])
+    assert np.allclose(numpy_b, want, rtol=8 * EPS[dt], atol=8 * EPS[dt])
