@@ -15,7 +15,7 @@ import threading
 import weakref
 
 from . import config, notices, pickling
-from .lang import simulator
+from .lang import simulator, vectors
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
@@ -207,7 +207,15 @@ class GpuKernel:
         return self.program.wgsl(WORKGROUP_SIZE)
 
     def __call__(self, *args):
-        return self.fn(*args)
+        return self.fn(*self._plain(args))
+
+    def _plain(self, args) -> tuple:
+        """``args`` for a plain-Python run: list[vec3] parameters see (n, 3) arrays as lists
+        of vec3 (``cthreads.lang.vectors.VecList``)."""
+        params = self.__dict__.get("_vector_lists")
+        if params is None:
+            params = self.__dict__["_vector_lists"] = vectors.vector_list_params(self.fn)
+        return vectors.plain_args(params, args)
 
     def __repr__(self) -> str:
         return f"<GpuKernel {self.fn.__module__}:{self.fn.__qualname__}>"
@@ -262,14 +270,14 @@ class GpuKernel:
             block = self.nd_workgroup(len(t))
             t = t + (1,) * (3 - len(t))
             grid = tuple(-(-t[k] // block[k]) for k in range(3))
-            simulator.run(self.fn, args, simulator.Launch(self.__name__, block, grid, False,
-                                                          prog))
+            simulator.run(self.fn, self._plain(args), simulator.Launch(
+                self.__name__, block, grid, False, prog))
             return
         if threads is not None:
             n = threads[0] if isinstance(threads, (tuple, list)) else threads
         size = self.problem_size(args) if n is None else int(n)
         groups = max(1, -(-size // WORKGROUP_SIZE))
-        simulator.run(self.fn, args, simulator.Launch(
+        simulator.run(self.fn, self._plain(args), simulator.Launch(
             self.__name__, (WORKGROUP_SIZE, 1, 1), (groups, 1, 1), True, prog))
 
 

@@ -27,6 +27,9 @@ class AccessMixin:
         shape = self.shape_of(node)
         if shape is not None:
             return shape
+        vector = self.vec_subscript(node)
+        if vector is not None:
+            return vector
         lst, indexes, checks = self.element(node, "indexed")
         return ir.Load(lst.elem, self.src.loc(node), lst, indexes[0], checks[0],
                        tuple(indexes[1:]), tuple(checks[1:]))
@@ -86,7 +89,7 @@ class AccessMixin:
         loc = self.src.loc(node)
         if lst.shared_size is not None:
             return ir.Const(self.plain_int, loc, lst.shared_size)
-        return ir.Len(self.plain_int, loc, lst, dim)
+        return self.vec_list_len(lst, dim, self.plain_int, loc)
 
     def index_expr(self, node, lst: ir.ListRef, dim: int = 0) -> ir.Expr:
         if isinstance(node, ast.Slice):
@@ -101,7 +104,7 @@ class AccessMixin:
         if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
             if lst.shared_size is not None:
                 return ir.Const("int", e.loc, lst.shared_size + e.value)
-            return ir.Binary(e.ty, e.loc, "add", ir.Len(e.ty, e.loc, lst, dim), e)
+            return ir.Binary(e.ty, e.loc, "add", self.vec_list_len(lst, dim, e.ty, e.loc), e)
         return e
 
     def device_call(self, func, node, statement: bool = False) -> ir.FuncCall:
@@ -144,7 +147,7 @@ class AccessMixin:
                                f"takes a {ty}, not the list '{arg.id}'",
                                f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
                                "list", cls=GpuKernelTypeError)
-            value = self.expr(arg)
+            value = self.not_vector(self.expr(arg), arg)
             if not assignable(value.ty, ty):
                 self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
                                f"cannot take a {value.ty} value",
@@ -160,6 +163,10 @@ class AccessMixin:
         want = 4 if op == "compare_exchange" else 3
         self.nargs(node, text, (want,))
         lst = self.list_of(node.args[0], "used atomically")
+        if lst.vec:
+            self.src.error(node, f"{text}() on a list of vectors is not supported yet",
+                           "keep the counters in a list[int] or list[float]",
+                           cls=GpuKernelTypeError)
         if lst.elem not in ("int", "uint32", "int64", "float") or (lst.elem == "float"
                                                                    and op != "add"):
             self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",

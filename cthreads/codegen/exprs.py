@@ -17,6 +17,7 @@ from .. import sync
 from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
+from .vectors import VecMixin, VecValue
 from .functions import DeviceFunction
 from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, elem, is_float, promote,
                     wrap as _wrap)
@@ -31,7 +32,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-class ExprMixin(AccessMixin):
+class ExprMixin(AccessMixin, VecMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:
@@ -46,6 +47,8 @@ class ExprMixin(AccessMixin):
     def conv(self, e: ir.Expr, ty: str) -> ir.Expr:
         """Convert ``e`` to ``ty`` (promotion, truthiness for 'bool', truncation for ints).
         A literal is converted here, and must fit its new int type."""
+        if isinstance(e, VecValue):
+            self.not_vector(e)
         if e.ty == ty:
             return e
         if isinstance(e, ir.Const):
@@ -190,12 +193,17 @@ class ExprMixin(AccessMixin):
         if name in self.scope.lists:
             self.src.error(node, f"list '{name}' cannot be used as a value",
                            f"index it ({name}[i]) or take len({name})", cls=GpuKernelTypeError)
+        if self.vec_type_of(name) is not None:
+            return self.vec_var(name, node)
         if name in self.scope.scalar:
             local = self.scope.scalar[name]
             return ir.Var(self.local_type(name), self.src.loc(node), local.ident)
         return self.object_value(self.scope.resolve(node), node, name)
 
     def visit_Attribute(self, node):
+        component = self.vec_attribute(node)
+        if component is not None:
+            return component
         base = self.scope.resolve(node.value)
         if base is None:
             self.src.error(node, f"attribute access '{ast.unparse(node)}' is not supported on "
@@ -220,6 +228,8 @@ class ExprMixin(AccessMixin):
             self.src.error(node, "the '@' operator is not supported in kernels",
                            "write the sum of products with a loop")
         left, right = self.expr(node.left), self.expr(node.right)
+        if isinstance(left, VecValue) or isinstance(right, VecValue):
+            return self.vec_binary(op, left, right, node)
         return self.binary(op, left, right, node)
 
     def binary(self, op, left, right, node) -> ir.Expr:
@@ -286,6 +296,8 @@ class ExprMixin(AccessMixin):
         if isinstance(node.op, ast.USub) and _int_literal_value(operand) == 2**63:
             return self.const(-2**63, node)           # -2**63, -(1 << 63)
         e = self.expr(operand)
+        if isinstance(e, VecValue):
+            return self.vec_unary(node, e)
         loc = self.src.loc(node)
         if isinstance(node.op, ast.Not):
             return ir.Unary("bool", loc, "not", self.truthy(e))
@@ -317,6 +329,8 @@ class ExprMixin(AccessMixin):
                                f"('is', 'in', ...) is not supported in kernels",
                                "compare numbers with == != < <= > >=")
         operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        if any(isinstance(e, VecValue) for e in operands):
+            self.vec_compare(node)
         ops, types = [], []
         for k, op in enumerate(node.ops):
             sym = CMPOPS[type(op)]
@@ -382,6 +396,9 @@ class ExprMixin(AccessMixin):
                            "barrier", cls=GpuKernelTypeError)
         if isinstance(obj, DeviceFunction):
             return self.device_call(obj, node)
+        vector = self.vec_call(obj, node)
+        if vector is not None:
+            return vector
         callee = self.scope.callee(obj)
         if callee is None:
             self.unknown_call(node, obj, text)
@@ -448,7 +465,7 @@ class ExprMixin(AccessMixin):
         lst = self.list_of(node.args[0], "measured with len()")
         if lst.shared_size is not None:
             return ir.Const(self.plain_int, self.src.loc(node), lst.shared_size)
-        return ir.Len(self.plain_int, self.src.loc(node), lst)
+        return self.vec_list_len(lst, 0, self.plain_int, self.src.loc(node))
 
     def py_minmax(self, name, row, node):
         if len(node.args) < 2:

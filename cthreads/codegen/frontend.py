@@ -20,6 +20,7 @@ from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
 from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_float, join
+from .vectors import VecValue, vector_locals
 from .visit import Visitor
 
 
@@ -197,7 +198,8 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
 
 def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
     locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
-                    for name, local in scope.scalar.items())
+                    for name, local in scope.scalar.items() if tr.vec_type_of(name) is None)
+    locals_ += vector_locals(scope, tr)
     params = scope.params
     return ir.Kernel(scope.src.name, tuple((n, t) for n, t, _ in params),
                      tuple(scope.scalar[n].ident if n in scope.scalar else scope.lists[n].ident
@@ -236,9 +238,10 @@ class Translator(ExprMixin, Visitor):
             return None
         cid = self.check_base + len(self.checks)
         loc = self.src.loc(node)
+        vec = lst.vec if dim == lst.ndim - 1 else 0       # list[vec3]: the flat index
         if self.returns is KERNEL:
             self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
-                                           lst.pyname, dim=dim, ndim=lst.ndim))
+                                           lst.pyname, dim=dim, ndim=lst.ndim, vec=vec))
         else:
             target = node
             while isinstance(target, ast.Subscript):
@@ -246,7 +249,7 @@ class Translator(ExprMixin, Visitor):
             name = target.id if isinstance(target, ast.Name) else lst.pyname
             self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
                                            name, self.src.filename, self.src.name, dim,
-                                           lst.ndim))
+                                           lst.ndim, vec))
         return cid
 
     def hidden_local(self, ty):
@@ -302,13 +305,15 @@ class Translator(ExprMixin, Visitor):
                                    cls=GpuKernelTypeError)
                 self.uses.add("barrier")
                 return ir.Barrier(self.src.loc(node))
-        return ir.ExprStmt(self.src.loc(node), self.expr(v))
+        return ir.ExprStmt(self.src.loc(node), self.not_vector(self.expr(v), v))
 
     def assign_scalar(self, target: ast.Name, value: ir.Expr, node) -> ir.Stmt:
         name = target.id
         if name in self.scope.lists:
             self.src.error(target, f"list '{name}' cannot be reassigned",
                            f"write elements instead: {name}[i] = value", cls=GpuKernelTypeError)
+        if isinstance(value, VecValue) or self.vec_is_scalar_target(name):
+            return self.vec_assign(target, value, node)
         local = self.scope.scalar[name]
         declared = self.scope.fixed.get(name)
         if name in self.scope.decl.for_targets and declared is None:
@@ -334,6 +339,9 @@ class Translator(ExprMixin, Visitor):
         if self.shape_of(target) is not None:
             self.src.error(target, "a list's shape cannot be assigned",
                            "lists keep their shape on the device", cls=GpuKernelTypeError)
+        vector = self.vec_store(target, value, node, aug_op)
+        if vector is not None:
+            return vector
         lst, indexes, checks = self.element(target, "written")
         index, check = indexes[0], checks[0]
         more, more_checks = tuple(indexes[1:]), tuple(checks[1:])
@@ -360,12 +368,16 @@ class Translator(ExprMixin, Visitor):
             return self.tuple_assign(targets[0], node)
         value = self.expr(node.value)
         out = []
+        if len(targets) > 1 and isinstance(value, VecValue):
+            self.src.error(node, "a vector is assigned to one target at a time",
+                           "write a = vec3(...) and then b = a", cls=GpuKernelTypeError)
         if len(targets) > 1 and not isinstance(value, (ir.Const, ir.Var)):
             tmp = self.hidden_local(value.ty)
             out.append(ir.Assign(self.src.loc(node), tmp, value))
             value = ir.Var(value.ty, value.loc, tmp)
         for t in targets:
-            out.append(self.assign_to(t, value, node))
+            stmt = self.assign_to(t, value, node)
+            out.extend(stmt if isinstance(stmt, list) else [stmt])   # a vector: one a component
         return out
 
     def assign_to(self, t, value, node):
@@ -374,6 +386,9 @@ class Translator(ExprMixin, Visitor):
         if isinstance(t, ast.Subscript):
             return self.store(t, value, node)
         if isinstance(t, ast.Attribute):
+            vector = self.vec_store(t, value, node)
+            if vector is not None:
+                return vector
             self.src.error(t, "attributes cannot be assigned in kernels",
                            "assign to locals or list elements")
         self.src.error(t, "this assignment target is not supported in kernels",
@@ -385,7 +400,7 @@ class Translator(ExprMixin, Visitor):
                            "right ('a, b = b, a')", "assign each value separately")
         out, temps = [], []
         for elt in node.value.elts:
-            v = self.expr(elt)
+            v = self.not_vector(self.expr(elt), elt)
             tmp = self.hidden_local(v.ty)
             out.append(ir.Assign(self.src.loc(node), tmp, v))
             temps.append(ir.Var(v.ty, v.loc, tmp))
@@ -423,6 +438,10 @@ class Translator(ExprMixin, Visitor):
             return self.assign_scalar(t, self.binary(op, current, value, node), node)
         if isinstance(t, ast.Subscript):
             return self.store(t, value, node, aug_op=op)
+        if isinstance(t, ast.Attribute):
+            vector = self.vec_store(t, value, node, aug_op=op)
+            if vector is not None:
+                return vector
         return self.assign_to(t, value, node)
 
     def visit_If(self, node):

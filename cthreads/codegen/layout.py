@@ -46,7 +46,7 @@ class Layout:
                 self.bindings[name] = binding
                 self.params.append(ProgramParam(name, str(ty), True, ty.elem,
                                                 binding, None, name in written, name in atomic,
-                                                plain.get(name), ty.ndim))
+                                                plain.get(name), ty.ndim, ty.vec))
                 binding += 1
             else:
                 size = elem(ty).size

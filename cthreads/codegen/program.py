@@ -111,6 +111,7 @@ class ProgramParam:
     plain: str | None = None    # 'float' / 'int': annotated with plain float or int (a list
                                 # of them), whose width follows the launch; None otherwise
     ndim: int = 1               # dimensions of a list parameter
+    vec: int = 0                # list[vec3]: 3 (a flat list of components; codegen/vectors.py)
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ class BoundsCheck:
     function: str = ""   # kernel's)
     dim: int = 0         # the dimension of an N-D list this check guards
     ndim: int = 1        # the list's dimensions
+    vec: int = 0         # components per element along this dimension (list[vec3]'s last: 3)
 
 
 @dataclass(frozen=True)
@@ -313,6 +315,11 @@ class KernelProgram:
         has none; then the longest list's length counts."""
         return next((k for k, p in enumerate(self.params)
                      if p.name == "n" and not p.is_list and p.elem in ("int", "int64")), None)
+
+    @property
+    def has_vector_lists(self) -> bool:
+        """A parameter is a list[vec3] (its argument is bound by its flat view)."""
+        return any(p.vec for p in self.params)
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:
