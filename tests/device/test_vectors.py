@@ -1,0 +1,200 @@
+"""Vectors in kernels (issue 24 slice): list[vec3] over (n, 3) / (h, w, 3) numpy arrays and
+GpuArrays, vector locals, component access and assignment, the vector functions, ivec
+arithmetic, both float widths, bounds checks, prepare() -- against numpy and simulate()."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cthreads.gpu import (
+    GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, cross, dot, gpu, ivec3, length,
+    normalize, prepare, to_device, vec3,
+)
+from cthreads.gpu import abs as vabs, max as vmax, min as vmin
+
+G = vec3(0.0, -9.8, 0.0)
+
+
+@Gpu
+def particle_step(n: int, dt: float, p: list[vec3], v: list[vec3]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    v[i] += vec3(0.0, -9.8, 0.0) * dt
+    p[i] += v[i] * dt
+
+
+@Gpu
+def geometry(a: list[vec3], b: list[vec3], out: list[vec3], d: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(a):
+        c = cross(a[i], b[i])
+        m: vec3 = normalize(c)
+        m.y = m.y * 2.0
+        m[0] += 1.0
+        out[i] = m
+        out[i][2] = -out[i].z
+        out[i].x -= 0.5
+        d[i] = dot(a[i], b[i]) + length(c) + a[-1].y
+
+
+@Gpu
+def int_vectors(a: list[ivec3], b: list[ivec3], out: list[ivec3]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(a):
+        q: ivec3 = a[i] * 2 + ivec3(1, 2, 3) - b[i]
+        out[i] = vmax(vabs(q), vmin(a[i], b[i])) * 3
+
+
+@Gpu
+def write_n(n: int, p: list[vec3]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        p[i] = vec3(1.0)
+
+
+@Gpu
+def blur_image(img: list[list[vec3]], out: list[list[vec3]]) -> None:
+    x: int = GlobalIdx.x
+    y: int = GlobalIdx.y
+    if y < len(img) and x < img.shape[1]:
+        out[y, x] = img[y][x] * 0.5 + vec3(float(x), float(y), 1.0)
+        out[y][x].z += img[y, x].x
+
+
+def _step_reference(p, v, dt):
+    dt = p.dtype.type(dt)
+    v2 = v + np.array([0.0, -9.8, 0.0], p.dtype) * dt
+    return p + v2 * dt, v2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_particle_step_matches_numpy_and_simulate(dtype):
+    rng = np.random.default_rng(3)
+    n = 1000
+    p = rng.standard_normal((n, 3)).astype(dtype)
+    v = rng.standard_normal((n, 3)).astype(dtype)
+    want_p, want_v = _step_reference(p, v, 0.01)
+    sim_p, sim_v = p.copy(), v.copy()
+    gpu(particle_step, n, 0.01, p, v).join()         # in place: the caller's arrays
+    assert p.dtype == dtype and p.shape == (n, 3)
+    tol = 1e-6 if dtype is np.float32 else 1e-14
+    np.testing.assert_allclose(v, want_v, rtol=tol, atol=tol)
+    np.testing.assert_allclose(p, want_p, rtol=tol, atol=tol)
+    particle_step.simulate(n, 0.01, sim_p, sim_v)
+    np.testing.assert_allclose(p, sim_p, rtol=1e-5 if dtype is np.float32 else 1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_geometry_functions_and_component_assignment(dtype):
+    rng = np.random.default_rng(4)
+    n = 300
+    a = rng.standard_normal((n, 3)).astype(dtype)
+    b = rng.standard_normal((n, 3)).astype(dtype)
+    out, d = np.zeros((n, 3), dtype), np.zeros(n, dtype)
+    gpu(geometry, a, b, out, d).join()
+    c = np.cross(a.astype(np.float64), b)
+    m = c / np.linalg.norm(c, axis=1, keepdims=True)
+    m[:, 1] *= 2
+    m[:, 0] += 1
+    m[:, 2] *= -1
+    m[:, 0] -= 0.5
+    tol = 1e-5 if dtype is np.float32 else 1e-12
+    np.testing.assert_allclose(out, m, rtol=tol, atol=tol)
+    want_d = (a.astype(np.float64) * b).sum(1) + np.linalg.norm(c, axis=1) + a[-1, 1]
+    np.testing.assert_allclose(d, want_d, rtol=tol, atol=tol)
+    sim_out, sim_d = np.zeros_like(out), np.zeros_like(d)
+    geometry.simulate(a, b, sim_out, sim_d)
+    np.testing.assert_allclose(out, sim_out, rtol=tol, atol=tol)
+    np.testing.assert_allclose(d, sim_d, rtol=tol, atol=tol)
+
+
+def test_int_vector_arithmetic():
+    rng = np.random.default_rng(5)
+    n = 257
+    a = rng.integers(-1000, 1000, (n, 3), dtype=np.int32)
+    b = rng.integers(-1000, 1000, (n, 3), dtype=np.int32)
+    out = np.zeros((n, 3), np.int32)
+    gpu(int_vectors, a, b, out).join()
+    want = np.maximum(np.abs(a * 2 + np.array([1, 2, 3]) - b), np.minimum(a, b)) * 3
+    np.testing.assert_array_equal(out, want)
+    sim = np.zeros_like(out)
+    int_vectors.simulate(a, b, sim)
+    np.testing.assert_array_equal(sim, want)
+
+
+def test_bounds_check_names_the_element_index():
+    p = np.zeros((10, 3), np.float32)
+    with pytest.raises(GpuIndexError, match=r"index 10 is out of range for list 'p' of length "
+                                            r"10") as info:
+        gpu(write_n, 11, p).join()
+    assert "p[i] = vec3(1.0)" in str(info.value)
+    assert not p.any()                  # nothing written back
+    gpu(write_n, 10, p).join()
+    assert (p == 1.0).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_image_of_vectors_nd(dtype):
+    rng = np.random.default_rng(6)
+    h, w = 7, 45
+    img = rng.standard_normal((h, w, 3)).astype(dtype)
+    out = np.zeros_like(img)
+    gpu(blur_image, img, out, threads=(w, h)).join()
+    ys, xs = np.mgrid[0:h, 0:w]
+    want = img * dtype(0.5) + np.stack([xs, ys, np.ones_like(xs)], axis=-1).astype(dtype)
+    want[..., 2] += img[..., 0]
+    tol = 1e-6 if dtype is np.float32 else 1e-14
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+    sim = np.zeros_like(img)
+    blur_image.simulate(img, sim, threads=(w, h))
+    np.testing.assert_allclose(sim, want, rtol=tol, atol=tol)
+
+
+def test_gpuarrays_of_vectors():
+    rng = np.random.default_rng(8)
+    n = 500
+    p = rng.standard_normal((n, 3)).astype(np.float32)
+    v = rng.standard_normal((n, 3)).astype(np.float32)
+    want_p, want_v = _step_reference(p, v, 0.02)
+    dp, dv = to_device(p), to_device(v)
+    for _ in range(2):
+        gpu(particle_step, n, 0.01, dp, dv).join()
+    assert dp.shape == (n, 3)
+    np.testing.assert_allclose(dv.numpy(), want_v, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dp.numpy(), _step_reference(*_step_reference(p, v, 0.01), 0.01)[0],
+                               rtol=1e-5, atol=1e-6)
+    sim_p, sim_v = to_device(p), to_device(v)
+    particle_step.simulate(n, 0.01, sim_p, sim_v)
+    np.testing.assert_allclose(sim_p.numpy(), _step_reference(p, v, 0.01)[0], rtol=1e-5)
+
+
+def test_prepare_then_launch():
+    prepare()
+    p, v = np.zeros((3, 3), np.float32), np.ones((3, 3), np.float32)
+    gpu(particle_step, 3, 0.5, p, v).join()
+    np.testing.assert_allclose(v, [[1.0, 1.0 - 4.9, 1.0]] * 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(10,), (10, 4), (10, 3, 1), (2, 5, 3)])
+def test_wrong_trailing_shape_names_the_expected_shape(shape):
+    p = np.zeros(shape, np.float32)
+    v = np.zeros((10, 3), np.float32)
+    with pytest.raises(GpuInvalidArgument, match=r"parameter 'p' \(list\[vec3\]\) takes an "
+                                                 r"array of shape \(n, 3\)"):
+        gpu(particle_step, 10, 0.1, p, v).join()
+    assert not v.any() and not p.any()
+    img = np.zeros((4, 5, 3), np.float32)
+    with pytest.raises(GpuInvalidArgument, match=r"shape \(h, w, 3\)"):
+        gpu(blur_image, img, np.zeros((20, 3), np.float32)).join()
+
+
+def test_strided_and_non_array_arguments_are_refused():
+    base = np.zeros((10, 6), np.float32)
+    v = np.zeros((10, 3), np.float32)
+    with pytest.raises(GpuInvalidArgument, match="C-contiguous"):
+        gpu(particle_step, 10, 0.1, base[:, ::2], v).join()
+    with pytest.raises(GpuInvalidArgument, match=r"numpy array or GpuArray of shape \(n, 3\)"):
+        gpu(particle_step, 10, 0.1, [[0.0, 0.0, 0.0]] * 10, v).join()
+    assert not base.any() and not v.any()
