@@ -342,6 +342,7 @@ class Translator(ExprMixin, Visitor):
         vector = self.vec_store(target, value, node, aug_op)
         if vector is not None:
             return vector
+        value = self.not_vector(value, getattr(node, "value", node))
         lst, indexes, checks = self.element(target, "written")
         index, check = indexes[0], checks[0]
         more, more_checks = tuple(indexes[1:]), tuple(checks[1:])

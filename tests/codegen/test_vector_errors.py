@@ -1,0 +1,108 @@
+"""Vectors in kernels: what is refused fails at decoration, at the user's line, with the fix;
+and the WGSL of a list[vec3] kernel addresses the caller's packed components (3 per element)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from cthreads.errors import GpuKernelTypeError
+from cthreads.gpu import GlobalIdx, Gpu, ivec3, vec2, vec3
+from cthreads.lang.vectors import normalize
+
+
+def line() -> int:
+    return inspect.currentframe().f_back.f_lineno
+
+
+def _raises(match: str):
+    return pytest.raises(GpuKernelTypeError, match=match)
+
+
+def test_comparing_vectors_is_refused_with_the_component_wise_hint():
+    bad = line() + 5
+    with _raises("vectors cannot be compared") as info:
+        @Gpu
+        def k(p: list[vec3], out: list[int]) -> None:
+            i: int = GlobalIdx.x
+            if p[i] == p[i + 1]:
+                out[i] = 1
+    assert info.value.lineno == bad
+    assert "compare components (a.x < b.x)" in str(info.value)
+
+
+def test_vector_plus_scalar_is_refused():
+    bad = line() + 5
+    with _raises(r"unsupported operand types for \+: vec3 and float") as info:
+        @Gpu
+        def k(p: list[vec3]) -> None:
+            i: int = GlobalIdx.x
+            p[i] = p[i] + 1.0
+    assert info.value.lineno == bad
+    assert "vec3(s)" in str(info.value)
+
+
+def test_component_index_out_of_range_is_located():
+    bad = line() + 5
+    with _raises(r"component index 3 is out of range for a vec3") as info:
+        @Gpu
+        def k(p: list[vec3], out: list[float]) -> None:
+            i: int = GlobalIdx.x
+            out[i] = p[i][3]
+    assert info.value.lineno == bad
+    with _raises(r"a vec2 has no component 'z'"):
+        @Gpu
+        def k2(out: list[float]) -> None:
+            v = vec2(1.0, 2.0)
+            out[0] = v.z
+
+
+def test_vector_where_a_scalar_belongs():
+    with _raises(r"a vec3 is used where a scalar belongs"):
+        @Gpu
+        def k(p: list[vec3], out: list[float]) -> None:
+            i: int = GlobalIdx.x
+            out[i] = p[i]
+    with _raises(r"cannot store a float value into an element of 'p', a vec3"):
+        @Gpu
+        def k2(p: list[vec3]) -> None:
+            p[0] = 1.0
+
+
+def test_int_vectors_refuse_floats():
+    with _raises(r"ivec3 holds ints, not a float"):
+        @Gpu
+        def k(out: list[ivec3]) -> None:
+            out[0] = ivec3(1.5, 2, 3)
+    with _raises(r"'/' of an int vector gives floats"):
+        @Gpu
+        def k2(out: list[ivec3]) -> None:
+            out[0] = out[0] / 2
+
+
+def test_not_yet_supported_forms_are_located():
+    with _raises(r"parameter 'g' of kernel k: vec3 parameters are not supported yet"):
+        @Gpu
+        def k(g: vec3, p: list[vec3]) -> None:
+            p[0] = g
+    with _raises(r"returns a vec3: vector results are not supported yet"):
+        @Gpu.func
+        def f(x: float) -> vec3:
+            return vec3(x)
+
+        @Gpu
+        def k2(p: list[vec3]) -> None:
+            p[0] = f(1.0)
+
+
+def test_list_of_vec3_is_a_flat_list_of_components():
+    @Gpu
+    def k(p: list[vec3], v: list[vec3]) -> None:
+        i: int = GlobalIdx.x
+        if i < len(p):
+            p[i] += normalize(v[i]) * 2.0
+    wgsl = k.program.wgsl()
+    assert "vec3<f32>" not in wgsl.split("fn ct_body")[1].split("fn ct_main")[0]
+    assert "(i * 3i)" in wgsl and "((i * 3i) + 2i)" in wgsl
+    assert k.program.params[0].vec == 3 and k.program.params[0].kind == "list[vec3]"
