@@ -228,11 +228,11 @@ class ExprMixin(AccessMixin, VecMixin):
             self.src.error(node, "the '@' operator is not supported in kernels",
                            "write the sum of products with a loop")
         left, right = self.expr(node.left), self.expr(node.right)
-        if isinstance(left, VecValue) or isinstance(right, VecValue):
-            return self.vec_binary(op, left, right, node)
         return self.binary(op, left, right, node)
 
     def binary(self, op, left, right, node) -> ir.Expr:
+        if isinstance(left, VecValue) or isinstance(right, VecValue):
+            return self.vec_binary(op, left, right, node)
         loc = self.src.loc(node)
         lt, rt = left.ty, right.ty
         if op in ("truediv", "floordiv", "mod") and isinstance(right, ir.Const) \

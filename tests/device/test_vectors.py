@@ -11,7 +11,7 @@ from cthreads.gpu import (
     GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, cross, dot, gpu, ivec3, length,
     normalize, prepare, to_device, vec3,
 )
-from cthreads.gpu import abs as vabs, max as vmax, min as vmin
+from cthreads.gpu import abs as vabs, max as vmax, min as vmin, sqrt
 
 G = vec3(0.0, -9.8, 0.0)
 
@@ -63,6 +63,29 @@ def blur_image(img: list[list[vec3]], out: list[list[vec3]]) -> None:
         out[y][x].z += img[y, x].x
 
 
+@Gpu.func
+def softened_inverse(ax: float, ay: float, az: float, bx: float, by: float, bz: float) -> float:
+    d = vec3(ax, ay, az) - vec3(bx, by, bz)          # vectors inside a device function
+    return 1.0 / sqrt(dot(d, d) + 0.01)
+
+
+@Gpu
+def nbody_accel(n: int, p: list[vec3], acc_out: list[vec3], potential: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    acc = vec3(0.0)                                  # an inferred vector local, in a loop
+    pi: vec3 = p[i]
+    e = 0.0
+    for j in range(n):
+        d = p[j] - pi
+        r2 = dot(d, d) + 0.01
+        acc += d * (1.0 / (r2 * sqrt(r2)))
+        e += softened_inverse(pi.x, pi.y, pi.z, p[j].x, p[j].y, p[j].z)
+    acc_out[i] = acc
+    potential[i] = e
+
+
 def _step_reference(p, v, dt):
     dt = p.dtype.type(dt)
     v2 = v + np.array([0.0, -9.8, 0.0], p.dtype) * dt
@@ -108,6 +131,23 @@ def test_geometry_functions_and_component_assignment(dtype):
     geometry.simulate(a, b, sim_out, sim_d)
     np.testing.assert_allclose(out, sim_out, rtol=tol, atol=tol)
     np.testing.assert_allclose(d, sim_d, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nbody_accelerations(dtype):
+    n = 150
+    p = np.random.default_rng(9).standard_normal((n, 3)).astype(dtype)
+    acc, pot = np.zeros_like(p), np.zeros(n, dtype)
+    gpu(nbody_accel, n, p, acc, pot).join()
+    d = p[None, :, :].astype(np.float64) - p[:, None, :]
+    r2 = (d * d).sum(-1) + 0.01
+    want = (d / (r2 * np.sqrt(r2))[..., None]).sum(1)
+    tol = 1e-5 if dtype is np.float32 else 1e-13
+    np.testing.assert_allclose(acc, want, rtol=tol, atol=tol * np.abs(want).max())
+    np.testing.assert_allclose(pot, (1 / np.sqrt(r2)).sum(1), rtol=tol)
+    sim_acc, sim_pot = np.zeros_like(acc), np.zeros_like(pot)
+    nbody_accel.simulate(n, p, sim_acc, sim_pot)
+    np.testing.assert_allclose(sim_acc, want, rtol=tol, atol=tol * np.abs(want).max())
 
 
 def test_int_vector_arithmetic():
