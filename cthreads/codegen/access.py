@@ -12,6 +12,7 @@ import ast
 from ..errors import GpuKernelTypeError
 from . import ir
 from .types import ListType, assignable, is_float
+from .vectypes import VecType
 
 
 class AccessMixin:
@@ -125,8 +126,8 @@ class AccessMixin:
         args, lists = [], []
         widths = self.scope.widths
         for k, ((pname, ty), arg) in enumerate(zip(sig.params, node.args)):
-            ty = ty.with_elem(widths.concrete(ty.elem)) if isinstance(ty, ListType) else \
-                widths.concrete(ty)
+            ty = ty.with_elem(widths.concrete(ty.elem)) if isinstance(ty, (ListType, VecType)) \
+                else widths.concrete(ty)
             if isinstance(ty, ListType):
                 if not (isinstance(arg, ast.Name) and arg.id in self.scope.lists):
                     self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
@@ -147,6 +148,10 @@ class AccessMixin:
                                f"takes a {ty}, not the list '{arg.id}'",
                                f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
                                "list", cls=GpuKernelTypeError)
+            if isinstance(ty, VecType):                 # one argument per component
+                args.extend(self.vec_argument(arg, ty, f"argument {k + 1} of {func.name}() "
+                                              f"('{pname}: {ty}')"))
+                continue
             value = self.not_vector(self.expr(arg), arg)
             if not assignable(value.ty, ty):
                 self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "

@@ -20,7 +20,7 @@ from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
 from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_float, join
-from .vectors import VecValue, vector_locals
+from .vectors import VecValue, vector_locals, vector_params
 from .visit import Visitor
 
 
@@ -153,8 +153,9 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
                        f"end every path of the function with 'return <{returns} value>'",
                        cls=GpuKernelTypeError)
     uses = set(tr.uses)
-    params = tuple((scope.scalar[n].ident, t) for n, t, _ in scope.params
-                   if not isinstance(t, ListType))
+    params = vector_params(scope, tr, tuple((n, scope.scalar[n].ident, t)
+                                            for n, t, _ in scope.params
+                                            if not isinstance(t, ListType)))
     kernel = _kernel_ir(scope, tr, body, uses, ())
     return FuncSpec(req.ident, func, params, returns, kernel, frozenset(uses), scope.src)
 

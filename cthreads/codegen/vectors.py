@@ -464,6 +464,12 @@ class VecMixin:
                                                     self.conv(args[1], ty)))
         return ir.Call(ty, loc, MINMAX[("min", ty)], (lo, self.conv(args[2], ty)))
 
+    def vec_argument(self, node, ty: VecType, what: str) -> list:
+        """The components of a vector argument for a ``ty`` parameter, converted."""
+        value = self.expr(node)
+        self.vec_check(value, ty, node, what)
+        return [self.conv(c, ty.elem) for c in value.comps]
+
     # -- stores -----------------------------------------------------------------------------
     def vec_store(self, target, value, node, aug_op=None):
         """An assignment to a vector element ``p[i]``, a component ``p[i].y`` / ``p[i][1]``
@@ -535,6 +541,19 @@ def vector_locals(scope, tr) -> tuple:
     for name in scope.scalar:
         ty = tr.vec_type_of(name)
         if ty is not None:
-            out.extend(ir.Local(f"{name}.{COMPONENTS[k]}", ident, ty.elem)
+            param = scope.scalar[name].param
+            out.extend(ir.Local(f"{name}.{COMPONENTS[k]}", ident, ty.elem, param)
                        for k, ident in enumerate(tr.vec_idents(name, ty)))
+    return tuple(out)
+
+
+def vector_params(scope, tr, params) -> tuple:
+    """A device function's scalar parameters ``(ident, type)`` from ``(name, ident, type)``:
+    a vector parameter is one parameter per component."""
+    out = []
+    for name, ident, ty in params:
+        if isinstance(ty, VecType):
+            out.extend((i, ty.elem) for i in tr.vec_idents(name, ty))
+        else:
+            out.append((ident, ty))
     return tuple(out)

@@ -82,7 +82,7 @@ def test_int_vectors_refuse_floats():
 
 
 def test_not_yet_supported_forms_are_located():
-    with _raises(r"parameter 'g' of kernel k: vec3 parameters are not supported yet"):
+    with _raises(r"parameter 'g' of kernel k: vec3 parameters of kernels are not supported yet"):
         @Gpu
         def k(g: vec3, p: list[vec3]) -> None:
             p[0] = g
@@ -94,6 +94,19 @@ def test_not_yet_supported_forms_are_located():
         @Gpu
         def k2(p: list[vec3]) -> None:
             p[0] = f(1.0)
+
+
+def test_device_function_vector_argument_is_checked():
+    @Gpu.func
+    def f(a: vec3) -> float:
+        return a.x
+
+    bad = line() + 4
+    with _raises(r"cannot store a float value into argument 1 of f\(\) \('a: vec3'\)") as info:
+        @Gpu
+        def k(p: list[vec3], out: list[float]) -> None:
+            out[0] = f(p[0].x)
+    assert info.value.lineno == bad
 
 
 def test_list_of_vec3_is_a_flat_list_of_components():

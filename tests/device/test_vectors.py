@@ -47,6 +47,20 @@ def int_vectors(a: list[ivec3], b: list[ivec3], out: list[ivec3]) -> None:
         out[i] = vmax(vabs(q), vmin(a[i], b[i])) * 3
 
 
+@Gpu.func
+def triple_product(a: vec3, b: vec3, c: vec3) -> float:
+    a.x += 0.0                                       # a parameter's component is assignable
+    return dot(a, cross(b, c))
+
+
+@Gpu
+def triple_products(a: list[vec3], b: list[vec3], out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(a):
+        out[i] = triple_product(a[i], b[i], vec3(0.0, 0.0, 1.0)) + triple_product(b[i], a[i],
+                                                                                  a[i] * 2.0)
+
+
 @Gpu
 def write_n(n: int, p: list[vec3]) -> None:
     i: int = GlobalIdx.x
@@ -148,6 +162,23 @@ def test_nbody_accelerations(dtype):
     sim_acc, sim_pot = np.zeros_like(acc), np.zeros_like(pot)
     nbody_accel.simulate(n, p, sim_acc, sim_pot)
     np.testing.assert_allclose(sim_acc, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_device_function_vector_parameters(dtype):
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((99, 3)).astype(dtype)
+    b = rng.standard_normal((99, 3)).astype(dtype)
+    out = np.zeros(99, dtype)
+    gpu(triple_products, a, b, out).join()
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    want = np.einsum("ij,ij->i", a64, np.cross(b64, [0.0, 0.0, 1.0])) + \
+        np.einsum("ij,ij->i", b64, np.cross(a64, 2 * a64))
+    tol = 1e-5 if dtype is np.float32 else 1e-13
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+    sim = np.zeros_like(out)
+    triple_products.simulate(a, b, sim)
+    np.testing.assert_allclose(sim, want, rtol=tol, atol=tol)
 
 
 def test_int_vector_arithmetic():
