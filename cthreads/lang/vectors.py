@@ -44,6 +44,12 @@ class _Vec:
 
     def __init__(self, *values):
         n = self._N
+        if len(values) == 1 and isinstance(values[0], _Vec):        # a copy / conversion
+            other = values[0]
+            if other._N != n or (self._KIND == "i" and other._KIND == "f"):
+                raise TypeError(f"{type(self).__name__}() cannot take a "
+                                f"{type(other).__name__}")
+            values = tuple(other)
         if len(values) == 1 and _is_scalar(values[0]):
             values = values * n
         if len(values) != n:

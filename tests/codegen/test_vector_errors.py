@@ -119,3 +119,33 @@ def test_list_of_vec3_is_a_flat_list_of_components():
     assert "vec3<f32>" not in wgsl.split("fn ct_body")[1].split("fn ct_main")[0]
     assert "(i * 3i)" in wgsl and "((i * 3i) + 2i)" in wgsl
     assert k.program.params[0].vec == 3 and k.program.params[0].kind == "list[vec3]"
+
+
+def test_aliasing_component_assignment_is_refused():
+    bad = line() + 5
+    with _raises(r"'q = p\[i\]' makes 'q' the same vector as 'p\[i\]' in Python") as info:
+        @Gpu
+        def k(p: list[vec3], out: list[vec3]) -> None:
+            i: int = GlobalIdx.x
+            q = p[i]
+            q.x = 0.0
+            out[i] = q
+    assert info.value.lineno == bad
+    assert "copy it: q = vec3(p[i])" in str(info.value)
+
+    @Gpu
+    def k_copy(p: list[vec3], out: list[vec3]) -> None:      # the copy is accepted
+        i: int = GlobalIdx.x
+        q = vec3(p[i])
+        q.x = 0.0
+        out[i] = q
+
+    with _raises(r"assigns a component of the parameter 'a'"):
+        @Gpu.func
+        def f(a: vec3) -> float:
+            a.x = 1.0
+            return a.y
+
+        @Gpu
+        def k2(p: list[vec3], out: list[float]) -> None:
+            out[0] = f(p[0])

@@ -49,8 +49,9 @@ def int_vectors(a: list[ivec3], b: list[ivec3], out: list[ivec3]) -> None:
 
 @Gpu.func
 def triple_product(a: vec3, b: vec3, c: vec3) -> float:
-    a.x += 0.0                                       # a parameter's component is assignable
-    return dot(a, cross(b, c))
+    a2 = vec3(a)                                     # a copy: its components are assignable
+    a2.x += 0.0
+    return dot(a2, cross(b, c))
 
 
 @Gpu
