@@ -251,9 +251,10 @@ class GpuKernel:
         (``cthreads/lang/simulator.py``); the others run one thread after another.
         """
         prog = self.program
-        if len(args) != len(prog.params):
-            raise TypeError(f"{self.__name__}.simulate() takes {len(prog.params)} arguments "
-                            f"({', '.join(p.name for p in prog.params)}), got {len(args)}")
+        names = prog.python_names
+        if len(args) != len(names):
+            raise TypeError(f"{self.__name__}.simulate() takes {len(names)} arguments "
+                            f"({', '.join(names)}), got {len(args)}")
         devs = [k for k, a in enumerate(args) if isinstance(a, GpuArray)]
         if devs:       # a GpuArray runs on a host copy, written back afterwards
             hosts = list(args)

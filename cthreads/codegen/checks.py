@@ -58,13 +58,8 @@ def _parameters(src: KernelSource, lookup, what: str) -> list:
 
 
 def refuse_vector_param(src: KernelSource, a, ty, what: str) -> None:
-    """A located error for the vector parameters not supported yet: ``vec3`` parameters of
-    kernels, and ``list[vec3]`` parameters of device functions."""
-    if isinstance(ty, VecType) and what == "kernel":
-        src.error(a, f"parameter '{a.arg}' of {what} {src.name}: {ty} parameters of kernels "
-                  "are not supported yet", f"pass the components as float parameters and "
-                  f"build {ty}(...) in the body (device functions take {ty} parameters)",
-                  cls=GpuKernelTypeError)
+    """A located error for the vector parameters not supported yet: ``list[vec3]``
+    parameters of device functions."""
     if isinstance(ty, ListType) and ty.vec and what != "kernel":
         src.error(a, f"parameter '{a.arg}' of {what} {src.name}: {ty} parameters of device "
                   "functions are not supported yet", "index the list in the kernel and pass "

@@ -20,7 +20,7 @@ from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
 from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_float, join
-from .vectors import VecValue, vector_locals, vector_params
+from .vectors import VecValue, kernel_params, vector_locals, vector_params
 from .visit import Visitor
 
 
@@ -201,10 +201,8 @@ def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
     locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
                     for name, local in scope.scalar.items() if tr.vec_type_of(name) is None)
     locals_ += vector_locals(scope, tr)
-    params = scope.params
-    return ir.Kernel(scope.src.name, tuple((n, t) for n, t, _ in params),
-                     tuple(scope.scalar[n].ident if n in scope.scalar else scope.lists[n].ident
-                           for n, _, _ in params),
+    params, idents = kernel_params(scope, tr)       # a vec3 parameter: one per component
+    return ir.Kernel(scope.src.name, params, idents,
                      locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
                      frozenset(uses), tuple(specs))
 

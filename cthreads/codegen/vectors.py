@@ -408,6 +408,23 @@ def vector_locals(scope, tr) -> tuple:
     return tuple(out)
 
 
+def kernel_params(scope, tr) -> tuple:
+    """(the kernel's ``(name, type)`` parameters, their WGSL identifiers): a vector parameter
+    ``g`` is one scalar parameter per component, named ``g.x`` ... (``layout.py`` gives them
+    one ``ProgramParam`` each, the runtime unpacks the caller's vector: runtime/vector_args.py)."""
+    params, idents = [], []
+    for name, ty, _ in scope.params:
+        if isinstance(ty, VecType):
+            for k, ident in enumerate(tr.vec_idents(name, ty)):
+                params.append((f"{name}.{COMPONENTS[k]}", ty.elem))
+                idents.append(ident)
+        else:
+            params.append((name, ty))
+            idents.append(scope.scalar[name].ident if name in scope.scalar else
+                          scope.lists[name].ident)
+    return tuple(params), tuple(idents)
+
+
 def vector_params(scope, tr, params) -> tuple:
     """A device function's scalar parameters ``(ident, type)`` from ``(name, ident, type)``:
     a vector parameter is one parameter per component."""

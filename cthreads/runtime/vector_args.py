@@ -21,7 +21,7 @@ def flat_args(program, args: tuple) -> tuple:
     """``args`` with the value of each ``list[vecN]`` parameter as its flat view."""
     out = None
     for k, p in enumerate(program.params):
-        if not p.vec or k >= len(args):
+        if not (p.vec and p.is_list) or k >= len(args):
             continue
         if out is None:
             out = list(args)
@@ -47,3 +47,31 @@ def _flat(kernel: str, p, value):
                                  "np.ascontiguousarray(...) of it, and copy the results back")
     flat = shape[:-2] + (shape[-2] * p.vec,)
     return value.reshape(flat)
+
+
+def vector_scalars(program, args: tuple) -> tuple:
+    """``args`` (one per Python parameter) with each ``vec3`` parameter's value unpacked into
+    its components, one per ``ProgramParam``; a wrong count is left to the caller's check."""
+    if len(args) != len(program.python_names):
+        return args
+    out, k = [], 0
+    for value in args:
+        p = program.params[k]
+        if p.component == 0:
+            out.extend(_components(program.name, p, value))
+            k += p.vec
+        else:
+            out.append(value)
+            k += 1
+    return tuple(out)
+
+
+def _components(kernel: str, p, value) -> list:
+    try:
+        comps = list(value) if not isinstance(value, (str, bytes, dict)) else None
+    except TypeError:
+        comps = None
+    if comps is None or len(comps) != p.vec:
+        raise GpuInvalidArgument(f"{kernel}() parameter {p.name!r} ({p.kind}) takes a {p.kind} "
+                                 f"(or {p.vec} numbers), got {type(value).__name__}")
+    return comps

@@ -63,6 +63,14 @@ def triple_products(a: list[vec3], b: list[vec3], out: list[float]) -> None:
 
 
 @Gpu
+def push(n: int, g: vec3, dt: float, v: list[vec3], o: ivec3, out: list[ivec3]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        v[i] += g * dt
+        out[i] = o * i + ivec3(len(v))
+
+
+@Gpu
 def write_n(n: int, p: list[vec3]) -> None:
     i: int = GlobalIdx.x
     if i < n:
@@ -180,6 +188,30 @@ def test_device_function_vector_parameters(dtype):
     sim = np.zeros_like(out)
     triple_products.simulate(a, b, sim)
     np.testing.assert_allclose(sim, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_scalar_parameters(dtype):
+    n = 70
+    v = np.ones((n, 3), dtype)
+    out = np.zeros((n, 3), np.int32)
+    gpu(push, n, vec3(1.0, -2.0, 0.5), 0.5, v, ivec3(1, 2, 3), out).join()
+    np.testing.assert_array_equal(v, np.ones((n, 3)) + np.array([0.5, -1.0, 0.25]))
+    np.testing.assert_array_equal(out, np.arange(n)[:, None] * [1, 2, 3] + n)
+    gpu(push, n, (1.0, -2.0, 0.5), 0.5, v, [0, 0, 1], out).join()   # or n numbers
+    np.testing.assert_array_equal(v, np.ones((n, 3)) + np.array([1.0, -2.0, 0.5]))
+    sim_v, sim_out = np.ones((n, 3), dtype), np.zeros_like(out)
+    push.simulate(n, vec3(1.0, -2.0, 0.5), 0.5, sim_v, ivec3(1, 2, 3), sim_out)
+    np.testing.assert_array_equal(sim_v, np.ones((n, 3)) + np.array([0.5, -1.0, 0.25]))
+    np.testing.assert_array_equal(sim_out, np.arange(n)[:, None] * [1, 2, 3] + n)
+    before = v.copy()
+    with pytest.raises(GpuInvalidArgument, match=r"parameter 'g' \(vec3\) takes a vec3 \(or 3 "
+                                                 r"numbers\), got float"):
+        gpu(push, n, 1.0, 0.5, v, ivec3(1, 2, 3), out).join()
+    with pytest.raises(TypeError, match=r"takes 6 kernel argument\(s\) \(n, g, dt, v, o, "
+                                        r"out\), got 5"):
+        gpu(push, n, 0.5, v, ivec3(1, 2, 3), out).join()
+    np.testing.assert_array_equal(v, before)
 
 
 def test_int_vector_arithmetic():
