@@ -161,6 +161,9 @@ class AccessMixin:
         req = self.functions.request(func, tuple(lists))
         if not any(r is req for r, _, _ in self.calls):
             self.calls.append((req, node, self.src))
+        if isinstance(sig.returns, VecType):
+            return self.vec_result_call(sig.returns.concrete(widths), req, args, node,
+                                        statement)
         returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
         return ir.FuncCall(returns, loc, req.ident, tuple(args))
 

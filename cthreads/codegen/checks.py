@@ -101,11 +101,7 @@ def check_func_signature(src: KernelSource, lookup) -> tuple:
     except AnnotationError as exc:
         src.error(exc.node, f"the result of device function {src.name}: {exc.message}",
                   "annotate the result with int, float, bool or None", cls=GpuKernelTypeError)
-    if isinstance(ty, VecType):
-        src.error(ret, f"device function {src.name} returns a {ty}: vector results are not "
-                  "supported yet", "return one component per function, or write the result "
-                  "into a list[vec3] element in the kernel", cls=GpuKernelTypeError)
-    if not isinstance(ty, str):
+    if not isinstance(ty, (str, VecType)):
         src.error(ret, f"device function {src.name} returns a list; device functions return "
                   "a scalar or None", "write results into a list parameter and return None",
                   cls=GpuKernelTypeError)

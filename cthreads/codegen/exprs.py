@@ -361,7 +361,7 @@ class ExprMixin(AccessMixin, VecMixin):
 
     def visit_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
-        values = [self.expr(v) for v in node.values]
+        values = [self.expr(node.values[0])] + [self.lazy_expr(v) for v in node.values[1:]]
         ty = self.unify(values)
         result = self.conv(values[0], ty)
         for v in values[1:]:
@@ -370,7 +370,7 @@ class ExprMixin(AccessMixin, VecMixin):
 
     def visit_IfExp(self, node):
         test = self.truthy(self.expr(node.test))
-        body, orelse = self.expr(node.body), self.expr(node.orelse)
+        body, orelse = self.lazy_expr(node.body), self.lazy_expr(node.orelse)
         ty = self.unify((body, orelse))
         return ir.IfExp(ty, self.src.loc(node), test, self.conv(body, ty), self.conv(orelse, ty))
 

@@ -20,7 +20,9 @@ from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
 from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_float, join
-from .vectors import VecValue, kernel_params, vector_locals, vector_params
+from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vector_locals,
+                      vector_params)
+from .vectypes import VecType
 from .visit import Visitor
 
 
@@ -126,7 +128,7 @@ def translate_functions(calls, functions: FunctionSet, boundscheck: bool,
         for callee, _, _ in req.calls:
             uses |= done[callee.ident].uses
         spec = FuncSpec(spec.ident, spec.func, spec.params, spec.returns, spec.body,
-                        frozenset(uses), spec.src)
+                        frozenset(uses), spec.src, spec.registers)
         done[req.ident] = spec
         order.append(spec)
 
@@ -141,12 +143,18 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
     scope = build_scope(func.fn, boundscheck, func=func, list_refs=req.lists, widths=widths)
     progress.src = scope.src
     returns = func.signature.returns
-    returns = widths.concrete(returns) if returns is not None else None
+    vector = isinstance(returns, VecType)
+    if vector:                      # written into private registers, read by the caller
+        ty = returns.concrete(widths)
+        returns = VecReturn(ty, result_registers(req.ident, ty))
+    else:
+        returns = widths.concrete(returns) if returns is not None else None
     tr, body = _infer(scope, progress, functions, returns, len(checks))
     progress.src = saved
     checks.extend(tr.checks)
     req.calls[:] = tr.calls
-    if returns is not None and not _always_returns(body):
+    if returns is not None and not _always_returns(body, ir.Return if vector else
+                                                   ir.ReturnValue):
         last = func.src.tree.body[-1]
         func.src.error(last, f"device function {func.name} may reach its end without "
                        f"returning a {returns} (Python would return None)",
@@ -157,16 +165,19 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
                                             for n, t, _ in scope.params
                                             if not isinstance(t, ListType)))
     kernel = _kernel_ir(scope, tr, body, uses, ())
-    return FuncSpec(req.ident, func, params, returns, kernel, frozenset(uses), scope.src)
+    registers = tuple((r, returns.ty.elem) for r in returns.registers) if vector else ()
+    return FuncSpec(req.ident, func, params, None if vector else returns, kernel,
+                    frozenset(uses), scope.src, registers)
 
 
-def _always_returns(stmts) -> bool:
-    """True when every path through ``stmts`` ends in ``return value``."""
+def _always_returns(stmts, kind=ir.ReturnValue) -> bool:
+    """True when every path through ``stmts`` ends in ``return value`` (``kind``: the
+    statement it ends with: a vector result's is a plain return after its registers)."""
     for s in stmts:
-        if isinstance(s, ir.ReturnValue):
+        if isinstance(s, kind):
             return True
-        if isinstance(s, ir.If) and s.orelse and _always_returns(s.body) and \
-                _always_returns(s.orelse):
+        if isinstance(s, ir.If) and s.orelse and _always_returns(s.body, kind) and \
+                _always_returns(s.orelse, kind):
             return True
     return False
 
@@ -227,6 +238,8 @@ class Translator(ExprMixin, Visitor):
         self.uses: set[str] = set()
         self.hidden: list[ir.Local] = []
         self.loop_targets: list[str] = []
+        self.pending: list = []     # statements hoisted before the current one (vectors.py)
+        self.lazy = 0               # > 0 inside operands Python may not evaluate
 
     def local_type(self, name):
         ty = self.types.get(name)
@@ -264,7 +277,10 @@ class Translator(ExprMixin, Visitor):
                     stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
                 continue            # docstring
             self.progress.lineno = self.src.abs_line(stmt.lineno)
+            outer, self.pending = self.pending, []
             result = self.stmt(stmt)
+            out.extend(self.pending)              # hoisted calls (a device function's vector)
+            self.pending = outer
             if result is None:
                 continue
             out.extend(result if isinstance(result, list) else [result])
@@ -453,7 +469,7 @@ class Translator(ExprMixin, Visitor):
         if node.orelse:
             self.src.error(node.orelse[0], "'while ... else' is not supported in kernels",
                            "use a flag local set before 'break' and test it after the loop")
-        test = self.truthy(self.expr(node.test))
+        test = self.truthy(self.lazy_expr(node.test))
         return ir.While(self.src.loc(node), test, tuple(self.block(node.body)))
 
     def visit_For(self, node):
@@ -544,6 +560,8 @@ class Translator(ExprMixin, Visitor):
                            "'return' has no value", f"write 'return <{self.returns} value>'",
                            cls=GpuKernelTypeError)
         value = self.expr(node.value)
+        if isinstance(self.returns, VecReturn):
+            return self.vec_return(value, node)
         if not assignable(value.ty, self.returns):
             self.src.error(node.value, f"device function {name} returns a {self.returns}, "
                            f"not a {value.ty}", f"convert explicitly, e.g. "

@@ -60,12 +60,12 @@ class VecCallMixin:
             _lookup(_GEOMETRY, obj)
         if name is None:
             return None
-        mark = (len(self.checks), len(self.hidden), len(self.calls))
+        mark = self.vec_mark()
         args = [self.expr(a) for a in node.args]
         if not any(isinstance(a, VecValue) for a in args):
             if obj in (builtins.abs, math.floor, math.ceil) or name in _FOLDS.values() or \
                     name in ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "abs"):
-                del self.checks[mark[0]:], self.hidden[mark[1]:], self.calls[mark[2]:]
+                self.vec_undo(mark)
                 return None          # the scalar meaning: the builtin / math function's path
             if name == "clamp":
                 return self._clamp_scalar(args, node)

@@ -17,6 +17,7 @@ component-wise, ``/`` by a scalar (float vectors), unary ``- +``; comparisons ar
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ..errors import GpuKernelTypeError
 from . import ir
@@ -193,16 +194,13 @@ class VecMixin(VecCallMixin):
     def vec_probe(self, node):
         """``node`` translated when it is a vector expression, else None (and nothing of the
         translation kept: checks, hidden locals and calls are undone)."""
-        mark = (len(self.checks), len(self.hidden), len(self.calls))
+        mark = self.vec_mark()
         if isinstance(node, ast.Name) and node.id in self.scope.lists:
             return None
-        try:
-            value = self.expr(node)
-        except Exception:       # noqa: BLE001 - not a vector: the caller's own path reports it
-            value = None
+        value = self.expr(node)         # its errors are the expression's own
         if isinstance(value, VecValue):
             return value
-        del self.checks[mark[0]:], self.hidden[mark[1]:], self.calls[mark[2]:]
+        self.vec_undo(mark)
         return None
 
     def vec_literal_index(self, node, ty: VecType) -> int:
@@ -313,6 +311,55 @@ class VecMixin(VecCallMixin):
         self.vec_check(value, ty, node, what)
         return [self.conv(c, ty.elem) for c in value.comps]
 
+    # -- translation state ------------------------------------------------------------------
+    def vec_mark(self) -> tuple:
+        return (len(self.checks), len(self.hidden), len(self.calls), len(self.pending))
+
+    def vec_undo(self, mark: tuple) -> None:
+        """Forget what a translation since ``mark`` added (it is translated again)."""
+        del self.checks[mark[0]:], self.hidden[mark[1]:], self.calls[mark[2]:]
+        del self.pending[mark[3]:]
+
+    def lazy_expr(self, node):
+        """``node`` translated where Python may not evaluate it (``and``/``or`` operands,
+        ``x if c else y`` branches, a while test): no statement may be hoisted out of it."""
+        self.lazy += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.lazy -= 1
+
+    # -- vector results of device functions ----------------------------------------------------
+    def vec_result_call(self, ty: VecType, req, args, node, statement: bool):
+        """A call of a device function returning ``ty``: the call is hoisted before the
+        statement (``self.pending``), its result registers copied into hidden locals."""
+        loc = self.src.loc(node)
+        call = ir.FuncCall("none", loc, req.ident, tuple(args))
+        if statement:
+            return call
+        if self.lazy:
+            self.src.error(node, f"a call of {req.func.name}() (a {ty} result) inside 'and', "
+                           "'or', 'x if c else y' or a while test",
+                           f"assign the result to a local first (r = {req.func.name}(...)), "
+                           "before the condition", cls=GpuKernelTypeError)
+        self.pending.append(ir.ExprStmt(loc, call))
+        comps = []
+        for register in result_registers(req.ident, ty):
+            tmp = self.hidden_local(ty.elem)
+            self.pending.append(ir.Assign(loc, tmp, ir.Var(ty.elem, loc, register)))
+            comps.append(ir.Var(ty.elem, loc, tmp))
+        return VecValue(ty, loc, tuple(comps))
+
+    def vec_return(self, value, node) -> list:
+        """``return v`` in a device function of a vector result: the components into the
+        result registers, then a plain return."""
+        ty, registers = self.returns.ty, self.returns.registers
+        self.vec_check(value, ty, node, f"the result of {self.src.name}()")
+        loc = self.src.loc(node)
+        out = [ir.Assign(loc, r, self.conv(c, ty.elem)) for r, c in zip(registers,
+                                                                       value.comps)]
+        return out + [ir.Return(loc)]
+
     # -- stores -----------------------------------------------------------------------------
     def vec_store(self, target, value, node, aug_op=None):
         """An assignment to a vector element ``p[i]``, a component ``p[i].y`` / ``p[i][1]``
@@ -382,6 +429,22 @@ class VecMixin(VecCallMixin):
                 out.append(ir.Store(loc, lst, idx, self.conv(rhs, lst.elem), checks[0],
                                     more=extra, more_checks=tuple(checks[1:])))
         return out
+
+
+@dataclass(frozen=True)
+class VecReturn:
+    """The result of a device function returning a vector: its type and the private WGSL
+    variables (``result_registers``) its returns write and its callers read."""
+    ty: VecType
+    registers: tuple
+
+    def __str__(self) -> str:
+        return str(self.ty)
+
+
+def result_registers(ident: str, ty: VecType) -> tuple:
+    """The private variables holding the result of specialisation ``ident``."""
+    return tuple(f"ct_ret_{ident}_{COMPONENTS[k]}" for k in range(ty.n))
 
 
 def _component_targets(tree) -> frozenset:

@@ -81,15 +81,27 @@ def test_int_vectors_refuse_floats():
             out[0] = out[0] / 2
 
 
-def test_not_yet_supported_forms_are_located():
-    with _raises(r"returns a vec3: vector results are not supported yet"):
+def test_vector_results_where_they_cannot_be_hoisted():
+    @Gpu.func
+    def f(x: float) -> vec3:
+        return vec3(x)
+
+    bad = line() + 5
+    with _raises(r"a call of f\(\) \(a vec3 result\) inside 'and', 'or'") as info:
+        @Gpu
+        def k2(p: list[vec3], out: list[float]) -> None:
+            i: int = GlobalIdx.x
+            out[i] = 1.0 if i > 3 else f(1.0).x
+    assert info.value.lineno == bad
+    assert "assign the result to a local first" in str(info.value)
+    with _raises(r"cannot store a float value into the result of g\(\), a vec3"):
         @Gpu.func
-        def f(x: float) -> vec3:
-            return vec3(x)
+        def g(x: float) -> vec3:
+            return x
 
         @Gpu
-        def k2(p: list[vec3]) -> None:
-            p[0] = f(1.0)
+        def k3(p: list[vec3]) -> None:
+            p[0] = g(1.0)
 
 
 def test_device_function_vector_argument_is_checked():

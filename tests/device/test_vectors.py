@@ -70,6 +70,31 @@ def push(n: int, g: vec3, dt: float, v: list[vec3], o: ivec3, out: list[ivec3]) 
         out[i] = o * i + ivec3(len(v))
 
 
+@Gpu.func
+def reflect(d: vec3, n: vec3) -> vec3:
+    return d - n * (2.0 * dot(d, n))
+
+
+@Gpu.func
+def damped_bounce(d: vec3, n: vec3) -> vec3:
+    if d.y > 0.0:
+        return d
+    r = reflect(d, n)                                # a vector result inside a device function
+    return r * 0.5
+
+
+@Gpu
+def bounce_all(d: list[vec3], out: list[vec3], s: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(d):
+        nn = normalize(vec3(0.0, 1.0, 0.1))
+        out[i] = damped_bounce(d[i], nn) - reflect(d[i], nn) * 0.25
+        if reflect(d[i], nn).y > 0.0:                # hoisted before the if
+            s[i] = damped_bounce(d[i], nn).x
+        else:
+            s[i] = -1.0
+
+
 @Gpu
 def write_n(n: int, p: list[vec3]) -> None:
     i: int = GlobalIdx.x
@@ -212,6 +237,24 @@ def test_vector_scalar_parameters(dtype):
                                         r"out\), got 5"):
         gpu(push, n, 0.5, v, ivec3(1, 2, 3), out).join()
     np.testing.assert_array_equal(v, before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_device_function_vector_results(dtype):
+    d = np.random.default_rng(11).standard_normal((200, 3)).astype(dtype)
+    out, s = np.zeros_like(d), np.zeros(200, dtype)
+    gpu(bounce_all, d, out, s).join()
+    d64 = d.astype(np.float64)
+    nn = np.array([0.0, 1.0, 0.1]) / np.linalg.norm([0.0, 1.0, 0.1])
+    refl = d64 - nn * (2 * d64 @ nn)[:, None]
+    bounce = np.where(d64[:, 1:2] > 0, d64, refl * 0.5)
+    tol = 1e-5 if dtype is np.float32 else 1e-13
+    np.testing.assert_allclose(out, bounce - refl * 0.25, rtol=tol, atol=tol)
+    np.testing.assert_allclose(s, np.where(refl[:, 1] > 0, bounce[:, 0], -1.0), rtol=tol,
+                               atol=tol)
+    sim_out, sim_s = np.zeros_like(out), np.zeros_like(s)
+    bounce_all.simulate(d, sim_out, sim_s)
+    np.testing.assert_allclose(sim_out, out, rtol=tol, atol=tol)
 
 
 def test_int_vector_arithmetic():
