@@ -140,10 +140,13 @@ def _launch_program(kernel: GpuKernel, args: tuple):
         row, what = found
         if row not in _PLAIN_ROWS[p.plain]:
             continue                   # refused by the argument checks, with their message
-        seen = chosen.setdefault(p.plain, (row, p.name, what))
+        plain = p.plain
+        if plain == "complex":         # complex128 arrays make plain float (and complex) 64-bit
+            plain, row = "float", _COMPLEX_PART[row]
+        seen = chosen.setdefault(plain, (row, p.name, what))
         if seen[0] != row:
             # the 32-bit one widens exactly (int32 -> int64, float32 -> float64), or pins
-            narrow, wide = (seen[1], row) if seen[0] == p.plain else (p.name, seen[0])
+            narrow, wide = (seen[1], row) if seen[0] == plain else (p.name, seen[0])
             pin = f"list[{elem_type(p.plain).spelling}]"
             raise GpuInvalidArgument(
                 f"{program.name}() parameters {seen[1]!r} ({seen[2]}) and {p.name!r} ({what}): "
@@ -158,7 +161,9 @@ def _launch_program(kernel: GpuKernel, args: tuple):
 
 
 #: the rows a plain float / int list parameter may take, by the argument's element type
-_PLAIN_ROWS = {"float": ("float", "float64"), "int": ("int", "int64")}
+_PLAIN_ROWS = {"float": ("float", "float64"), "int": ("int", "int64"),
+               "complex": ("complex", "complex128")}
+_COMPLEX_PART = {"complex": "float", "complex128": "float64"}
 
 
 def _check_generation(rt: KernelRuntime) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import CThreadsGPUError, GpuKernelError
-from . import ir, library, loop_entry
+from . import ir, library, loop_entry, tuple_types
 from .float_ops import OVERRIDES
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
@@ -36,6 +36,7 @@ from .program import KernelProgram, LoopRecord, SharedArray
 from .source import SourceLoc
 from .proofs import prove_in_range
 from .scope import build_scope
+from .tuple_types import scalar_types, wgsl_type
 from .types import NARROW, ListType, Widths, elem
 from .vectorize import vectorize
 from .entry import (END_PROBE_MARK, ENTRY_HEAD, ENTRY_POINT, ND_ENTRY_HEAD, ND_GRID_ENTRY,
@@ -297,6 +298,7 @@ def types_features(kernel: ir.Kernel) -> tuple:
     for spec in kernel.functions:
         types.update(local.ty for local in spec.body.locals)
     types.discard("none")
+    types = {t for ty in types for t in scalar_types(ty)}     # tuples: their members
     return tuple(sorted({elem(t).feature for t in types if elem(t).feature}))
 
 
@@ -332,7 +334,8 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     em.pylines = [em.pylines[k] for k in keep]
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl(nd) + lists.declarations()
-    helper_blocks = [library.get(name).text for name in sorted(em.helpers)]
+    helper_blocks = tuple_types.declarations(kernel.functions)
+    helper_blocks += [library.get(name).text for name in sorted(em.helpers)]
     helper_blocks += lists.helper_text()
     helper_blocks += function_blocks
     if any(library.get(name).needs_zero for name in em.helpers):
@@ -451,7 +454,8 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     em = Emitter(dummy, func.src, lists, progress, specs=table)
     for name in sorted(used):
         em.helper(name)
-    helpers = [library.get(name).text for name in sorted(em.helpers)]
+    helpers = tuple_types.declarations(specs)
+    helpers += [library.get(name).text for name in sorted(em.helpers)]
     features = ("shader-float32-atomic",) if any("float_atomic" in s.uses for s in specs) else ()
     features += tuple(elem(t).feature for t in {widths.concrete(types[0])}
                       if elem(t).feature)
@@ -464,7 +468,7 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):
     for local in kernel.locals:
-        t = elem(local.ty).wgsl
+        t = wgsl_type(local.ty)
         if local.param:
             init = elem(local.ty).from_uniform.format(f"ct_u.{local.ident}")
             em.line(f"var {local.ident}: {t} = {init};")

@@ -25,6 +25,9 @@ class AccessMixin:
                        "shared(size)", cls=GpuKernelTypeError)
 
     def visit_Subscript(self, node):
+        member = self.tuple_subscript(node)         # f(x)[k] of a tuple result (tuple_calls)
+        if member is not None:
+            return member
         shape = self.shape_of(node)
         if shape is not None:
             return shape
@@ -100,6 +103,9 @@ class AccessMixin:
         if is_float(e.ty):
             self.src.error(node, "list index must be an int, got a float expression",
                            "convert with int(...)", cls=GpuKernelTypeError)
+        if e.ty in ("complex", "complex128"):
+            self.src.error(node, "list index must be an int, got a complex expression",
+                           "index with an int, e.g. int(z.real)", cls=GpuKernelTypeError)
         if e.ty == "bool":
             e = self.conv(e, "int")
         if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
@@ -108,11 +114,16 @@ class AccessMixin:
             return ir.Binary(e.ty, e.loc, "add", self.vec_list_len(lst, dim, e.ty, e.loc), e)
         return e
 
-    def device_call(self, func, node, statement: bool = False) -> ir.FuncCall:
+    def device_call(self, func, node, statement: bool = False,
+                    tuple_ok: bool = False) -> ir.FuncCall:
         """A call of a device function: arguments checked against its signature (scalars
-        converted as assignments convert, lists passed by name with their element type)."""
+        converted as assignments convert, lists passed by name with their element type);
+        ``tuple_ok``: the caller unpacks or indexes a tuple result (``tuple_calls.py``)."""
         sig = func.signature
         loc = self.src.loc(node)
+        if not (statement or tuple_ok or isinstance(sig.returns, (str, VecType)) or
+                sig.returns is None):
+            self.tuple_error(func, node)
         if sig.returns is None and not statement:
             self.src.error(node, f"device function {func.name} returns None, so its call "
                            "cannot be used as a value",
@@ -143,21 +154,7 @@ class AccessMixin:
                                    f"'{pname}'", cls=GpuKernelTypeError)
                 lists.append(ref)
                 continue
-            if isinstance(arg, ast.Name) and arg.id in self.scope.lists:
-                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                               f"takes a {ty}, not the list '{arg.id}'",
-                               f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
-                               "list", cls=GpuKernelTypeError)
-            if isinstance(ty, VecType):                 # one argument per component
-                args.extend(self.vec_argument(arg, ty, f"argument {k + 1} of {func.name}() "
-                                              f"('{pname}: {ty}')"))
-                continue
-            value = self.not_vector(self.expr(arg), arg)
-            if not assignable(value.ty, ty):
-                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                               f"cannot take a {value.ty} value",
-                               f"convert explicitly, e.g. {ty}(...)", cls=GpuKernelTypeError)
-            args.append(self.conv(value, ty))
+            args.extend(self._value_argument(func, k, pname, ty, arg))
         req = self.functions.request(func, tuple(lists))
         if not any(r is req for r, _, _ in self.calls):
             self.calls.append((req, node, self.src))
@@ -166,6 +163,24 @@ class AccessMixin:
                                         statement)
         returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
         return ir.FuncCall(returns, loc, req.ident, tuple(args))
+
+    def _value_argument(self, func, k: int, pname: str, ty, arg) -> list:
+        """The WGSL arguments of a scalar or vector parameter ``pname: ty`` (a vector: one per
+        component), checked and converted as an assignment converts."""
+        if isinstance(arg, ast.Name) and arg.id in self.scope.lists:
+            self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                           f"takes a {ty}, not the list '{arg.id}'",
+                           f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
+                           "list", cls=GpuKernelTypeError)
+        if isinstance(ty, VecType):                 # one argument per component
+            return self.vec_argument(arg, ty, f"argument {k + 1} of {func.name}() "
+                                     f"('{pname}: {ty}')")
+        value = self.not_vector(self.expr(arg), arg)
+        if not assignable(value.ty, ty):
+            self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                           f"cannot take a {value.ty} value",
+                           f"convert explicitly, e.g. {ty}(...)", cls=GpuKernelTypeError)
+        return [self.conv(value, ty)]
 
     def atomic_call(self, op, node, text):
         want = 4 if op == "compare_exchange" else 3
@@ -207,6 +222,9 @@ class AccessMixin:
 def _atomic_hint(lst: ir.ListRef, text: str) -> str:
     """The way out for ``text``() on a list whose element type has no atomics."""
     name = lst.pyname
+    if lst.elem in ("complex", "complex128"):
+        return (f"complex numbers have no atomics: keep the real and imaginary parts of '{name}' "
+                "in two list[float] and atomic_add each part")
     if lst.elem == "float64":
         return (f"devices have no float64 atomics: pass a float32 array for '{name}' (e.g. "
                 "np.zeros(n, np.float32)) and annotate it list[float32] if the other floats "

@@ -10,6 +10,7 @@ those used.
 
 from __future__ import annotations
 
+import cmath
 import math
 import sys
 from dataclasses import dataclass
@@ -157,7 +158,7 @@ PY_BUILTINS = {
 
 #: ``ir.Call.fn`` of min/max by the operand type (the float64 ones: ``f64_call``)
 MINMAX = {(fn, row.name): f"{fn}_{'f' if row.is_float else 'i'}" for row in ELEM_TYPES.values()
-          if row.kind != "b" for fn in ("min", "max")}
+          if row.kind in "iuf" for fn in ("min", "max")}
 #: functions whose Python result is an int: the float result's WGSL, converted by the emitter
 TO_INT = {"floor": "floor({0})", "ceil": "ceil({0})", "trunc": "trunc({0})",
           "round": "round({0})"}
@@ -196,6 +197,10 @@ def function_table() -> dict:
     for obj in BARRIER_OBJECTS:
         table[id(obj)] = Callee("barrier")
     table[id(intrinsics.shared)] = Callee("shared")
+    # complex numbers (codegen/complexes.py): complex(re, im) and the cmath functions
+    table[id(py.complex)] = Callee("complex", "complex")
+    for name in ("exp", "log", "sqrt", "phase"):
+        table[id(getattr(cmath, name))] = Callee("cmath", name)
     # Our own re-exports (cthreads.gpu.sqrt, ...) if they are distinct objects.
     for modname in ("cthreads.gpu", "cthreads.lang.intrinsics"):
         mod = sys.modules.get(modname)

@@ -13,6 +13,7 @@ import ast
 from ..errors import GpuKernelTypeError
 from . import unsupported
 from .source import KernelSource
+from .tuple_types import resolve_result
 from .types import AnnotationError, ListType, resolve_annotation
 from .vectypes import VecType
 
@@ -97,10 +98,18 @@ def check_func_signature(src: KernelSource, lookup) -> tuple:
     if _returns_none(ret):
         return params, None
     try:
+        ty = resolve_result(ret, lookup)        # tuple[...] (tuple_types.py), else None
+    except AnnotationError as exc:
+        src.error(exc.node, f"the result of device function {src.name}: {exc.message}",
+                  exc.hint, cls=GpuKernelTypeError)
+    if ty is not None:
+        return params, ty
+    try:
         ty = resolve_annotation(ret, lookup)
     except AnnotationError as exc:
         src.error(exc.node, f"the result of device function {src.name}: {exc.message}",
-                  "annotate the result with int, float, bool or None", cls=GpuKernelTypeError)
+                  "annotate the result with int, float, bool or None, or tuple[float, int] "
+                  "(a type per value) to return several values", cls=GpuKernelTypeError)
     if not isinstance(ty, (str, VecType)):
         src.error(ret, f"device function {src.name} returns a list; device functions return "
                   "a scalar or None", "write results into a list parameter and return None",

@@ -17,8 +17,10 @@ from .. import sync
 from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
+from .complexes import ComplexMixin, is_complex
 from .vectors import VecMixin, VecValue
 from .functions import DeviceFunction
+from .int_literals import _fold_int, _int_literal_value
 from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, elem, is_float, promote,
                     wrap as _wrap)
 
@@ -32,7 +34,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-class ExprMixin(AccessMixin, VecMixin):
+class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:
@@ -53,6 +55,8 @@ class ExprMixin(AccessMixin, VecMixin):
             return e
         if isinstance(e, ir.Const):
             row = elem(ty)
+            if row.kind == "c":
+                return ir.Const(ty, e.loc, complex(e.value))
             if row.kind == "f":
                 value = float(e.value)
                 if ty == "float" and math.isfinite(value) and abs(value) > F32_MAX:
@@ -123,6 +127,10 @@ class ExprMixin(AccessMixin, VecMixin):
         ty = typed[0]
         for t in typed[1:]:
             ty = promote(ty, t)
+        if any(is_complex(t) for t in consts) and not is_complex(ty):
+            return "complex128" if ty == "float64" else self.plain_complex    # x + 1j
+        if is_complex(ty):
+            return ty
         if any(is_float(t) for t in consts) and not is_float(ty):
             return self.plain_float
         if ty == "bool" and any(t != "bool" for t in consts):
@@ -182,6 +190,8 @@ class ExprMixin(AccessMixin, VecMixin):
 
     # -- leaves ----------------------------------------------------------------------------
     def visit_Constant(self, node):
+        if isinstance(node.value, complex):
+            return self.complex_const(node.value, node)
         if node.value is None or isinstance(node.value, (str, bytes, complex)) \
                 or node.value is Ellipsis:
             self.src.error(node, f"the constant {node.value!r} is not supported in kernels",
@@ -201,6 +211,9 @@ class ExprMixin(AccessMixin, VecMixin):
         return self.object_value(self.scope.resolve(node), node, name)
 
     def visit_Attribute(self, node):
+        value = self.complex_attribute(node)       # z.real, z.imag
+        if value is not None:
+            return value
         component = self.vec_attribute(node)
         if component is not None:
             return component
@@ -240,6 +253,8 @@ class ExprMixin(AccessMixin, VecMixin):
             where = node.right if isinstance(node, ast.BinOp) else getattr(node, "value", node)
             self.src.error(where, f"division by a constant zero ('{BINOP_SYMBOL[op]} 0')",
                            "Python raises ZeroDivisionError here; divide by a non-zero value")
+        if is_complex(lt) or is_complex(rt):
+            return self.complex_binary(op, left, right, node)
         folded = self.fold_overflow(op, left, right, node)
         if folded is not None:
             return folded
@@ -304,6 +319,11 @@ class ExprMixin(AccessMixin, VecMixin):
         ty = self.plain_int if e.ty == "bool" else e.ty
         if isinstance(node.op, ast.UAdd):
             return self.conv(e, ty)
+        if is_complex(ty):
+            if isinstance(node.op, ast.Invert):
+                self.src.error(node, "unsupported operand type for '~': complex",
+                               "'~' works on int values", cls=GpuKernelTypeError)
+            return self.complex_neg(e, node)
         if isinstance(node.op, ast.Invert):
             if is_float(e.ty):
                 self.src.error(node, "unsupported operand type for '~': float",
@@ -331,6 +351,11 @@ class ExprMixin(AccessMixin, VecMixin):
         operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
         if any(isinstance(e, VecValue) for e in operands):
             self.vec_compare(node)
+        fast = self.abs_compare(node, operands, [CMPOPS[type(op)] for op in node.ops])
+        if fast is not None:                        # abs(z) <= 2.0: no square root
+            return fast
+        if any(is_complex(e.ty) for e in operands):
+            return self.complex_compare(node, operands, [CMPOPS[type(op)] for op in node.ops])
         ops, types = [], []
         for k, op in enumerate(node.ops):
             sym = CMPOPS[type(op)]
@@ -383,6 +408,9 @@ class ExprMixin(AccessMixin, VecMixin):
             if isinstance(a, ast.Starred):
                 self.src.error(a, "*unpacking is not supported in kernels",
                                "pass arguments one by one")
+        method = self.complex_method(node)          # z.conjugate()
+        if method is not None:
+            return method
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.value.id in self.scope.lists:
             self.src.error(node.func, f"list methods such as '.{node.func.attr}()' are not "
@@ -473,6 +501,7 @@ class ExprMixin(AccessMixin, VecMixin):
                            f"write {name}(a, b, ...); iterate over lists with a loop",
                            cls=GpuKernelTypeError)
         args = [self.expr(a) for a in node.args]
+        self.refuse_complex(node, name, args)
         ty = self.arith_type(args)
         loc = self.src.loc(node)
         result = self.conv(args[0], ty)
@@ -487,6 +516,8 @@ class ExprMixin(AccessMixin, VecMixin):
         elif result != "bool":                      # float32() ... uint32()
             result = ANNOTATION_NAMES[result]
         value = self.expr(node.args[0])
+        if result != "bool":
+            self.refuse_complex(node, "convert", (value,), name)
         if isinstance(value, ir.Const) and elem(result).kind in "iu" and \
                 elem(value.ty).kind in "iu" and result != "int64":
             value = ir.Const(value.ty, value.loc, _wrap(int(value.value), result))
@@ -499,12 +530,15 @@ class ExprMixin(AccessMixin, VecMixin):
 
     def py_abs(self, name, row, node):
         arg = self.expr(node.args[0])
+        if is_complex(arg.ty):
+            return self.complex_abs(arg, node)
         ty = self.plain_int if arg.ty == "bool" else arg.ty
         return ir.Call(ty, self.src.loc(node), "abs", (self.conv(arg, ty),))
 
     def py_round(self, name, row, node):
         # round(x): Python rounds half to even and returns an int
         arg = self.expr(node.args[0])
+        self.refuse_complex(node, "round", (arg,))
         if not is_float(arg.ty):
             return self.conv(arg, self.plain_int if arg.ty == "bool" else arg.ty)
         return ir.Call(self.plain_int, self.src.loc(node), "round", (arg,))
@@ -514,6 +548,7 @@ class ExprMixin(AccessMixin, VecMixin):
         self.nargs(node, text, spec.nargs)
         args = [self.expr(a) for a in node.args]
         loc = self.src.loc(node)
+        self.refuse_complex(node, name, args, text)
         if spec.int_identity and not is_float(args[0].ty):
             return self.conv(args[0], self.plain_int if args[0].ty == "bool" else args[0].ty)
         ty = self.unify(args)
@@ -529,48 +564,6 @@ class ExprMixin(AccessMixin, VecMixin):
         result = {"float": ty, "int": self.plain_int}.get(spec.result, spec.result)
         return ir.Call(result, loc, name, args)
 
-def _fold_int(op: str, a: int, b: int) -> int | None:
-    """Python's value of ``a <op> b`` for ints of at most 64 bits, or None (not an arithmetic
-    operator, or one Python would raise for). Powers and left shifts whose value needs more
-    than 64 bits give 2**64 (a value beyond 64 bits) without computing it."""
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    if op in ("floordiv", "mod"):
-        if b == 0:
-            return None
-        return a // b if op == "floordiv" else a % b
-    if op in ("pow", "lshift", "rshift") and b < 0:
-        return None
-    if op == "pow":
-        if a in (0, 1, -1):
-            return a ** min(b, 2 + b % 2)      # 0**0 == 1; (-1)**b by the parity of b
-        return 2**64 if b > 64 else a ** b     # |a| >= 2: beyond 64 bits past 64
-    if op == "lshift":
-        return 0 if a == 0 else 2**64 if b > 64 else a << b
-    if op == "rshift":
-        return a >> min(b, 64)                 # a fits in 64 bits: 64 gives 0 or -1
-    return None
-
-
-def _int_literal_value(node) -> int | None:
-    """The Python value of ``2**63``-style int literal arithmetic (+ - * ** <<), or None."""
-    if isinstance(node, ast.Constant):
-        return node.value if type(node.value) is int else None
-    if not isinstance(node, ast.BinOp) or \
-            type(node.op) not in (ast.Add, ast.Sub, ast.Mult, ast.Pow, ast.LShift):
-        return None
-    a, b = _int_literal_value(node.left), _int_literal_value(node.right)
-    if a is None or b is None or isinstance(node.op, (ast.Pow, ast.LShift)) and \
-            not 0 <= b <= 64 or abs(a) > 2**64 or abs(b) > 2**64:
-        return None
-    return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b, ast.Pow: a ** b if b >= 0 else 0,
-            ast.LShift: a << b}[type(node.op)]
-
-
 #: PyFn.rule -> the ExprMixin method that types the call
 PY_RULES = {"range": ExprMixin.py_range, "len": ExprMixin.py_len, "minmax": ExprMixin.py_minmax,
             "convert": ExprMixin.py_convert, "abs": ExprMixin.py_abs,
@@ -579,4 +572,5 @@ PY_RULES = {"range": ExprMixin.py_range, "len": ExprMixin.py_len, "minmax": Expr
 #: Callee.kind -> how a call of it is translated
 CALLEE_KINDS = {"py": ExprMixin.py_call, "math": ExprMixin.math_call,
                 "atomic": ExprMixin.atomic_call,
-                "barrier": ExprMixin.barrier_value, "shared": ExprMixin.shared_value}
+                "barrier": ExprMixin.barrier_value, "shared": ExprMixin.shared_value,
+                "complex": ExprMixin.complex_call, "cmath": ExprMixin.cmath_call}

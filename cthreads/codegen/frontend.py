@@ -19,6 +19,8 @@ from .functions import DeviceFunction, FuncSpec, FunctionSet, placeholder_lists
 from .program import BoundsCheck
 from .scope import KernelScope, build_scope
 from .source import KernelSource
+from .tuple_calls import TupleMixin
+from .tuple_types import is_tuple
 from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_float, join
 from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vector_locals,
                       vector_params)
@@ -218,7 +220,7 @@ def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
                      frozenset(uses), tuple(specs))
 
 
-class Translator(ExprMixin, Visitor):
+class Translator(TupleMixin, ExprMixin, Visitor):
     """One inference pass: statements here, expressions in ``ExprMixin``. The scope is shared
     and fixed; ``types`` (inferred local types) is shared between passes and only widens."""
 
@@ -411,6 +413,9 @@ class Translator(ExprMixin, Visitor):
                        "assign to a local name or a list element")
 
     def tuple_assign(self, target, node):
+        unpacked = self.unpack_call(target, node)        # a, b = f(x): tuple_calls.py
+        if unpacked is not None:
+            return unpacked
         if not isinstance(node.value, ast.Tuple) or len(node.value.elts) != len(target.elts):
             self.src.error(node, "tuple assignment needs a tuple of the same length on the "
                            "right ('a, b = b, a')", "assign each value separately")
@@ -507,6 +512,7 @@ class Translator(ExprMixin, Visitor):
             if is_float(e.ty):
                 self.src.error(a, "range() arguments must be int, got a float expression",
                                "convert with int(...)", cls=GpuKernelTypeError)
+            self.refuse_complex(a, "range", (e,))
             if e.ty in ("int64", "uint32") and loop_ty == "int" and \
                     not isinstance(e, ir.Const):
                 self.src.error(a, f"range() argument of type {e.ty} in a loop whose variable "
@@ -555,6 +561,10 @@ class Translator(ExprMixin, Visitor):
                                "annotate the result type (-> float, int or bool) or write a "
                                "bare 'return'", cls=GpuKernelTypeError)
             return ir.Return(self.src.loc(node))
+        if not bare and is_tuple(self.returns):
+            return self.tuple_return(node)
+        if isinstance(node.value, ast.Tuple):
+            self.scalar_tuple_return(node)
         if bare:
             self.src.error(node, f"device function {name} returns a {self.returns}, but this "
                            "'return' has no value", f"write 'return <{self.returns} value>'",

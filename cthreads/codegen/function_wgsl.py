@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import ir
 from .lists import ListAccess
+from .tuple_types import wgsl_type
 from .types import elem
 from .wgsl import Emitter
 
@@ -39,7 +40,7 @@ def function_text(spec, lists: ListAccess, specs: dict, progress=None, nd: bool 
     launch variant; ``cpu``: for the kernel's variant for CPU drivers."""
     em = FunctionEmitter(spec, lists, specs, progress, nd, cpu)
     for local in spec.body.locals:
-        t = elem(local.ty).wgsl
+        t = wgsl_type(local.ty)
         if local.param:
             em.line(f"var {local.ident}: {t} = ct_p_{local.ident};")
         else:
@@ -47,7 +48,7 @@ def function_text(spec, lists: ListAccess, specs: dict, progress=None, nd: bool 
     em.block(list(spec.body.body), "plain")
     params = [f"ct_p_{ident}: {elem(ty).wgsl}" for ident, ty in spec.params]
     params += [f"{ident}: {ty}" for ident, ty in spec.hidden_params(nd)]
-    result = f" -> {elem(spec.returns).wgsl}" if spec.returns is not None else ""
+    result = f" -> {wgsl_type(spec.returns)}" if spec.returns is not None else ""
     lines = [f"var<private> {ident}: {elem(ty).wgsl};" for ident, ty in spec.registers]
     lines += [f"// device function {spec.func.fn.__module__}.{spec.func.fn.__qualname__} "
               f"({spec.src.filename}, line {spec.src.firstlineno})",

@@ -34,7 +34,7 @@ HIDDEN_ND = {"GlobalIdx": (("ct_gidx", "i32"), ("ct_gidy", "i32"), ("ct_gidz", "
 @dataclass(frozen=True)
 class Signature:
     params: tuple            # ((name, type), ...): type a scalar name or ListType
-    returns: str | None      # scalar type name, or None
+    returns: object          # scalar type name, tuple_types.TupleType, or None
     nodes: tuple             # the parameters' AST nodes (for located errors)
 
 
@@ -144,7 +144,7 @@ class FuncSpec:
     ident: str
     func: DeviceFunction
     params: tuple            # ((WGSL ident, type name), ...) of the scalar parameters
-    returns: str | None
+    returns: object          # as Signature.returns, at the compilation's widths
     body: ir.Kernel          # its body as a kernel-shaped IR (locals, lists, statements)
     uses: frozenset          # features used by it and everything it calls
     src: KernelSource

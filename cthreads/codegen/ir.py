@@ -168,6 +168,23 @@ class FuncCall(Expr):
 
 
 @dataclass(frozen=True)
+class MakeTuple(Expr):
+    """The value of ``return a, b`` in a device function with a tuple result: ``ty`` is its
+    ``tuple_types.TupleType``, ``members`` already converted to its member types."""
+    EXPR_SEQS = ("members",)
+    members: tuple = ()
+
+
+@dataclass(frozen=True)
+class TupleMember(Expr):
+    """Member ``index`` of a tuple value (a device function's call, or the hidden local an
+    unpacking assignment keeps it in); ``ty`` is the member's type."""
+    EXPRS = ("value",)
+    value: Expr = None
+    index: int = 0
+
+
+@dataclass(frozen=True)
 class Atomic(Expr):
     EXPRS = ("index",)
     EXPR_SEQS = ("args", "more")

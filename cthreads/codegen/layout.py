@@ -37,7 +37,7 @@ def _plain(annotation) -> str | None:
     """'float' or 'int' for a parameter annotated with plain float or int (a list of them
     too): its width follows the launch; None for bool and the width types."""
     name = annotation if isinstance(annotation, str) else annotation.elem   # list, vector
-    return name if name in ("float", "int") else None
+    return name if name in ("float", "int", "complex") else None
 
 
 class Layout:

@@ -110,15 +110,25 @@ ELEM_TYPES = {
                         opaque="ct_opaque_d",
                         to_int=(("int", "ct_i32_d"), ("uint32", "ct_u32_d"),
                                 ("int64", "ct_i64_d"))),
+    # complex numbers (codegen/complexes.py): a vec2 of the float type, (real, imag), which is
+    # numpy's complex64 / complex128 layout exactly
+    "complex": ElemType("complex", complex, 5, "vec2<f32>", "vec2<f32>", "vec2<f32>", "ff",
+                        "complex64", "complex64", "vec2<f32>()", "vec2<f32>()", "", size=8,
+                        kind="c", bits=64, spelling="complex64"),
+    "complex128": ElemType("complex128", complex, 6, "vec2<f64>", "vec2<f64>", "vec2<f64>",
+                           "dd", "complex128", "complex128", "vec2<f64>()", "vec2<f64>()", "",
+                           size=16, feature="shader-f64", kind="c", bits=128,
+                           spelling="complex128"),
 }
 #: how many times a local's inferred type can widen (unknown -> bool -> int -> int64 ->
-#: float -> float64)
-LATTICE_HEIGHT = 5
+#: float -> float64 -> complex -> complex128)
+LATTICE_HEIGHT = 7
 
 #: annotation names (plain and width types) -> the row they name in a 32-bit launch
 ANNOTATION_NAMES = {"bool": "bool", "int": "int", "float": "float", "int32": "int",
                     "float32": "float", "int64": "int64", "float64": "float64",
-                    "uint32": "uint32"}
+                    "uint32": "uint32", "complex": "complex", "complex64": "complex",
+                    "complex128": "complex128"}
 #: numpy dtype names -> the row a numpy array of that dtype matches exactly
 DTYPE_ROWS = {row.array_dtype: row.name for row in ELEM_TYPES.values()}
 
@@ -140,11 +150,16 @@ class Widths:
     int: str = "int"
 
     def concrete(self, annotation: str) -> str:
-        """The compiler type of an annotation name ('float', 'int32', 'uint32', ...)."""
+        """The compiler type of an annotation name ('float', 'int32', 'uint32', ...); a
+        composite type (``tuple_types.TupleType``) makes its members concrete."""
+        if not isinstance(annotation, str):
+            return annotation.concrete(self)
         if annotation == "float":
             return self.float
         if annotation == "int":
             return self.int
+        if annotation == "complex":         # follows the float width (complex128 in float64)
+            return "complex128" if self.float == "float64" else "complex"
         return ANNOTATION_NAMES[annotation]
 
     @property
@@ -173,9 +188,9 @@ MAX_NDIM = 3
 
 
 #: value bits of the int types (and bool)
-INT_BITS = {row.name: row.bits for row in ELEM_TYPES.values() if row.kind != "f"}
+INT_BITS = {row.name: row.bits for row in ELEM_TYPES.values() if row.kind in "biu"}
 #: the smallest and largest values of the int types (and bool)
-INT_RANGE = {row.name: row.int_range for row in ELEM_TYPES.values() if row.kind != "f"}
+INT_RANGE = {row.name: row.int_range for row in ELEM_TYPES.values() if row.kind in "biu"}
 
 
 def wrap(value: int, ty: str) -> int:
@@ -194,6 +209,10 @@ def assignable(ty: str, declared: str) -> bool:
     if ty == declared:
         return True
     have, want = elem(ty).kind, elem(declared).kind
+    if want == "c":
+        return True
+    if have == "c":
+        return False                  # Python has no implicit complex -> float conversion
     if want == "f":
         return True
     if want in "iu":
@@ -207,6 +226,9 @@ def promote(a: str, b: str) -> str:
     if a == b:
         return a
     ra, rb = ELEM_TYPES[a], ELEM_TYPES[b]
+    if ra.kind == "c" or rb.kind == "c":        # the complex of the widest float part
+        wide = any(r.name in ("complex128", "float64") for r in (ra, rb))
+        return "complex128" if wide else "complex"
     if ra.kind == "b":
         return b
     if rb.kind == "b":
@@ -233,9 +255,10 @@ def arith(a: str, b: str) -> str:
     return "int" if t == "bool" else t
 
 
-_SCALAR_OBJECTS = {bool: "bool", int: "int", float: "float"}
+_SCALAR_OBJECTS = {bool: "bool", int: "int", float: "float", complex: "complex"}
 _SCALAR_OBJECTS.update(WIDTH_TYPES)
-_NUMPY_NAMES = {"float32", "float64", "int32", "int64", "uint32", "bool_"}
+_NUMPY_NAMES = {"float32", "float64", "int32", "int64", "uint32", "bool_", "complex64",
+                "complex128"}
 
 
 def _scalar_name(obj) -> str | None:
@@ -277,6 +300,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
             ast.copy_location(sub, node)
         return resolve_annotation(inner, lookup)
     obj = _resolve_object(node, lookup)
+    _reject_tuple(node, obj, lookup)
     if obj is not None and not isinstance(obj, _Missing):
         name = _scalar_name(obj)
         if name is not None:
@@ -314,6 +338,23 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
             return ListType(inner)
     text = ast.unparse(node) if not isinstance(node, ast.Constant) else repr(node.value)
     raise AnnotationError(node, f"unsupported annotation '{text}'", hint)
+
+
+#: hint of a tuple annotation anywhere but a device function's result
+TUPLE_HINT = ("tuples are only the results of device functions ('-> tuple[float, float]'), "
+              "which the caller unpacks: 'a, b = f(x)'; pass and store each member on its own "
+              "('a: float, b: float', 'xs: list[float], ys: list[float]', or a "
+              "list[list[float]] of shape (n, 2) for pairs)")
+
+
+def _reject_tuple(node, obj, lookup) -> None:
+    """An ``AnnotationError`` for ``tuple`` / ``tuple[...]`` / ``typing.Tuple[...]`` here."""
+    if isinstance(node, ast.Subscript):
+        obj = _resolve_object(node.value, lookup)
+    if obj is tuple or obj is typing.Tuple:
+        text = ast.unparse(node)
+        raise AnnotationError(node, f"'{text}' is not a type for parameters, locals or list "
+                              "elements", TUPLE_HINT)
 
 
 class _Missing:

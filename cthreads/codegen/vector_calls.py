@@ -18,7 +18,7 @@ from ..lang import vectors as pyvec
 from . import ir
 from .builtins import MINMAX
 from .source import SourceLoc
-from .types import is_float
+from .types import elem, is_float
 from .vectypes import COMPONENTS, VecType
 
 
@@ -104,7 +104,7 @@ class VecCallMixin:
                                else f"pass a vec{ty.n}", cls=GpuKernelTypeError)
             return VecValue(ty, self.src.loc(node), tuple(self.conv(c, ty.elem)
                                                           for c in v.comps))
-        args = [self.not_vector(a, n) for a, n in zip(args, node.args)]
+        args = [self.real_scalar(self.not_vector(a, n), n, ty) for a, n in zip(args, node.args)]
         if len(args) == 1:
             args = args * ty.n
         if len(args) != ty.n:
@@ -116,6 +116,14 @@ class VecCallMixin:
                 self.src.error(arg, f"{ty} holds ints, not a float", f"convert with int(...), "
                                f"or use vec{ty.n}", cls=GpuKernelTypeError)
         return VecValue(ty, self.src.loc(node), tuple(self.conv(a, ty.elem) for a in args))
+
+    def real_scalar(self, e, node, ty: VecType):
+        """``e`` when it is a real number (bool, int or float); a located error else."""
+        if elem(e.ty).kind not in "biuf":
+            self.src.error(node, f"a {ty} holds real numbers, not a {e.ty} value",
+                           "take its .real / .imag, or keep complex values in complex locals",
+                           cls=GpuKernelTypeError)
+        return e
 
     def _pair(self, name, args, node):
         if len(args) != 2 or not all(isinstance(a, VecValue) for a in args) or \

@@ -12,7 +12,9 @@ compiling this variant only for kernels whose meaning is the same lane by lane:
 * those statements assign float locals and store to float lists, and every list access is
   ``lst[i]``;
 * expressions are float arithmetic (``+ - * /``, unary ``-``), float parameters and literals,
-  and the lane-wise math functions (``sqrt``, ``exp``, ``abs`` ...).
+  and the lane-wise math functions (``sqrt``, ``exp``, ``abs`` ...); device functions of one
+  ``return`` of such expressions, also tuples of floats unpacked (``a, b = f(x)``: one vector
+  per member) or indexed (``f(x)[0]``).
 
 Index step ``j`` covers indexes ``4j .. 4j+3``; where ``g`` falls inside a step, its stores
 keep the lanes at or past ``g`` (``select`` with the old value). The runtime uses the variant
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 from . import ir, library
 from .builtins import CALLS
+from .tuple_types import is_tuple
 from .types import elem
 from .visit import Visitor
 from .entry import grid_entry
@@ -89,6 +92,17 @@ def _guard(test: ir.Expr, index: str, params: dict):
     return None
 
 
+def _member(k: int):
+    """Member ``k`` of a returned tuple: of ``return a, b``, or of ``return g(x)``."""
+    def pick(value):
+        if isinstance(value, ir.MakeTuple):
+            return value.members[k]
+        if isinstance(value, ir.FuncCall) and is_tuple(value.ty):
+            return ir.TupleMember(value.ty.members[k], value.loc, value, k)
+        raise _NotLanewise
+    return pick
+
+
 class _Printer(Visitor):
     """Prints the straight-line statements with vec4<f32> lanes (``visit_<node>``); any node
     without a method, or not lane-wise, raises _NotLanewise."""
@@ -101,6 +115,7 @@ class _Printer(Visitor):
         self.specs = specs                  # device functions: WGSL name -> FuncSpec
         self.args: list[dict] = []          # inside a device function: its parameters' texts
         self.assigned: set[str] = set()
+        self.tuples: set[str] = set()       # unpacked tuple locals: one vector per member
         self.lists: dict[str, ir.ListRef] = {}
         self.lines: list[str] = []          # the statements for four indexes below the guard
         self.tail: list[str] = []           # the same where only the first k < 4 are: stores
@@ -125,6 +140,8 @@ class _Printer(Visitor):
 
     def visit_Assign(self, s):
         local = self.locals.get(s.ident)
+        if local is not None and is_tuple(local.ty):
+            return self.unpack(s, local.ty)
         if local is None or local.ty != self.ty or s.ident == self.index:
             raise _NotLanewise
         value = self.lanes(s.value)
@@ -150,8 +167,8 @@ class _Printer(Visitor):
         its lane-wise arguments (``return 0.001``): its text is then wrapped too (the
         conversion of a vec4 to itself costs nothing)."""
         text = self.expr(e)
-        vector = any(isinstance(x, ir.Load) or (isinstance(x, ir.Var) and x.ident in self.assigned)
-                     for x in ir.walk_expr(e))
+        vector = any(isinstance(x, ir.Load) or (isinstance(x, ir.Var) and (
+            x.ident in self.assigned or x.ident in self.tuples)) for x in ir.walk_expr(e))
         calls = any(isinstance(x, ir.FuncCall) for x in ir.walk_expr(e))
         return text if vector and not calls else f"{self.vt}({text})"
 
@@ -207,6 +224,11 @@ class _Printer(Visitor):
     def visit_FuncCall(self, e):
         """A device function whose body is ``return <lane-wise expression>`` of its
         parameters: that expression, with the arguments' lanes for the parameters."""
+        return self.inline(e, lambda value: value)
+
+    def inline(self, e: ir.FuncCall, pick) -> str:
+        """The expression ``pick(returned value)`` of a function of one ``return``, with the
+        arguments' lanes for its parameters."""
         spec = self.specs[e.fn]
         body = spec.body.body
         if spec.hidden or len(body) != 1 or not isinstance(body[0], ir.ReturnValue) or \
@@ -219,9 +241,29 @@ class _Printer(Visitor):
             texts[ident] = f"({self.expr(arg)})"
         self.args.append(texts)
         try:
-            return f"({self.expr(body[0].value)})"
+            return f"({self.expr(pick(body[0].value))})"
         finally:
             self.args.pop()
+
+    # -- tuple results (tuple_calls.py): one vector per member -------------------------------
+    def unpack(self, s: ir.Assign, ty):
+        """``ct_sN = f(x)`` of an unpacking: each member of ``f``'s one ``return`` as a vector
+        (``ct_sN_m0`` ...), which the member reads name."""
+        if not isinstance(s.value, ir.FuncCall) or any(m != self.ty for m in ty.members):
+            raise _NotLanewise
+        lines = [f"let {s.ident}_m{k}: {self.vt} = {self.vt}"
+                 f"{self.inline(s.value, _member(k))};" for k in range(len(ty))]
+        self.tuples.add(s.ident)
+        text = " ".join(lines)
+        return text, text
+
+    def visit_TupleMember(self, e):
+        v = e.value
+        if isinstance(v, ir.Var) and v.ident in self.tuples:
+            return f"{v.ident}_m{e.index}"
+        if isinstance(v, ir.FuncCall):
+            return self.inline(v, _member(e.index))
+        raise _NotLanewise
 
     def visit_Call(self, e):
         row = CALLS.get(e.fn)

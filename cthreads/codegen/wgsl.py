@@ -18,7 +18,9 @@ from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
 from .lists import ListAccess
 from .program import LoopRecord, loop_bit
+from .tuple_types import is_tuple
 from .types import ELEM_TYPES, elem
+from . import complexes
 from .uniform import Uniformity
 from .visit import Visitor
 
@@ -51,6 +53,8 @@ SHIFT_COUNT = {row.name: row.shift_count for row in _ROWS if row.shift_count}
 
 def literal(value, ty: str) -> str:
     row = elem(ty)
+    if row.kind == "c":
+        return complexes.complex_literal(value, ty, literal)
     if row.python is bool:
         return "true" if value else "false"
     if row.python is int:
@@ -221,6 +225,9 @@ class Emitter(Visitor):
     def cast(self, text: str, src: str, dst: str) -> str:
         if src == dst:
             return text
+        special = complexes.cast(text, src, dst, self.helper)
+        if special is not None:
+            return special
         if dst == "bool":
             zero = elem(src).zero
             return f"({text} != {zero})" if elem(src).kind in "iu" else f"!({text} == {zero})"
@@ -248,6 +255,18 @@ class Emitter(Visitor):
                     self.helper(IDENTITY[e.ty])
                     args[k] = f"{IDENTITY[e.ty]}({args[k]})"
         arg_ty = e.args[0].ty if e.args else e.ty
+        if e.fn in complexes.COMPLEX_CALLS:
+            if e.fn in ("c_mul", "c_div"):
+                # a constant operand is hidden from the driver, which would fold its zero parts
+                # (x * 0.0 -> 0.0, 0.0 - y -> -y) as if NaN, inf and -0.0 did not exist
+                for k, arg in enumerate(e.args):
+                    if _const_tree(arg):
+                        self.helper(complexes.OPAQUE[arg.ty])
+                        args[k] = f"{complexes.OPAQUE[arg.ty]}({args[k]})"
+            form = complexes.form(e.fn, arg_ty)
+            for name in form.helpers:
+                self.helper(name)
+            return form.template.format(*args)
         if e.fn in TO_INT and (arg_ty != "float" or e.ty != "int"):
             # floor ceil trunc round of a float64, or to an int64: the float, then the int
             return self.cast(TO_INT[e.fn].format(*args), arg_ty, e.ty)
@@ -264,6 +283,12 @@ class Emitter(Visitor):
         for name in form.helpers:
             self.helper(name)
         return form.template.format(*args)
+
+    def visit_MakeTuple(self, e):
+        return f"{e.ty.wgsl}({', '.join(self.expr(m) for m in e.members)})"
+
+    def visit_TupleMember(self, e):
+        return f"{self.expr(e.value)}.m{e.index}"
 
     def visit_FuncCall(self, e):
         args = [self.expr(a) for a in e.args]
@@ -491,7 +516,8 @@ class Emitter(Visitor):
         if not self.hide_loops or not loop_entry.exits_early(s.body):
             return False
         self.helper(loop_entry.OPAQUE)
-        types = {local.ident: local.ty for local in self.k.locals}
+        # (a tuple local is written before each read: unpacking, tuple_calls.py)
+        types = {local.ident: local.ty for local in self.k.locals if not is_tuple(local.ty)}
         for ident in loop_entry.assigned(s.body):
             if ident in types:
                 self.line(f"{ident} = {loop_entry.hidden(ident, types[ident])};")

@@ -24,7 +24,7 @@ import sys
 
 from ..codegen.types import INT_RANGE
 from ..codegen.types import elem as elem_type
-from . import packing
+from . import complexes, packing
 from ..errors import GpuArgumentTypeError, GpuInvalidArgument
 
 F32_MAX = 3.4028234663852886e38          # numpy.finfo(numpy.float32).max
@@ -91,6 +91,8 @@ def check_scalar(value, kind: str, where: str):
     if type(value).__module__ == "numpy":
         value = _from_numpy_scalar(value, where)
     row = elem_type(kind)
+    if row.kind == "c":
+        return _complex_scalar(given, value, kind, where)
     if row.kind == "f":
         if value.__class__ is not bool and isinstance(value, (float, int)):
             if kind == "float64":
@@ -143,6 +145,24 @@ def _wider_int(kind: str, value) -> str:
         return ""
     return ("; for 64-bit values pass int64 numpy arrays for the kernel's plain list[int] "
             "parameters (the launch then computes in int64) or annotate the parameter int64")
+
+
+def _complex_scalar(given, value, kind: str, where: str) -> complex:
+    """A complex scalar argument: any Python or numpy number but a bool (a float32 launch
+    takes parts within float32's range)."""
+    if value.__class__ is bool or not isinstance(value, (complex, float, int)):
+        if type(given).__module__ == "numpy" and _is_numpy_number(given, "c"):
+            value = complex(given)
+        else:
+            raise GpuArgumentTypeError(f"{where} expects a complex number, got "
+                                       f"{_type_name(given)} {_show(given)}; convert it with "
+                                       "complex(...)")
+    z = complex(value)
+    if kind == "complex":
+        for part in (z.real, z.imag):
+            if math.isfinite(part) and abs(part) > F32_MAX:
+                raise _float_range(part, where)
+    return z
 
 
 def _scalar_type(value, want: str, fix: str, where: str) -> GpuArgumentTypeError:
@@ -265,7 +285,8 @@ def device_type(elem: str) -> str:
 
 
 #: the numpy dtypes a plain list[float] / list[int] parameter takes as they are
-PLAIN_DTYPES = {"float": ("float32", "float64"), "int": ("int32", "int64")}
+PLAIN_DTYPES = {"float": ("float32", "float64"), "int": ("int32", "int64"),
+                "complex": ("complex64", "complex128")}
 #: significand bits of the float dtypes (ints up to 2**bits in magnitude convert exactly)
 _SIGNIFICAND = {"float16": 11, "float32": 24, "float64": 53}
 
@@ -301,11 +322,15 @@ def dtype_fix(dtype, wants) -> str:
     np = _np()
     d = np.dtype(dtype)
     ws = [np.dtype(w) for w in wants]
+    if d.kind == "c" and any(w.kind == "c" for w in ws):
+        w = next(w for w in ws if w.kind == "c")
+        loses = "keeps every value" if w.itemsize >= d.itemsize else "rounds each part"
+        return f"pass arr.astype(np.{w.name}), which {loses}"
     if d.kind == "c":
-        return ("complex data is not a list of real numbers: pass the real and imaginary "
-                "parts as two arrays (np.ascontiguousarray(arr.real), "
-                "np.ascontiguousarray(arr.imag)) and compute with both in the kernel (complex "
-                "lists are not supported yet)")
+        return ("complex data is not a list of real numbers: declare the parameter "
+                "list[complex], or pass the real and imaginary parts as two arrays "
+                "(np.ascontiguousarray(arr.real), np.ascontiguousarray(arr.imag)) and compute "
+                "with both in the kernel")
     if d.kind not in "biuf":
         return f"pass a numeric array (dtype {', '.join(w.name for w in ws)})"
     family = {"b": "b", "i": "iu", "u": "iu", "f": "f"}
@@ -343,6 +368,8 @@ def pack_list(value: list, elem: str, where: str):
 
     A bool among the numbers of a list[int] or list[float] packs as its number (1 or 0), as
     Python and numpy take it; looking at every element's type would cost more than packing."""
+    if elem in ("complex", "complex128"):
+        return complexes.pack(value, elem, where, _np())
     if elem == "bool":
         if len(value) <= SMALL:
             if not all(v.__class__ is bool for v in value):
@@ -426,6 +453,9 @@ def _pack_numpy(raw, value, elem: str, where: str):
 
 def write_list(target: list, view, elem: str) -> None:
     """Write device bytes back into the caller's flat list, in place."""
+    if elem in ("complex", "complex128"):
+        complexes.write(target, view, elem, _np())
+        return
     row = elem_type(elem)
     n = len(target)
     if elem != "bool" and n > CHUNKED_FROM:

@@ -40,7 +40,7 @@ from ..errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .readback import Readback
 
 #: the dtypes a GpuArray holds, in the order messages name them
-SUPPORTED = ("float32", "float64", "int32", "int64", "uint32", "bool")
+SUPPORTED = ("float32", "float64", "int32", "int64", "uint32", "bool", "complex64", "complex128")
 
 #: every live slot, forgotten at shutdown and in a forked child
 _live: "weakref.WeakSet[DeviceSlot]" = weakref.WeakSet()
@@ -57,9 +57,7 @@ def elem_of(dtype, where: str) -> str:
     if row is None:
         if name.startswith("complex"):
             # never advise astype(np.float32) here: it would drop the imaginary part silently
-            fix = ("complex data is not supported yet (a later version adds it): keep the "
-                   "parts as two arrays, np.ascontiguousarray(a.real) and "
-                   "np.ascontiguousarray(a.imag)")
+            fix = "convert first (a.astype(np.complex128), which keeps every value)"
         else:
             fix = "convert first (e.g. a.astype(np.float32))"
         raise GpuInvalidArgument(

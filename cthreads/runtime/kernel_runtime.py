@@ -63,7 +63,8 @@ def _uniform_struct(program: KernelProgram, nd: bool = False) -> struct.Struct:
 #: what each device feature is for, and the way out without it
 FEATURE_FIXES = {
     "shader-f64": ("float64 values", "pass float32 arrays (x.astype(np.float32), which rounds "
-                   "each value to float32) or float32 width types"),
+                   "each value to float32; complex64 for complex128 ones) or float32 width "
+                   "types"),
     "shader-int64": ("int64 values", "pass int32 arrays (x.astype(np.int32), which wraps values "
                      "outside -2**31..2**31-1: check the range first) or int32 width types"),
     "shader-float32-atomic": ("atomics on list[float]", "use list[int] with scaled values"),
@@ -153,6 +154,8 @@ class KernelRuntime:
         self._split_choices: dict = {}     # (choice, split) -> the split variant's Choice
         self.pipelines = Pipelines(self.ctx)
         self.uniform_struct = _uniform_struct(program, nd is not None)
+        # complex scalars are two fields (real, imag) of the uniform
+        self.complex_scalars = any(p.elem in ("complex", "complex128") for p in program.scalars)
         self.uniform_size = program.nd_uniform_size if nd is not None else program.uniform_size
         self.uniform = self.queue.pool.acquire(self.uniform_size, "uniform")
         # when the kernel (and so this runtime) is collected, the queue lets its uniform go
@@ -325,6 +328,9 @@ class KernelRuntime:
         plan.choice = choice
         plan.groups = choice.groups
         plan.entries = tuple(entries)
+        if self.complex_scalars:
+            scalars = [p for v in scalars for p in ((v.real, v.imag) if isinstance(v, complex)
+                                                    else (v,))]
         plan.uniform = self.uniform_struct.pack(choice.hidden, *scalars, *choice.counts)
 
     def _upload_parts(self, a, plan) -> tuple:

@@ -19,13 +19,18 @@ def test_row_sizes_agree(name):
     assert row.name == name
     assert struct.calcsize("<" + row.code) == row.size
     assert np.dtype(row.host_dtype).itemsize == row.size
-    assert np.dtype(row.host_dtype) == np.dtype("<" + row.code)
+    if row.kind == "c":                            # two float fields: (real, imag)
+        assert np.dtype(row.host_dtype) == np.dtype(f"<c{row.size}")
+        assert row.code == 2 * row.code[0]
+    else:
+        assert np.dtype(row.host_dtype) == np.dtype("<" + row.code)
     np.dtype(row.array_dtype)                      # a dtype numpy knows
 
 
 def test_promotion_follows_numpy():
     names = sorted(ELEM_TYPES, key=lambda n: ELEM_TYPES[n].rank)
-    assert names == ["bool", "int", "uint32", "int64", "float", "float64"]
+    assert names == ["bool", "int", "uint32", "int64", "float", "float64", "complex",
+                     "complex128"]
     assert join(None, "bool") == "bool" and join("int", "float") == "float"
     assert join("float", "bool") == "float"
     # numpy's promotion of typed values (numpy.result_type), with ints meeting a float
@@ -40,8 +45,18 @@ def test_promotion_follows_numpy():
                 want = elem(b).array_dtype
             assert elem(got).array_dtype == want, (a, b, got)
     assert arith("bool", "bool") == "int"
-    # unknown -> bool -> int -> int64 -> float -> float64: the longest chain of widenings
-    assert LATTICE_HEIGHT == 5
+    # complex with a float: numpy's result; with an int: that complex (as floats do)
+    for a in ("complex", "complex128"):
+        for b in ("bool", "int", "uint32", "int64", "float", "float64", "complex",
+                  "complex128"):
+            want = np.result_type(elem(a).array_dtype, elem(b).array_dtype).name
+            if elem(b).kind in "biu":
+                want = elem(a).array_dtype
+            assert elem(promote(a, b)).array_dtype == want, (a, b)
+            assert promote(b, a) == promote(a, b)
+    # unknown -> bool -> int -> int64 -> float -> float64 -> complex -> complex128: the
+    # longest chain of widenings
+    assert LATTICE_HEIGHT == 7
 
 
 def test_golden_kernels_declare_the_table_spellings():

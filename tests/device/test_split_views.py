@@ -99,3 +99,26 @@ def test_concatenate_across_parts(small_limit):
     device_array.download(joined, out)
     np.testing.assert_array_equal(out, np.concatenate([a, small.numpy(), b]))
     assert isinstance(da, GpuArray)
+
+
+def test_split_arrays_in_kernels_on_a_second_device(monkeypatch, device_name):
+    from cthreads.gpu import devices, shutdown, use_device
+
+    monkeypatch.setenv("CTHREADS_DEVICE_COPIES", "2")
+    assert len(devices()) >= 2
+    host_x, host_y = _host(3000, 7), _host(3000, 8)
+    try:
+        with config.override(binding_bytes=LIMIT):
+            with use_device(1):
+                x, y = to_device(host_x), to_device(host_y)
+                assert len(x._slot.parts) == 3
+                gpu(saxpy, 3000, 2.0, x, y)                     # one dispatch per part
+                gpu(scale_rows, y.reshape(30, 100), 0.5, threads=(100, 30))  # the switch
+                want = ((host_y + np.float32(2.0) * host_x) * np.float32(0.5)
+                        + np.float32(1.0))
+                np.testing.assert_allclose(y.numpy(), want, rtol=1e-6)
+            with pytest.raises(GpuInvalidArgument, match="device"):
+                gpu(saxpy, 3000, 2.0, x, y)                     # an array belongs to its device
+            np.testing.assert_allclose(y.numpy(), want, rtol=1e-6)
+    finally:
+        shutdown()

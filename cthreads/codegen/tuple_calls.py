@@ -1,0 +1,186 @@
+"""Tuple results in kernel bodies: ``return a, b``, ``a, b = f(x)`` and ``f(x)[k]``.
+
+A mixin of ``frontend.Translator``. A call of a device function with a tuple result
+(``tuple_types.TupleType``) is a value only where it is unpacked or indexed: unpacking keeps
+the result in a hidden local of the struct type and assigns each member to its target as an
+assignment of one value would (declared types, inference, list stores and their bounds checks,
+left to right as Python does); ``f(x)[k]`` with a literal ``k`` reads one member. Anywhere else
+the call is a located error that says how to unpack it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import GpuKernelTypeError
+from . import ir
+from .functions import DeviceFunction
+from .tuple_types import TupleType, is_tuple
+from .types import MISSING, assignable
+
+
+def _names(n: int) -> str:
+    return ", ".join("abcdefgh"[k] if k < 8 else f"v{k}" for k in range(n))
+
+
+class TupleMixin:
+    def tuple_function(self, node):
+        """The device function ``node`` calls when it returns a tuple, else None."""
+        if not isinstance(node, ast.Call):
+            return None
+        obj = self.scope.resolve(node.func)
+        if isinstance(obj, MISSING) and isinstance(node.func, ast.Name):
+            self.unknown_call(node, obj, node.func.id)   # not defined yet: the kernel waits
+        if isinstance(obj, DeviceFunction) and is_tuple(obj.signature.returns):
+            return obj
+        return None
+
+    def tuple_error(self, func, node):
+        """A tuple-returning call used as one value."""
+        ty = func.signature.returns
+        self.src.error(node, f"device function {func.name} returns {len(ty)} values ({ty}), "
+                       "so its call is not a single value",
+                       f"unpack it: '{_names(len(ty))} = {func.name}(...)', or take one "
+                       f"value: {func.name}(...)[0]", cls=GpuKernelTypeError)
+
+    # -- a, b = f(x) -----------------------------------------------------------------------
+    def unpack_call(self, target: ast.Tuple, node) -> list | None:
+        """The statements of ``a, b = f(x)`` for a device function ``f`` with a tuple result;
+        None when the value is not such a call."""
+        value = node.value
+        func = self.tuple_function(value)
+        if func is None:
+            self._scalar_unpack(target, value)
+            return None
+        call = self.device_call(func, value, tuple_ok=True)
+        ty = call.ty
+        if len(target.elts) != len(ty):
+            self.src.error(node, f"{len(target.elts)} names are unpacked from "
+                           f"{func.name}(), which returns {len(ty)} values ({ty})",
+                           f"unpack {len(ty)} names: '{_names(len(ty))} = {func.name}(...)'",
+                           cls=GpuKernelTypeError)
+        for t in target.elts:
+            if isinstance(t, ast.Starred):
+                self.src.error(t, "starred targets are not supported when unpacking a tuple "
+                               "result", f"name each of the {len(ty)} values",
+                               cls=GpuKernelTypeError)
+        return self._assign_members(call, target.elts, node)
+
+    def _assign_members(self, call: ir.Expr, targets, node) -> list:
+        loc = self.src.loc(node)
+        ty = call.ty
+        tmp = self.hidden_local(ty)
+        out = [ir.Assign(loc, tmp, call)]
+        whole = ir.Var(ty, loc, tmp)
+        for k, t in enumerate(targets):
+            out.append(self.assign_to(t, ir.TupleMember(ty.members[k], loc, whole, k), node))
+        return out
+
+    def _scalar_unpack(self, target, value):
+        """``a, b = g(x)`` where ``g`` returns one value: an error that says so."""
+        if not isinstance(value, ast.Call):
+            return
+        obj = self.scope.resolve(value.func)
+        if isinstance(obj, DeviceFunction):
+            returns = obj.signature.returns
+            what = "None" if returns is None else f"one {returns} value"
+            self.src.error(value, f"device function {obj.name} returns {what}, which cannot "
+                           f"be unpacked into {len(target.elts)} names",
+                           f"annotate {obj.name} '-> tuple[...]' with a type per value and "
+                           f"'return {_names(len(target.elts))}'", cls=GpuKernelTypeError)
+
+    # -- f(x)[k] ---------------------------------------------------------------------------
+    def tuple_subscript(self, node: ast.Subscript):
+        """``f(x)[k]`` (a literal ``k``, negative counting from the end) as one member; None
+        when ``node`` does not index a tuple result."""
+        func = self.tuple_function(node.value)
+        if func is None:
+            return None
+        ty = func.signature.returns
+        k = _literal_index(node.slice)
+        if k is None:
+            self.src.error(node.slice, f"a tuple result is indexed with a literal: the "
+                           f"members of {ty} can have different types",
+                           f"write {func.name}(...)[0] ... [{len(ty) - 1}], or unpack it: "
+                           f"'{_names(len(ty))} = {func.name}(...)'", cls=GpuKernelTypeError)
+        if not -len(ty) <= k < len(ty):
+            self.src.error(node.slice, f"tuple index {k} is out of range: {func.name}() "
+                           f"returns {len(ty)} values ({ty})",
+                           f"index from 0 to {len(ty) - 1}", cls=GpuKernelTypeError)
+        k %= len(ty)
+        call = self.device_call(func, node.value, tuple_ok=True)
+        return ir.TupleMember(call.ty.members[k], self.src.loc(node), call, k)
+
+    # -- return a, b -----------------------------------------------------------------------
+    def tuple_return(self, node):
+        """``return a, b`` (or ``return g(x)`` of a tuple result) in a device function whose
+        result is ``self.returns``, a TupleType."""
+        ty: TupleType = self.returns
+        name = self.src.name
+        v = node.value
+        loc = self.src.loc(node)
+        if isinstance(v, ast.Tuple):
+            for e in v.elts:
+                if isinstance(e, ast.Starred):
+                    self.src.error(e, "starred values are not supported in a return",
+                                   f"return the {len(ty)} values one by one",
+                                   cls=GpuKernelTypeError)
+            if len(v.elts) != len(ty):
+                self.src.error(v, f"device function {name} returns {len(ty)} values ({ty}), "
+                               f"but this return gives {len(v.elts)}",
+                               f"return {len(ty)} values ('return {_names(len(ty))}'), or "
+                               "change the result annotation", cls=GpuKernelTypeError)
+            members = []
+            for k, (e, want) in enumerate(zip(v.elts, ty.members)):
+                value = self.expr(e)
+                if not assignable(value.ty, want):
+                    self.src.error(e, f"value {k + 1} of the return of {name} is a "
+                                   f"{value.ty}, but {name} returns {ty}",
+                                   f"convert explicitly, e.g. {want}(...), or change member "
+                                   f"{k + 1} of the result annotation", cls=GpuKernelTypeError)
+                members.append(self.conv(value, want))
+            return ir.ReturnValue(loc, ir.MakeTuple(ty, loc, tuple(members)))
+        func = self.tuple_function(v)
+        if func is None:
+            self.expr(v)            # its own errors first
+            self.src.error(v, f"device function {name} returns {len(ty)} values ({ty}), but "
+                           "this return gives one", f"return {len(ty)} values: "
+                           f"'return {_names(len(ty))}'", cls=GpuKernelTypeError)
+        call = self.device_call(func, v, tuple_ok=True)
+        if call.ty == ty:
+            return ir.ReturnValue(loc, call)
+        if len(call.ty) != len(ty):
+            self.src.error(v, f"device function {name} returns {len(ty)} values ({ty}), but "
+                           f"{func.name}() gives {len(call.ty)} ({call.ty})",
+                           f"unpack it and return {len(ty)} values", cls=GpuKernelTypeError)
+        tmp = self.hidden_local(call.ty)
+        whole = ir.Var(call.ty, loc, tmp)
+        members = []
+        for k, (have, want) in enumerate(zip(call.ty.members, ty.members)):
+            if not assignable(have, want):
+                self.src.error(v, f"value {k + 1} of {func.name}() is a {have}, but {name} "
+                               f"returns {ty}", "unpack it and convert explicitly",
+                               cls=GpuKernelTypeError)
+            members.append(self.conv(ir.TupleMember(have, loc, whole, k), want))
+        return [ir.Assign(loc, tmp, call),
+                ir.ReturnValue(loc, ir.MakeTuple(ty, loc, tuple(members)))]
+
+    def scalar_tuple_return(self, node):
+        """``return a, b`` in a device function with one (scalar) result: an error."""
+        v = node.value
+        types = [self.expr(e).ty for e in v.elts if not isinstance(e, ast.Starred)]
+        self.src.error(v, f"device function {self.src.name} returns a {self.returns}, not "
+                       f"{len(v.elts)} values", f"annotate '-> tuple[{', '.join(types)}]' to "
+                       "return several values", cls=GpuKernelTypeError)
+
+
+def _literal_index(node):
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+            isinstance(node.operand, ast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+__all__ = ["TupleMixin"]
