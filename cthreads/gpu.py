@@ -29,6 +29,9 @@ from .launch import compile, gpu, prepare  # noqa: A004
 from .notices import GpuNDLaunchWarning
 from .probes import available, device_name, init, shutdown
 from .lang.widths import float32, float64, int32, int64, uint32
+from .lang.vectors import (abs, ceil, clamp, cos, cross, distance, dot, exp,  # noqa: A004
+                           floor, ivec2, ivec3, ivec4, length, length_sq, log, max, min,
+                           normalize, sin, sqrt, vec2, vec3, vec4)
 
 #: the same object as cthreads.kernel.Gpu, typed so that checkers see @Gpu(...) and @Gpu.func
 Gpu = cast(GpuDecorator, _gpu_decorator)
@@ -40,6 +43,9 @@ __all__ = [
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",
     "atomic_compare_exchange", "float32", "float64", "int32", "int64", "uint32",
     "Array1D", "Array2D", "Array3D",
+    # vectors (the component-wise abs/min/max/floor/... are imported by name, not by *)
+    "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "dot", "cross", "length", "length_sq",
+    "normalize", "distance", "clamp",
     "GpuArray", "to_device", "empty", "zeros", "full", "empty_like", "zeros_like",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",

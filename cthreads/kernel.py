@@ -15,7 +15,7 @@ import threading
 import weakref
 
 from . import config, notices, pickling
-from .lang import simulator
+from .lang import simulator, vectors
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
@@ -207,7 +207,15 @@ class GpuKernel:
         return self.program.wgsl(WORKGROUP_SIZE)
 
     def __call__(self, *args):
-        return self.fn(*args)
+        return self.fn(*self._plain(args))
+
+    def _plain(self, args) -> tuple:
+        """``args`` for a plain-Python run: list[vec3] parameters see (n, 3) arrays as lists
+        of vec3 (``cthreads.lang.vectors.VecList``)."""
+        params = self.__dict__.get("_vector_lists")
+        if params is None:
+            params = self.__dict__["_vector_lists"] = vectors.vector_list_params(self.fn)
+        return vectors.plain_args(params, args)
 
     def __repr__(self) -> str:
         return f"<GpuKernel {self.fn.__module__}:{self.fn.__qualname__}>"
@@ -243,9 +251,10 @@ class GpuKernel:
         (``cthreads/lang/simulator.py``); the others run one thread after another.
         """
         prog = self.program
-        if len(args) != len(prog.params):
-            raise TypeError(f"{self.__name__}.simulate() takes {len(prog.params)} arguments "
-                            f"({', '.join(p.name for p in prog.params)}), got {len(args)}")
+        names = prog.python_names
+        if len(args) != len(names):
+            raise TypeError(f"{self.__name__}.simulate() takes {len(names)} arguments "
+                            f"({', '.join(names)}), got {len(args)}")
         devs = [k for k, a in enumerate(args) if isinstance(a, GpuArray)]
         if devs:       # a GpuArray runs on a host copy, written back afterwards
             hosts = list(args)
@@ -262,14 +271,14 @@ class GpuKernel:
             block = self.nd_workgroup(len(t))
             t = t + (1,) * (3 - len(t))
             grid = tuple(-(-t[k] // block[k]) for k in range(3))
-            simulator.run(self.fn, args, simulator.Launch(self.__name__, block, grid, False,
-                                                          prog))
+            simulator.run(self.fn, self._plain(args), simulator.Launch(
+                self.__name__, block, grid, False, prog))
             return
         if threads is not None:
             n = threads[0] if isinstance(threads, (tuple, list)) else threads
         size = self.problem_size(args) if n is None else int(n)
         groups = max(1, -(-size // WORKGROUP_SIZE))
-        simulator.run(self.fn, args, simulator.Launch(
+        simulator.run(self.fn, self._plain(args), simulator.Launch(
             self.__name__, (WORKGROUP_SIZE, 1, 1), (groups, 1, 1), True, prog))
 
 

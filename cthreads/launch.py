@@ -23,6 +23,7 @@ from .notices import warn_nd_launch
 from .func import GpuFunc
 from .probes import shutdown
 from .runtime.relaunch import LaunchMemo
+from .runtime.vector_args import flat_args, vector_scalars
 from .runtime.kernel_runtime import KernelRuntime
 
 
@@ -46,6 +47,10 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     if device is not None:
         with use_device(device):
             return gpu(fn, *args, force=force, threads=threads, **kwargs)
+    if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
+        args = vector_scalars(fn.program, args)  # vec3: its components
+    if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
+        args = flat_args(fn.program, args)       # list[vec3]: the flat view of (n, 3)
     memo_slot = getattr(fn, "memo_slot", None)
     memo = memo_slot.memo if memo_slot is not None else None
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
@@ -114,9 +119,9 @@ def _check_call(fn, args: tuple, kwargs: dict) -> GpuKernel:
     program = kernel.program
     params = program.params
     if len(args) != len(params):
-        names = ", ".join(p.name for p in params)
-        raise TypeError(f"gpu({program.name}, ...) takes {len(params)} kernel argument(s) "
-                        f"({names}), got {len(args)}")
+        names = program.python_names                   # a vec3 parameter counts once
+        raise TypeError(f"gpu({program.name}, ...) takes {len(names)} kernel argument(s) "
+                        f"({', '.join(names)}), got {len(args)}")
     return kernel
 
 

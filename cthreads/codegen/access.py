@@ -12,6 +12,7 @@ import ast
 from ..errors import GpuKernelTypeError
 from . import ir
 from .types import ListType, assignable, is_float
+from .vectypes import VecType
 
 
 class AccessMixin:
@@ -30,6 +31,9 @@ class AccessMixin:
         shape = self.shape_of(node)
         if shape is not None:
             return shape
+        vector = self.vec_subscript(node)
+        if vector is not None:
+            return vector
         lst, indexes, checks = self.element(node, "indexed")
         return ir.Load(lst.elem, self.src.loc(node), lst, indexes[0], checks[0],
                        tuple(indexes[1:]), tuple(checks[1:]))
@@ -89,7 +93,7 @@ class AccessMixin:
         loc = self.src.loc(node)
         if lst.shared_size is not None:
             return ir.Const(self.plain_int, loc, lst.shared_size)
-        return ir.Len(self.plain_int, loc, lst, dim)
+        return self.vec_list_len(lst, dim, self.plain_int, loc)
 
     def index_expr(self, node, lst: ir.ListRef, dim: int = 0) -> ir.Expr:
         if isinstance(node, ast.Slice):
@@ -107,7 +111,7 @@ class AccessMixin:
         if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
             if lst.shared_size is not None:
                 return ir.Const("int", e.loc, lst.shared_size + e.value)
-            return ir.Binary(e.ty, e.loc, "add", ir.Len(e.ty, e.loc, lst, dim), e)
+            return ir.Binary(e.ty, e.loc, "add", self.vec_list_len(lst, dim, e.ty, e.loc), e)
         return e
 
     def device_call(self, func, node, statement: bool = False,
@@ -117,7 +121,8 @@ class AccessMixin:
         ``tuple_ok``: the caller unpacks or indexes a tuple result (``tuple_calls.py``)."""
         sig = func.signature
         loc = self.src.loc(node)
-        if not (statement or tuple_ok or isinstance(sig.returns, str) or sig.returns is None):
+        if not (statement or tuple_ok or isinstance(sig.returns, (str, VecType)) or
+                sig.returns is None):
             self.tuple_error(func, node)
         if sig.returns is None and not statement:
             self.src.error(node, f"device function {func.name} returns None, so its call "
@@ -132,8 +137,8 @@ class AccessMixin:
         args, lists = [], []
         widths = self.scope.widths
         for k, ((pname, ty), arg) in enumerate(zip(sig.params, node.args)):
-            ty = ty.with_elem(widths.concrete(ty.elem)) if isinstance(ty, ListType) else \
-                widths.concrete(ty)
+            ty = ty.with_elem(widths.concrete(ty.elem)) if isinstance(ty, (ListType, VecType)) \
+                else widths.concrete(ty)
             if isinstance(ty, ListType):
                 if not (isinstance(arg, ast.Name) and arg.id in self.scope.lists):
                     self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
@@ -149,27 +154,42 @@ class AccessMixin:
                                    f"'{pname}'", cls=GpuKernelTypeError)
                 lists.append(ref)
                 continue
-            if isinstance(arg, ast.Name) and arg.id in self.scope.lists:
-                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                               f"takes a {ty}, not the list '{arg.id}'",
-                               f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
-                               "list", cls=GpuKernelTypeError)
-            value = self.expr(arg)
-            if not assignable(value.ty, ty):
-                self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
-                               f"cannot take a {value.ty} value",
-                               f"convert explicitly, e.g. {ty}(...)", cls=GpuKernelTypeError)
-            args.append(self.conv(value, ty))
+            args.extend(self._value_argument(func, k, pname, ty, arg))
         req = self.functions.request(func, tuple(lists))
         if not any(r is req for r, _, _ in self.calls):
             self.calls.append((req, node, self.src))
+        if isinstance(sig.returns, VecType):
+            return self.vec_result_call(sig.returns.concrete(widths), req, args, node,
+                                        statement)
         returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
         return ir.FuncCall(returns, loc, req.ident, tuple(args))
+
+    def _value_argument(self, func, k: int, pname: str, ty, arg) -> list:
+        """The WGSL arguments of a scalar or vector parameter ``pname: ty`` (a vector: one per
+        component), checked and converted as an assignment converts."""
+        if isinstance(arg, ast.Name) and arg.id in self.scope.lists:
+            self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                           f"takes a {ty}, not the list '{arg.id}'",
+                           f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
+                           "list", cls=GpuKernelTypeError)
+        if isinstance(ty, VecType):                 # one argument per component
+            return self.vec_argument(arg, ty, f"argument {k + 1} of {func.name}() "
+                                     f"('{pname}: {ty}')")
+        value = self.not_vector(self.expr(arg), arg)
+        if not assignable(value.ty, ty):
+            self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
+                           f"cannot take a {value.ty} value",
+                           f"convert explicitly, e.g. {ty}(...)", cls=GpuKernelTypeError)
+        return [self.conv(value, ty)]
 
     def atomic_call(self, op, node, text):
         want = 4 if op == "compare_exchange" else 3
         self.nargs(node, text, (want,))
         lst = self.list_of(node.args[0], "used atomically")
+        if lst.vec:
+            self.src.error(node, f"{text}() on a list of vectors is not supported yet",
+                           "keep the counters in a list[int] or list[float]",
+                           cls=GpuKernelTypeError)
         if lst.elem not in ("int", "uint32", "int64", "float") or (lst.elem == "float"
                                                                    and op != "add"):
             self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",

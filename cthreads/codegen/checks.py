@@ -14,7 +14,8 @@ from ..errors import GpuKernelTypeError
 from . import unsupported
 from .source import KernelSource
 from .tuple_types import resolve_result
-from .types import AnnotationError, resolve_annotation
+from .types import AnnotationError, ListType, resolve_annotation
+from .vectypes import VecType
 
 _TYPES_HINT = "kernel parameters are int, float, bool, list[int], list[float] or list[bool]"
 
@@ -52,8 +53,18 @@ def _parameters(src: KernelSource, lookup, what: str) -> list:
         except AnnotationError as exc:
             src.error(exc.node, f"parameter '{a.arg}' of {what} {name}: {exc.message}",
                       exc.hint, cls=GpuKernelTypeError)
+        refuse_vector_param(src, a, ty, what)
         params.append((a.arg, ty, a))
     return params
+
+
+def refuse_vector_param(src: KernelSource, a, ty, what: str) -> None:
+    """A located error for the vector parameters not supported yet: ``list[vec3]``
+    parameters of device functions."""
+    if isinstance(ty, ListType) and ty.vec and what != "kernel":
+        src.error(a, f"parameter '{a.arg}' of {what} {src.name}: {ty} parameters of device "
+                  "functions are not supported yet", "index the list in the kernel and pass "
+                  "the components", cls=GpuKernelTypeError)
 
 
 def _returns_none(ret) -> bool:
@@ -99,7 +110,7 @@ def check_func_signature(src: KernelSource, lookup) -> tuple:
         src.error(exc.node, f"the result of device function {src.name}: {exc.message}",
                   "annotate the result with int, float, bool or None, or tuple[float, int] "
                   "(a type per value) to return several values", cls=GpuKernelTypeError)
-    if not isinstance(ty, str):
+    if not isinstance(ty, (str, VecType)):
         src.error(ret, f"device function {src.name} returns a list; device functions return "
                   "a scalar or None", "write results into a list parameter and return None",
                   cls=GpuKernelTypeError)

@@ -18,7 +18,9 @@ from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
 from .complexes import ComplexMixin, is_complex
+from .vectors import VecMixin, VecValue
 from .functions import DeviceFunction
+from .int_literals import _fold_int, _int_literal_value
 from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, elem, is_float, promote,
                     wrap as _wrap)
 
@@ -32,7 +34,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-class ExprMixin(ComplexMixin, AccessMixin):
+class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:
@@ -47,6 +49,8 @@ class ExprMixin(ComplexMixin, AccessMixin):
     def conv(self, e: ir.Expr, ty: str) -> ir.Expr:
         """Convert ``e`` to ``ty`` (promotion, truthiness for 'bool', truncation for ints).
         A literal is converted here, and must fit its new int type."""
+        if isinstance(e, VecValue):
+            self.not_vector(e)
         if e.ty == ty:
             return e
         if isinstance(e, ir.Const):
@@ -199,6 +203,8 @@ class ExprMixin(ComplexMixin, AccessMixin):
         if name in self.scope.lists:
             self.src.error(node, f"list '{name}' cannot be used as a value",
                            f"index it ({name}[i]) or take len({name})", cls=GpuKernelTypeError)
+        if self.vec_type_of(name) is not None:
+            return self.vec_var(name, node)
         if name in self.scope.scalar:
             local = self.scope.scalar[name]
             return ir.Var(self.local_type(name), self.src.loc(node), local.ident)
@@ -208,6 +214,9 @@ class ExprMixin(ComplexMixin, AccessMixin):
         value = self.complex_attribute(node)       # z.real, z.imag
         if value is not None:
             return value
+        component = self.vec_attribute(node)
+        if component is not None:
+            return component
         base = self.scope.resolve(node.value)
         if base is None:
             self.src.error(node, f"attribute access '{ast.unparse(node)}' is not supported on "
@@ -235,6 +244,8 @@ class ExprMixin(ComplexMixin, AccessMixin):
         return self.binary(op, left, right, node)
 
     def binary(self, op, left, right, node) -> ir.Expr:
+        if isinstance(left, VecValue) or isinstance(right, VecValue):
+            return self.vec_binary(op, left, right, node)
         loc = self.src.loc(node)
         lt, rt = left.ty, right.ty
         if op in ("truediv", "floordiv", "mod") and isinstance(right, ir.Const) \
@@ -300,6 +311,8 @@ class ExprMixin(ComplexMixin, AccessMixin):
         if isinstance(node.op, ast.USub) and _int_literal_value(operand) == 2**63:
             return self.const(-2**63, node)           # -2**63, -(1 << 63)
         e = self.expr(operand)
+        if isinstance(e, VecValue):
+            return self.vec_unary(node, e)
         loc = self.src.loc(node)
         if isinstance(node.op, ast.Not):
             return ir.Unary("bool", loc, "not", self.truthy(e))
@@ -336,6 +349,8 @@ class ExprMixin(ComplexMixin, AccessMixin):
                                f"('is', 'in', ...) is not supported in kernels",
                                "compare numbers with == != < <= > >=")
         operands = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        if any(isinstance(e, VecValue) for e in operands):
+            self.vec_compare(node)
         fast = self.abs_compare(node, operands, [CMPOPS[type(op)] for op in node.ops])
         if fast is not None:                        # abs(z) <= 2.0: no square root
             return fast
@@ -371,7 +386,7 @@ class ExprMixin(ComplexMixin, AccessMixin):
 
     def visit_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
-        values = [self.expr(v) for v in node.values]
+        values = [self.expr(node.values[0])] + [self.lazy_expr(v) for v in node.values[1:]]
         ty = self.unify(values)
         result = self.conv(values[0], ty)
         for v in values[1:]:
@@ -380,7 +395,7 @@ class ExprMixin(ComplexMixin, AccessMixin):
 
     def visit_IfExp(self, node):
         test = self.truthy(self.expr(node.test))
-        body, orelse = self.expr(node.body), self.expr(node.orelse)
+        body, orelse = self.lazy_expr(node.body), self.lazy_expr(node.orelse)
         ty = self.unify((body, orelse))
         return ir.IfExp(ty, self.src.loc(node), test, self.conv(body, ty), self.conv(orelse, ty))
 
@@ -409,6 +424,9 @@ class ExprMixin(ComplexMixin, AccessMixin):
                            "barrier", cls=GpuKernelTypeError)
         if isinstance(obj, DeviceFunction):
             return self.device_call(obj, node)
+        vector = self.vec_call(obj, node)
+        if vector is not None:
+            return vector
         callee = self.scope.callee(obj)
         if callee is None:
             self.unknown_call(node, obj, text)
@@ -475,7 +493,7 @@ class ExprMixin(ComplexMixin, AccessMixin):
         lst = self.list_of(node.args[0], "measured with len()")
         if lst.shared_size is not None:
             return ir.Const(self.plain_int, self.src.loc(node), lst.shared_size)
-        return ir.Len(self.plain_int, self.src.loc(node), lst)
+        return self.vec_list_len(lst, 0, self.plain_int, self.src.loc(node))
 
     def py_minmax(self, name, row, node):
         if len(node.args) < 2:
@@ -545,48 +563,6 @@ class ExprMixin(ComplexMixin, AccessMixin):
             return ir.Binary(ty, loc, "truediv", x, base)
         result = {"float": ty, "int": self.plain_int}.get(spec.result, spec.result)
         return ir.Call(result, loc, name, args)
-
-def _fold_int(op: str, a: int, b: int) -> int | None:
-    """Python's value of ``a <op> b`` for ints of at most 64 bits, or None (not an arithmetic
-    operator, or one Python would raise for). Powers and left shifts whose value needs more
-    than 64 bits give 2**64 (a value beyond 64 bits) without computing it."""
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    if op in ("floordiv", "mod"):
-        if b == 0:
-            return None
-        return a // b if op == "floordiv" else a % b
-    if op in ("pow", "lshift", "rshift") and b < 0:
-        return None
-    if op == "pow":
-        if a in (0, 1, -1):
-            return a ** min(b, 2 + b % 2)      # 0**0 == 1; (-1)**b by the parity of b
-        return 2**64 if b > 64 else a ** b     # |a| >= 2: beyond 64 bits past 64
-    if op == "lshift":
-        return 0 if a == 0 else 2**64 if b > 64 else a << b
-    if op == "rshift":
-        return a >> min(b, 64)                 # a fits in 64 bits: 64 gives 0 or -1
-    return None
-
-
-def _int_literal_value(node) -> int | None:
-    """The Python value of ``2**63``-style int literal arithmetic (+ - * ** <<), or None."""
-    if isinstance(node, ast.Constant):
-        return node.value if type(node.value) is int else None
-    if not isinstance(node, ast.BinOp) or \
-            type(node.op) not in (ast.Add, ast.Sub, ast.Mult, ast.Pow, ast.LShift):
-        return None
-    a, b = _int_literal_value(node.left), _int_literal_value(node.right)
-    if a is None or b is None or isinstance(node.op, (ast.Pow, ast.LShift)) and \
-            not 0 <= b <= 64 or abs(a) > 2**64 or abs(b) > 2**64:
-        return None
-    return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b, ast.Pow: a ** b if b >= 0 else 0,
-            ast.LShift: a << b}[type(node.op)]
-
 
 #: PyFn.rule -> the ExprMixin method that types the call
 PY_RULES = {"range": ExprMixin.py_range, "len": ExprMixin.py_len, "minmax": ExprMixin.py_minmax,

@@ -22,6 +22,9 @@ from .source import KernelSource
 from .tuple_calls import TupleMixin
 from .tuple_types import is_tuple
 from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_float, join
+from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vector_locals,
+                      vector_params)
+from .vectypes import VecType
 from .visit import Visitor
 
 
@@ -127,7 +130,7 @@ def translate_functions(calls, functions: FunctionSet, boundscheck: bool,
         for callee, _, _ in req.calls:
             uses |= done[callee.ident].uses
         spec = FuncSpec(spec.ident, spec.func, spec.params, spec.returns, spec.body,
-                        frozenset(uses), spec.src)
+                        frozenset(uses), spec.src, spec.registers)
         done[req.ident] = spec
         order.append(spec)
 
@@ -142,31 +145,41 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
     scope = build_scope(func.fn, boundscheck, func=func, list_refs=req.lists, widths=widths)
     progress.src = scope.src
     returns = func.signature.returns
-    returns = widths.concrete(returns) if returns is not None else None
+    vector = isinstance(returns, VecType)
+    if vector:                      # written into private registers, read by the caller
+        ty = returns.concrete(widths)
+        returns = VecReturn(ty, result_registers(req.ident, ty))
+    else:
+        returns = widths.concrete(returns) if returns is not None else None
     tr, body = _infer(scope, progress, functions, returns, len(checks))
     progress.src = saved
     checks.extend(tr.checks)
     req.calls[:] = tr.calls
-    if returns is not None and not _always_returns(body):
+    if returns is not None and not _always_returns(body, ir.Return if vector else
+                                                   ir.ReturnValue):
         last = func.src.tree.body[-1]
         func.src.error(last, f"device function {func.name} may reach its end without "
                        f"returning a {returns} (Python would return None)",
                        f"end every path of the function with 'return <{returns} value>'",
                        cls=GpuKernelTypeError)
     uses = set(tr.uses)
-    params = tuple((scope.scalar[n].ident, t) for n, t, _ in scope.params
-                   if not isinstance(t, ListType))
+    params = vector_params(scope, tr, tuple((n, scope.scalar[n].ident, t)
+                                            for n, t, _ in scope.params
+                                            if not isinstance(t, ListType)))
     kernel = _kernel_ir(scope, tr, body, uses, ())
-    return FuncSpec(req.ident, func, params, returns, kernel, frozenset(uses), scope.src)
+    registers = tuple((r, returns.ty.elem) for r in returns.registers) if vector else ()
+    return FuncSpec(req.ident, func, params, None if vector else returns, kernel,
+                    frozenset(uses), scope.src, registers)
 
 
-def _always_returns(stmts) -> bool:
-    """True when every path through ``stmts`` ends in ``return value``."""
+def _always_returns(stmts, kind=ir.ReturnValue) -> bool:
+    """True when every path through ``stmts`` ends in ``return value`` (``kind``: the
+    statement it ends with: a vector result's is a plain return after its registers)."""
     for s in stmts:
-        if isinstance(s, ir.ReturnValue):
+        if isinstance(s, kind):
             return True
-        if isinstance(s, ir.If) and s.orelse and _always_returns(s.body) and \
-                _always_returns(s.orelse):
+        if isinstance(s, ir.If) and s.orelse and _always_returns(s.body, kind) and \
+                _always_returns(s.orelse, kind):
             return True
     return False
 
@@ -199,11 +212,10 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
 
 def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
     locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
-                    for name, local in scope.scalar.items())
-    params = scope.params
-    return ir.Kernel(scope.src.name, tuple((n, t) for n, t, _ in params),
-                     tuple(scope.scalar[n].ident if n in scope.scalar else scope.lists[n].ident
-                           for n, _, _ in params),
+                    for name, local in scope.scalar.items() if tr.vec_type_of(name) is None)
+    locals_ += vector_locals(scope, tr)
+    params, idents = kernel_params(scope, tr)       # a vec3 parameter: one per component
+    return ir.Kernel(scope.src.name, params, idents,
                      locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
                      frozenset(uses), tuple(specs))
 
@@ -228,6 +240,8 @@ class Translator(TupleMixin, ExprMixin, Visitor):
         self.uses: set[str] = set()
         self.hidden: list[ir.Local] = []
         self.loop_targets: list[str] = []
+        self.pending: list = []     # statements hoisted before the current one (vectors.py)
+        self.lazy = 0               # > 0 inside operands Python may not evaluate
 
     def local_type(self, name):
         ty = self.types.get(name)
@@ -238,9 +252,10 @@ class Translator(TupleMixin, ExprMixin, Visitor):
             return None
         cid = self.check_base + len(self.checks)
         loc = self.src.loc(node)
+        vec = lst.vec if dim == lst.ndim - 1 else 0       # list[vec3]: the flat index
         if self.returns is KERNEL:
             self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
-                                           lst.pyname, dim=dim, ndim=lst.ndim))
+                                           lst.pyname, dim=dim, ndim=lst.ndim, vec=vec))
         else:
             target = node
             while isinstance(target, ast.Subscript):
@@ -248,7 +263,7 @@ class Translator(TupleMixin, ExprMixin, Visitor):
             name = target.id if isinstance(target, ast.Name) else lst.pyname
             self.checks.append(BoundsCheck(cid, loc.lineno, self.src.source_of(loc.lineno),
                                            name, self.src.filename, self.src.name, dim,
-                                           lst.ndim))
+                                           lst.ndim, vec))
         return cid
 
     def hidden_local(self, ty):
@@ -264,7 +279,10 @@ class Translator(TupleMixin, ExprMixin, Visitor):
                     stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
                 continue            # docstring
             self.progress.lineno = self.src.abs_line(stmt.lineno)
+            outer, self.pending = self.pending, []
             result = self.stmt(stmt)
+            out.extend(self.pending)              # hoisted calls (a device function's vector)
+            self.pending = outer
             if result is None:
                 continue
             out.extend(result if isinstance(result, list) else [result])
@@ -304,13 +322,15 @@ class Translator(TupleMixin, ExprMixin, Visitor):
                                    cls=GpuKernelTypeError)
                 self.uses.add("barrier")
                 return ir.Barrier(self.src.loc(node))
-        return ir.ExprStmt(self.src.loc(node), self.expr(v))
+        return ir.ExprStmt(self.src.loc(node), self.not_vector(self.expr(v), v))
 
     def assign_scalar(self, target: ast.Name, value: ir.Expr, node) -> ir.Stmt:
         name = target.id
         if name in self.scope.lists:
             self.src.error(target, f"list '{name}' cannot be reassigned",
                            f"write elements instead: {name}[i] = value", cls=GpuKernelTypeError)
+        if isinstance(value, VecValue) or self.vec_is_scalar_target(name):
+            return self.vec_assign(target, value, node)
         local = self.scope.scalar[name]
         declared = self.scope.fixed.get(name)
         if name in self.scope.decl.for_targets and declared is None:
@@ -336,6 +356,10 @@ class Translator(TupleMixin, ExprMixin, Visitor):
         if self.shape_of(target) is not None:
             self.src.error(target, "a list's shape cannot be assigned",
                            "lists keep their shape on the device", cls=GpuKernelTypeError)
+        vector = self.vec_store(target, value, node, aug_op)
+        if vector is not None:
+            return vector
+        value = self.not_vector(value, getattr(node, "value", node))
         lst, indexes, checks = self.element(target, "written")
         index, check = indexes[0], checks[0]
         more, more_checks = tuple(indexes[1:]), tuple(checks[1:])
@@ -362,12 +386,16 @@ class Translator(TupleMixin, ExprMixin, Visitor):
             return self.tuple_assign(targets[0], node)
         value = self.expr(node.value)
         out = []
+        if len(targets) > 1 and isinstance(value, VecValue):
+            self.src.error(node, "a vector is assigned to one target at a time",
+                           "write a = vec3(...) and then b = a", cls=GpuKernelTypeError)
         if len(targets) > 1 and not isinstance(value, (ir.Const, ir.Var)):
             tmp = self.hidden_local(value.ty)
             out.append(ir.Assign(self.src.loc(node), tmp, value))
             value = ir.Var(value.ty, value.loc, tmp)
         for t in targets:
-            out.append(self.assign_to(t, value, node))
+            stmt = self.assign_to(t, value, node)
+            out.extend(stmt if isinstance(stmt, list) else [stmt])   # a vector: one a component
         return out
 
     def assign_to(self, t, value, node):
@@ -376,6 +404,9 @@ class Translator(TupleMixin, ExprMixin, Visitor):
         if isinstance(t, ast.Subscript):
             return self.store(t, value, node)
         if isinstance(t, ast.Attribute):
+            vector = self.vec_store(t, value, node)
+            if vector is not None:
+                return vector
             self.src.error(t, "attributes cannot be assigned in kernels",
                            "assign to locals or list elements")
         self.src.error(t, "this assignment target is not supported in kernels",
@@ -390,7 +421,7 @@ class Translator(TupleMixin, ExprMixin, Visitor):
                            "right ('a, b = b, a')", "assign each value separately")
         out, temps = [], []
         for elt in node.value.elts:
-            v = self.expr(elt)
+            v = self.not_vector(self.expr(elt), elt)
             tmp = self.hidden_local(v.ty)
             out.append(ir.Assign(self.src.loc(node), tmp, v))
             temps.append(ir.Var(v.ty, v.loc, tmp))
@@ -428,6 +459,10 @@ class Translator(TupleMixin, ExprMixin, Visitor):
             return self.assign_scalar(t, self.binary(op, current, value, node), node)
         if isinstance(t, ast.Subscript):
             return self.store(t, value, node, aug_op=op)
+        if isinstance(t, ast.Attribute):
+            vector = self.vec_store(t, value, node, aug_op=op)
+            if vector is not None:
+                return vector
         return self.assign_to(t, value, node)
 
     def visit_If(self, node):
@@ -439,7 +474,7 @@ class Translator(TupleMixin, ExprMixin, Visitor):
         if node.orelse:
             self.src.error(node.orelse[0], "'while ... else' is not supported in kernels",
                            "use a flag local set before 'break' and test it after the loop")
-        test = self.truthy(self.expr(node.test))
+        test = self.truthy(self.lazy_expr(node.test))
         return ir.While(self.src.loc(node), test, tuple(self.block(node.body)))
 
     def visit_For(self, node):
@@ -535,6 +570,8 @@ class Translator(TupleMixin, ExprMixin, Visitor):
                            "'return' has no value", f"write 'return <{self.returns} value>'",
                            cls=GpuKernelTypeError)
         value = self.expr(node.value)
+        if isinstance(self.returns, VecReturn):
+            return self.vec_return(value, node)
         if not assignable(value.ty, self.returns):
             self.src.error(node.value, f"device function {name} returns a {self.returns}, "
                            f"not a {value.ty}", f"convert explicitly, e.g. "

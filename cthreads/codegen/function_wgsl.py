@@ -49,8 +49,9 @@ def function_text(spec, lists: ListAccess, specs: dict, progress=None, nd: bool 
     params = [f"ct_p_{ident}: {elem(ty).wgsl}" for ident, ty in spec.params]
     params += [f"{ident}: {ty}" for ident, ty in spec.hidden_params(nd)]
     result = f" -> {wgsl_type(spec.returns)}" if spec.returns is not None else ""
-    lines = [f"// device function {spec.func.fn.__module__}.{spec.func.fn.__qualname__} "
-             f"({spec.src.filename}, line {spec.src.firstlineno})",
+    lines = [f"var<private> {ident}: {elem(ty).wgsl};" for ident, ty in spec.registers]
+    lines += [f"// device function {spec.func.fn.__module__}.{spec.func.fn.__qualname__} "
+              f"({spec.src.filename}, line {spec.src.firstlineno})",
              f"fn {spec.ident}({', '.join(params)}){result} {{"] + em.lines + ["}"]
     return "\n".join(lines), em.helpers
 

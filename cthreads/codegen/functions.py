@@ -148,6 +148,9 @@ class FuncSpec:
     body: ir.Kernel          # its body as a kernel-shaped IR (locals, lists, statements)
     uses: frozenset          # features used by it and everything it calls
     src: KernelSource
+    #: ((WGSL ident, type name), ...) of the private variables a vector result is returned in
+    #: (``vectors.result_registers``; ``returns`` is then None)
+    registers: tuple = ()
 
     @property
     def hidden(self) -> tuple:

@@ -27,6 +27,7 @@ class ListRef:
     shared_size: int | None = None   # None for parameters, else the workgroup array length
     atomic: bool = False
     ndim: int = 1        # dimensions (parameters only; shared arrays are 1-D)
+    vec: int = 0         # list[vec3]: 3 -- a flat list of components (codegen/vectors.py)
 
 
 # ---------------------------------------------------------------------------- expressions

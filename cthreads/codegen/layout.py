@@ -24,10 +24,19 @@ def written_lists(kernel: ir.Kernel) -> set:
     return names
 
 
+def vector_component(name: str, ty: str, offset: int, kernel, plain) -> ProgramParam:
+    """The ProgramParam of component ``name`` ('g.y') of a vector parameter."""
+    pyname, comp = name.split(".")
+    n = sum(1 for other, _ in kernel.params if other.startswith(pyname + "."))
+    kind = f"{'i' if 'int' in ty else ''}vec{n}"
+    return ProgramParam(pyname, kind, False, ty, None, offset, plain=plain.get(pyname), vec=n,
+                        component="xyzw".index(comp))
+
+
 def _plain(annotation) -> str | None:
     """'float' or 'int' for a parameter annotated with plain float or int (a list of them
     too): its width follows the launch; None for bool and the width types."""
-    name = annotation.elem if isinstance(annotation, ListType) else annotation
+    name = annotation if isinstance(annotation, str) else annotation.elem   # list, vector
     return name if name in ("float", "int", "complex") else None
 
 
@@ -46,11 +55,16 @@ class Layout:
                 self.bindings[name] = binding
                 self.params.append(ProgramParam(name, str(ty), True, ty.elem,
                                                 binding, None, name in written, name in atomic,
-                                                plain.get(name), ty.ndim))
+                                                plain.get(name), ty.ndim, ty.vec))
                 binding += 1
             else:
                 size = elem(ty).size
                 offset = -(-offset // size) * size         # WGSL aligns a field to its size
+                if "." in name:                             # a component of a vec3 parameter
+                    self.params.append(vector_component(name, ty, offset, kernel, plain))
+                    self.fields.append(f"    {ident}: {elem(ty).uniform},")
+                    offset += size
+                    continue
                 self.fields.append(f"    {ident}: {elem(ty).uniform},")
                 self.params.append(ProgramParam(name, ty, False, ty, None, offset,
                                                 plain=plain.get(name)))

@@ -111,6 +111,9 @@ class ProgramParam:
     plain: str | None = None    # 'float' / 'int': annotated with plain float or int (a list
                                 # of them), whose width follows the launch; None otherwise
     ndim: int = 1               # dimensions of a list parameter
+    vec: int = 0                # list[vec3] / vec3: 3 (a flat list of components; a vector
+                                # parameter is one ProgramParam per component: codegen/vectors.py)
+    component: int = -1         # that component (0 .. vec-1) of a vector parameter
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ class BoundsCheck:
     function: str = ""   # kernel's)
     dim: int = 0         # the dimension of an N-D list this check guards
     ndim: int = 1        # the list's dimensions
+    vec: int = 0         # components per element along this dimension (list[vec3]'s last: 3)
 
 
 @dataclass(frozen=True)
@@ -313,6 +317,21 @@ class KernelProgram:
         has none; then the longest list's length counts."""
         return next((k for k, p in enumerate(self.params)
                      if p.name == "n" and not p.is_list and p.elem in ("int", "int64")), None)
+
+    @property
+    def has_vector_lists(self) -> bool:
+        """A parameter is a list[vec3] (its argument is bound by its flat view)."""
+        return any(p.vec and p.is_list for p in self.params)
+
+    @property
+    def has_vector_scalars(self) -> bool:
+        """A parameter is a vec3 (its argument is unpacked into its components)."""
+        return any(p.component >= 0 for p in self.params)
+
+    @property
+    def python_names(self) -> tuple:
+        """The kernel's parameter names, as its Python signature has them."""
+        return tuple(p.name for p in self.params if p.component <= 0)
 
     @property
     def lists(self) -> tuple[ProgramParam, ...]:

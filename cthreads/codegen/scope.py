@@ -19,6 +19,7 @@ from .checks import Declarations, check_signature, collect_declarations, declare
 from .functions import DeviceFunction, closure_lookup
 from .source import KernelSource
 from .types import MISSING, NARROW, ListType, Widths, resolve_annotation
+from .vectypes import VecType
 
 _ALLOWED_IMPORTS = ("math", "cthreads", "cthreads.gpu", "cthreads.sync", "cthreads.lang.indexes",
                     "cthreads.lang.intrinsics")
@@ -78,7 +79,7 @@ class _Names:
 
 def concrete_type(ty, widths: Widths):
     """An annotation type (name or ListType of one) as the compiler's type for ``widths``."""
-    if isinstance(ty, ListType):
+    if isinstance(ty, (ListType, VecType)):
         return ty.with_elem(widths.concrete(ty.elem))
     return widths.concrete(ty)
 
@@ -110,7 +111,7 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = (),
             lists[name] = next(given)
         elif isinstance(ty, ListType):
             lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic,
-                                     ty.ndim)
+                                     ty.ndim, ty.vec)
         else:
             fixed[name] = ty
             scalar[name] = ir.Local(name, wgsl_ident(name), ty, param=True)

@@ -114,6 +114,9 @@ def resolve_result(node: ast.AST, lookup):
         if isinstance(ty, ListType):
             raise AnnotationError(e, "a device function cannot return a list inside a tuple",
                                   "write results into a list parameter and return None")
+        if not isinstance(ty, str):     # a vector (vectypes.VecType): not a member yet
+            raise AnnotationError(e, f"a {ty} inside a tuple result is not supported yet",
+                                  f"return the {ty} alone, or its components as floats")
         members.append(ty)
     return TupleType(tuple(members))
 

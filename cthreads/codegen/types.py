@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..lang.arrays import ARRAY_DIMS
 from ..lang.widths import WIDTH_TYPES
+from .vectypes import VecType, vector_of
 
 @dataclass(frozen=True)
 class ElemType:
@@ -172,12 +173,14 @@ NARROW = Widths()
 class ListType:
     elem: str
     ndim: int = 1        # list[list[float]]: 2; list[list[list[float]]]: 3
+    vec: int = 0         # list[vec3]: 3 (elem the component type; codegen/vectors.py)
 
     def __str__(self) -> str:
-        return "list[" * self.ndim + self.elem + "]" * self.ndim
+        inner = VecType(self.vec, self.elem).name if self.vec else self.elem
+        return "list[" * self.ndim + inner + "]" * self.ndim
 
     def with_elem(self, elem: str) -> "ListType":
-        return ListType(elem, self.ndim)
+        return ListType(elem, self.ndim, self.vec)
 
 
 #: the most dimensions a list parameter may have
@@ -302,6 +305,9 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         name = _scalar_name(obj)
         if name is not None:
             return name
+        vector = vector_of(obj)
+        if vector is not None:
+            return vector
         if obj in _LIST_OBJECTS:
             raise AnnotationError(node, "a bare 'list' annotation does not say the element type",
                                   "write list[int], list[float] or list[bool]")
@@ -326,7 +332,9 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
                                           "not supported in kernels",
                                           "pass a 3-D array and fold the other dimensions into "
                                           "one")
-                return ListType(inner.elem, inner.ndim + 1)
+                return ListType(inner.elem, inner.ndim + 1, inner.vec)
+            if isinstance(inner, VecType):
+                return ListType(inner.elem, 1, inner.n)
             return ListType(inner)
     text = ast.unparse(node) if not isinstance(node, ast.Constant) else repr(node.value)
     raise AnnotationError(node, f"unsupported annotation '{text}'", hint)

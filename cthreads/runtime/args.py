@@ -499,7 +499,9 @@ def check_args(program, args: tuple, wheres: tuple) -> tuple[list, list, int]:
     if program.shapes:                 # the N-D lists' shapes ride in the uniform
         by_name = {a.param.name: a.dims for a in lists}
         scalars += [by_name[name][d] for name, d, _ in program.shapes]
-    n = n_value if n_value is not None else max((len(a.value) for a in lists), default=1)
+    n = n_value if n_value is not None else max((len(a.value) // (a.param.vec if a.param.ndim
+                                                                  == 1 and a.param.vec else 1)
+                                                 for a in lists), default=1)
     if sum(a.slot is not None for a in lists) > 1:
         check_resident_aliases(program.name, lists)
     return scalars, lists, n

@@ -422,6 +422,8 @@ class KernelRuntime:
         check = next((c for c in prog.checks if c.id == check_id), None)
         if check is None:
             return GpuIndexError(f"kernel {prog.name}: index {index} was out of range")
+        if getattr(check, "vec", 0):     # list[vec3]: the element of the flat index checked
+            index, length = index // check.vec, length // check.vec
         if getattr(check, "ndim", 1) > 1:
             what = (f"index {index} is out of range for dimension {check.dim} (axis "
                     f"{check.dim} of {check.ndim}) of list {check.list_name!r}, of size {length} "
