@@ -160,3 +160,21 @@ def saxpy_helper(n: int, a: float, x: list[float], y: list[float]) -> None:
     i: int = GlobalIdx.x
     if i < n:
         y[i] = axpy(a, x[i], y[i])
+
+
+# reduction operations with loops (the CPU driver's loop probe runs them)
+@Gpu.func
+def gcd(a: int, b: int) -> int:
+    while b != 0:
+        t: int = a % b
+        a = b
+        b = t
+    return abs(a)
+
+
+@Gpu.func
+def add_by_counting(a: int, b: int) -> int:
+    s: int = a
+    for _ in range(b):
+        s += 1
+    return s

@@ -20,6 +20,7 @@ from cthreads.gpu import (
     GlobalIdx, Gpu, GpuArena, GpuArgumentTypeError, GpuDeviceError, GpuIndexError,
     GpuInvalidArgument, gpu, shutdown,
 )
+from tests.device.func_kernels import add_by_counting, gcd
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 U = 2.0**-24          # float32's unit roundoff
@@ -389,24 +390,7 @@ def test_after_shutdown_a_new_device_serves(device_name):
     assert fadd.reduce(x.tolist()) == 4950.0
 
 
-# -- operations with loops on CPU drivers ----------------------------------------------------
-
-@Gpu.func
-def gcd(a: int, b: int) -> int:
-    while b != 0:
-        t: int = a % b
-        a = b
-        b = t
-    return abs(a)
-
-
-@Gpu.func
-def add_by_counting(a: int, b: int) -> int:
-    s: int = a
-    for _ in range(b):
-        s += 1
-    return s
-
+# -- operations with loops on CPU drivers (gcd, add_by_counting: func_kernels.py) ------------
 
 def test_operation_with_loops(device_name):
     values = (np.random.default_rng(10).integers(1, 1000, 20_000) * 6).astype(np.int32)

@@ -19,6 +19,7 @@ from cthreads.gpu import (
     GlobalIdx, Gpu, GpuArena, GpuDeviceError, GpuIndexError, GpuInvalidArgument, gpu, to_device,
 )
 from cthreads.runtime import reducer
+from tests.device.func_kernels import add_by_counting, gcd
 
 LIMIT = 4096                   # the binding limit the tests set: 1024 float32, 512 float64
 UNIT = {"float32": 2.0**-24, "float64": 2.0**-53}
@@ -71,23 +72,6 @@ def iabsmax(a: int, b: int) -> int:
 @Gpu.func
 def either(a: bool, b: bool) -> bool:
     return a or b
-
-
-@Gpu.func
-def gcd(a: int, b: int) -> int:                    # loops: the CPU driver's loop probe runs
-    while b != 0:
-        t: int = a % b
-        a = b
-        b = t
-    return abs(a)
-
-
-@Gpu.func
-def add_by_counting(a: int, b: int) -> int:
-    s: int = a
-    for _ in range(b):
-        s += 1
-    return s
 
 
 @Gpu
