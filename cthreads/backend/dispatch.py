@@ -237,7 +237,11 @@ class DeviceQueue:
         nbytes = memoryview(data).nbytes
         if nbytes >= uploads.STAGED_FROM:
             pooled = self.pool.acquire(nbytes)
-            self.upload(pooled, data)
+            try:
+                self.upload(pooled, data)
+            except BaseException:
+                self.pool.release(pooled)
+                raise
             return pooled
         pooled = self.pool.acquire(nbytes, init=data)
         if not pooled.filled:
