@@ -45,7 +45,7 @@ import traceback
 
 import numpy as np
 
-from cthreads.gpu import GpuArena, gpu
+from cthreads.gpu import GpuArena, gpu, to_device
 from examples.samples import mandelbrot_numpy
 
 import peers_kernels as K
@@ -665,14 +665,13 @@ class Peers:
 
         with contextlib.ExitStack() as stack:
             def ours():
-                acc = [np.zeros(b, np.float32) for _ in range(3)]
-                arena = stack.enter_context(GpuArena())
-                arena.bind(x=x, y=y, z=z, m=mass, ax=acc[0], ay=acc[1], az=acc[2])
+                dp, dm = to_device(pos), to_device(mass)        # list[vec3] over (b, 3)
+                acc = to_device(np.zeros((b, 3), np.float32))
 
                 def sample():
-                    _queued(k, lambda: gpu(K.accelerations, b, x, y, z, mass, *acc))
+                    _queued(k, lambda: gpu(K.accelerations, b, dp, dm, acc))
 
-                return sample, lambda: (arena.sync(), check(np.stack(acc, axis=1)))[1]
+                return sample, lambda: check(acc.numpy())
 
             def on_cupy():
                 cp = self.have.mods["cupy"]

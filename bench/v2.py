@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
+from cthreads.gpu import GlobalIdx, Gpu, GpuArena, dot, gpu, to_device, vec3
 from examples.samples import lengths, lengths_inline, mandelbrot, mandelbrot_numpy, saxpy
 from cthreads.lang.widths import float64
 
@@ -30,27 +30,18 @@ from timing import alternating_ms
 
 
 @Gpu
-def accelerations_inline(n: int, x: list[float], y: list[float], z: list[float],
-                         m: list[float], ax: list[float], ay: list[float],
-                         az: list[float]) -> None:
+def accelerations_inline(n: int, p: list[vec3], m: list[float], acc: list[vec3]) -> None:
     i: int = GlobalIdx.x
     if i >= n:
         return
-    sx: float = 0.0
-    sy: float = 0.0
-    sz: float = 0.0
+    here: vec3 = p[i]
+    total = vec3(0.0)
     for j in range(n):
-        dx = x[j] - x[i]
-        dy = y[j] - y[i]
-        dz = z[j] - z[i]
-        r2 = dx * dx + dy * dy + dz * dz + SOFTENING2
+        d = p[j] - here
+        r2 = dot(d, d) + SOFTENING2
         w = 1.0 / (r2 * math.sqrt(r2))
-        sx += dx * m[j] * w
-        sy += dy * m[j] * w
-        sz += dz * m[j] * w
-    ax[i] = sx
-    ay[i] = sy
-    az[i] = sz
+        total += d * (m[j] * w)
+    acc[i] = total
 
 
 @Gpu
@@ -98,23 +89,21 @@ def _functions(p: dict, m: dict) -> str | None:
     b = p["bodies"]
     pos = rng.standard_normal((b, 3)).astype(np.float32)
     mass = rng.uniform(0.5, 1.5, b).astype(np.float32) / b
-    x, y, z = (np.ascontiguousarray(pos[:, k]) for k in range(3))
-    acc = {k: [np.zeros(b, np.float32) for _ in range(3)] for k in ("helper", "inline")}
-    with GpuArena() as arena:
-        arena.bind(x=x, y=y, z=z, m=mass)
-        run = {"helper": lambda: gpu(accelerations, b, x, y, z, mass, *acc["helper"]).join(),
-               "inline": lambda: gpu(accelerations_inline, b, x, y, z, mass,
-                                     *acc["inline"]).join()}
-        for f in run.values():
-            f()
-        ms = alternating_ms(run, p["reps"])
+    dp, dm = to_device(pos), to_device(mass)                # list[vec3] over (b, 3)
+    out = {k: to_device(np.zeros((b, 3), np.float32)) for k in ("helper", "inline")}
+    run = {"helper": lambda: gpu(accelerations, b, dp, dm, out["helper"]).join(),
+           "inline": lambda: gpu(accelerations_inline, b, dp, dm, out["inline"]).join()}
+    for f in run.values():
+        f()
+    ms = alternating_ms(run, p["reps"])
+    acc = {k: a.numpy() for k, a in out.items()}
     m["fn_nbody_helper_ms"], m["fn_nbody_inline_ms"] = ms["helper"], ms["inline"]
     d = pos[None, :, :].astype(np.float64) - pos[:, None, :].astype(np.float64)
     r2 = (d * d).sum(axis=2) + SOFTENING2
     want = (d * (mass.astype(np.float64)[None, :] / (r2 * np.sqrt(r2)))[:, :, None]).sum(axis=1)
     scale = np.abs(want).max()
     for name, got in acc.items():
-        if np.abs(np.stack(got, axis=1) - want).max() > 1e-4 * scale:
+        if np.abs(got - want).max() > 1e-4 * scale:
             return f"N-body accelerations ({name}) differ from numpy"
     return None
 

@@ -1,11 +1,12 @@
-"""Gravitational N-body steps with small device functions (``@Gpu.func``).
+"""Gravitational N-body steps with vectors (``vec3``) and small device functions.
 
 Every body pulls on every other: ``accelerations`` loops over all bodies and asks two helpers
-for each pair (``inv_r3``: the softened 1/r**3, ``pull``: one component of the pull), and
-``kick_drift`` (a helper that writes through its list parameters) advances velocities and
-positions. The bodies stay on the device in a ``GpuArena`` for all the steps; the result is
-checked against the same steps computed with numpy in float64, and the total momentum (which
-the forces conserve) is checked too. Run: ``python examples/nbody.py [n] [steps]``.
+for each pair (``inv_r3(d)``: the softened 1/r**3 of the separation ``d``, ``pull(d, mass)``:
+the pull as a ``vec3``), and ``advance`` kicks the velocities and drifts the positions. The
+positions, velocities and accelerations are ``(n, 3)`` float32 arrays seen by the kernels as
+``list[vec3]``; they stay on the device as ``GpuArray``s for all the steps, and come back once.
+The result is checked against the same steps computed with numpy in float64, and the total
+momentum (which the forces conserve) is checked too. Run: ``python examples/nbody.py [n] [steps]``.
 """
 
 from __future__ import annotations
@@ -16,60 +17,41 @@ import time
 
 import numpy as np
 
-from cthreads.gpu import GlobalIdx, Gpu, GpuArena, gpu
+from cthreads.gpu import GlobalIdx, Gpu, dot, gpu, to_device, vec3
 
 SOFTENING2 = 0.01       # squared softening length: keeps close encounters finite
 
 
 @Gpu.func
-def inv_r3(dx: float, dy: float, dz: float) -> float:
-    r2 = dx * dx + dy * dy + dz * dz + SOFTENING2
+def inv_r3(d: vec3) -> float:
+    r2 = dot(d, d) + SOFTENING2
     return 1.0 / (r2 * math.sqrt(r2))
 
 
 @Gpu.func
-def pull(d: float, mass: float, w: float) -> float:
-    return d * mass * w
-
-
-@Gpu.func
-def kick_drift(p: list[float], v: list[float], a: list[float], i: int, dt: float) -> None:
-    v[i] += a[i] * dt
-    p[i] += v[i] * dt
+def pull(d: vec3, mass: float) -> vec3:
+    return d * (mass * inv_r3(d))
 
 
 @Gpu
-def accelerations(n: int, x: list[float], y: list[float], z: list[float], m: list[float],
-                  ax: list[float], ay: list[float], az: list[float]) -> None:
+def accelerations(n: int, p: list[vec3], m: list[float], acc: list[vec3]) -> None:
     i: int = GlobalIdx.x
     if i >= n:
         return
-    sx: float = 0.0
-    sy: float = 0.0
-    sz: float = 0.0
+    here: vec3 = p[i]
+    total = vec3(0.0)
     for j in range(n):
-        dx = x[j] - x[i]
-        dy = y[j] - y[i]
-        dz = z[j] - z[i]
-        w = inv_r3(dx, dy, dz)
-        sx += pull(dx, m[j], w)
-        sy += pull(dy, m[j], w)
-        sz += pull(dz, m[j], w)
-    ax[i] = sx
-    ay[i] = sy
-    az[i] = sz
+        total += pull(p[j] - here, m[j])
+    acc[i] = total
 
 
 @Gpu
-def advance(n: int, dt: float, x: list[float], y: list[float], z: list[float],
-            vx: list[float], vy: list[float], vz: list[float],
-            ax: list[float], ay: list[float], az: list[float]) -> None:
+def advance(n: int, dt: float, p: list[vec3], v: list[vec3], acc: list[vec3]) -> None:
     i: int = GlobalIdx.x
     if i >= n:
         return
-    kick_drift(x, vx, ax, i, dt)
-    kick_drift(y, vy, ay, i, dt)
-    kick_drift(z, vz, az, i, dt)
+    v[i] += acc[i] * dt
+    p[i] += v[i] * dt
 
 
 def numpy_steps(pos, vel, m, dt, steps):
@@ -91,20 +73,15 @@ def main(n: int = 2048, steps: int = 10, seed: int = 0, dt: float = 1e-3) -> dic
     pos = rng.standard_normal((n, 3)).astype(np.float32)
     vel = (0.1 * rng.standard_normal((n, 3))).astype(np.float32)
     m = rng.uniform(0.5, 1.5, n).astype(np.float32) / n
-    x, y, z = (np.ascontiguousarray(pos[:, k]) for k in range(3))
-    vx, vy, vz = (np.ascontiguousarray(vel[:, k]) for k in range(3))
-    ax, ay, az = (np.zeros(n, np.float32) for _ in range(3))
     t0 = time.perf_counter()
-    with GpuArena() as arena:
-        arena.bind(x=x, y=y, z=z, m=m, vx=vx, vy=vy, vz=vz, ax=ax, ay=ay, az=az)
-        for _ in range(steps):
-            gpu(accelerations, n, x, y, z, m, ax, ay, az).join(download=False)
-            gpu(advance, n, dt, x, y, z, vx, vy, vz, ax, ay, az).join(download=False)
-        arena.sync()
+    p, v = to_device(pos), to_device(vel)            # (n, 3) arrays: list[vec3] on the device
+    dm, acc = to_device(m), to_device(np.zeros_like(pos))
+    for _ in range(steps):
+        gpu(accelerations, n, p, dm, acc)
+        gpu(advance, n, dt, p, v, acc)
+    got_pos, got_vel = p.numpy().astype(np.float64), v.numpy().astype(np.float64)
     seconds = time.perf_counter() - t0
     ref_pos, ref_vel = numpy_steps(pos, vel, m, dt, steps)
-    got_pos = np.stack([x, y, z], axis=1).astype(np.float64)
-    got_vel = np.stack([vx, vy, vz], axis=1).astype(np.float64)
     pos_err = float(np.abs(got_pos - ref_pos).max())
     momentum = (got_vel * m[:, None]).sum(axis=0)
     start_momentum = (vel.astype(np.float64) * m[:, None]).sum(axis=0)

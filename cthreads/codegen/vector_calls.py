@@ -50,6 +50,31 @@ def _lookup(table: dict, obj):
 
 class VecCallMixin:
     # -- calls ------------------------------------------------------------------------------
+    def once(self, e, node):
+        """``e`` where its value is used more than once (a scalar spread over the components,
+        a vector whose components a function reads twice): a constant or local as it is, else
+        a hidden local assigned before the statement, so that Python's single evaluation is
+        kept (a device function's call, a draw, a load, a division: once, not per component).
+        Inside operands Python may not evaluate (``lazy_expr``) nothing is hoisted: a pure
+        expression is repeated, a call is a located error."""
+        if isinstance(e, (ir.Const, ir.Var)):
+            return e
+        if self.lazy:
+            if any(isinstance(x, (ir.FuncCall, ir.Atomic)) for x in ir.walk_expr(e)):
+                self.src.error(node, "a call whose value a vector uses more than once, inside "
+                               "'and', 'or', 'x if c else y' or a while test",
+                               "assign the call's result to a local first, before the "
+                               "condition", cls=GpuKernelTypeError)
+            return e
+        loc = self.src.loc(node)
+        tmp = self.hidden_local(e.ty)
+        self.pending.append(ir.Assign(loc, tmp, e))
+        return ir.Var(e.ty, loc, tmp)
+
+    def vec_once(self, v, node):
+        """``v`` with every component evaluated once (see ``once``)."""
+        return VecValue(v.ty, v.loc, tuple(self.once(c, node) for c in v.comps))
+
     def vec_call(self, obj, node):
         """A call of a vector constructor or function (or of abs/math.floor/... on a vector),
         or None."""
@@ -106,7 +131,7 @@ class VecCallMixin:
                                                           for c in v.comps))
         args = [self.real_scalar(self.not_vector(a, n), n, ty) for a, n in zip(args, node.args)]
         if len(args) == 1:
-            args = args * ty.n
+            args = [self.once(args[0], node)] * ty.n
         if len(args) != ty.n:
             self.src.error(node, f"{ty}() takes 1 or {ty.n} numbers, got {len(args)}",
                            f"write {ty}({', '.join(COMPONENTS[:ty.n])}) or {ty}(s)",
@@ -141,6 +166,7 @@ class VecCallMixin:
         return total
 
     def _length(self, v, node, loc):
+        v = self.vec_once(v, node)
         sq = self._dot(v, v, node)
         ty = sq.ty if is_float(sq.ty) else self.int_float(sq.ty)
         return ir.Call(ty, loc, "sqrt", (self.conv(sq, ty),))
@@ -157,7 +183,8 @@ class VecCallMixin:
             if a.ty.n != 3:
                 self.src.error(node, f"cross() takes 3-vectors, not {a.ty}", None,
                                cls=GpuKernelTypeError)
-            (ax, ay, az), (bx, by, bz) = a.comps, b.comps
+            (ax, ay, az), (bx, by, bz) = self.vec_once(a, node).comps, \
+                self.vec_once(b, node).comps
 
             def term(p, q, r, s):
                 return self.binary("sub", self.binary("mul", p, q, node),
@@ -168,13 +195,15 @@ class VecCallMixin:
             self.src.error(node, f"{name}() takes one vector", None, cls=GpuKernelTypeError)
         v = args[0]
         if name == "length_sq":
+            v = self.vec_once(v, node)
             return self._dot(v, v, node)
         if name == "length":
             return self._length(v, node, loc)
         if v.ty.is_int:
             self.src.error(node, f"normalize() takes float vectors, not {v.ty}", None,
                            cls=GpuKernelTypeError)
-        n = self._length(v, node, loc)
+        v = self.vec_once(v, node)
+        n = self.once(self._length(v, node, loc), node)
         return self._vec_of(loc, [self.binary("truediv", c, n, node) for c in v.comps])
 
     def _fold(self, name, args, node, loc):
@@ -196,7 +225,8 @@ class VecCallMixin:
         if len(args) != 3 or not isinstance(args[0], VecValue):
             self.src.error(node, "clamp() takes (v, lo, hi)", None, cls=GpuKernelTypeError)
         v = args[0]
-        bounds = [b if isinstance(b, VecValue) else VecValue(v.ty, b.loc, (b,) * v.ty.n)
+        bounds = [b if isinstance(b, VecValue) else
+                  VecValue(v.ty, b.loc, (self.once(b, node),) * v.ty.n)
                   for b in args[1:]]
         return self._fold("min", [self._fold("max", [v, bounds[0]], node, loc), bounds[1]],
                           node, loc)

@@ -258,6 +258,7 @@ class VecMixin(VecCallMixin):
                                       for a, b in zip(left.comps, right.comps)])
         vec, scalar = (left, right) if lv else (right, left)
         self.real_scalar(scalar, node, vec.ty)
+        scalar = self.once(scalar, node)           # Python evaluates it once
         if op not in ("mul", "truediv") or (op == "truediv" and vec.ty.is_int):
             hint = (f"write {vec.ty}(s) for a vector of equal components" if op in ("add", "sub")
                     else "vectors take + - between vectors, * and / by scalars")
