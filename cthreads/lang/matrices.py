@@ -317,17 +317,36 @@ class MatList:
     def shape(self) -> tuple:
         return self.array.shape[:-2]
 
+    def _depth(self, index) -> int:
+        """How many of ``index``'s indexes fall past the list's own dimensions (0: an element
+        or a sub-list, 1: a row, 2: an entry)."""
+        k = len(index) if isinstance(index, tuple) else 1
+        return max(0, k - (self.array.ndim - 2))
+
     def __getitem__(self, index):
         part = self.array[index]
+        depth = self._depth(index)
+        if depth == 2:
+            return float(part)
+        if depth == 1:                       # p[i, r]: a row, a new vector (as m[r])
+            return VECTOR_TYPES[f"vec{self.cls._N}"]._of(part)
         if part.ndim == 2:
             return self.cls._view(part.reshape(-1))
         return MatList(part, self.cls)
 
     def __setitem__(self, index, value):
-        if not isinstance(value, self.cls):
-            raise TypeError(f"a list[{self.cls.__name__}] element takes a "
-                            f"{self.cls.__name__}, not {type(value).__name__}")
-        self.array[index] = value.__array__()
+        depth = self._depth(index)
+        n = self.cls._N
+        if depth == 2 and _is_scalar(value):
+            self.array[index] = float(value)
+        elif depth == 1 and isinstance(value, _Vec) and value._N == n and value._KIND == "f":
+            self.array[index] = list(value)
+        elif depth == 0 and isinstance(value, self.cls):
+            self.array[index] = value.__array__()
+        else:
+            want = ("a number", f"a vec{n}", f"a {self.cls.__name__}")[2 - depth]
+            raise TypeError(f"this part of a list[{self.cls.__name__}] takes {want}, not "
+                            f"{type(value).__name__}")
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))

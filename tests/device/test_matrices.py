@@ -14,7 +14,7 @@ import pytest
 
 from cthreads.gpu import (
     GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, determinant, gpu, inverse, mat22, mat33,
-    mat44, outer, to_device, transpose, vec3, vec4,
+    mat44, outer, prepare, to_device, transpose, vec3, vec4,
 )
 
 from tests.conftest import run_python
@@ -321,3 +321,30 @@ def test_a_matrix_kernel_pickles_by_value(tmp_path, device_name):
     '''))
     assert out.returncode == 0, out.stderr
     assert float(out.stdout.strip().splitlines()[-1]) < 1e-4
+
+
+@Gpu
+def rows_and_entries(n: int, m: list[mat33], out: list[vec3], s: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    a: mat33 = m[i] * 2.0
+    out[i] = m[i, 1] + a[2]                 # p[i, r] and m[r]: rows
+    s[i] = a[1][2] + m[i][0][1] + m[i][2].x
+    m[i, 0] = out[i]                        # a row stored into the list
+
+
+def test_rows_entries_annotated_locals_and_prepare():
+    prepare()                               # compiles the kernels above, including these
+    m = np.random.default_rng(7).random((5, 3, 3))
+    m0 = m.copy()
+    out, s = np.zeros((5, 3)), np.zeros(5)
+    gpu(rows_and_entries, 5, m, out, s).join()
+    np.testing.assert_allclose(out, m0[:, 1] + 2 * m0[:, 2], rtol=1e-15)
+    np.testing.assert_allclose(s, 2 * m0[:, 1, 2] + m0[:, 0, 1] + m0[:, 2, 0], rtol=1e-15)
+    np.testing.assert_array_equal(m[:, 0], out)
+    np.testing.assert_array_equal(m[:, 1:], m0[:, 1:])
+    sim_m, sim_out, sim_s = m0.copy(), np.zeros((5, 3)), np.zeros(5)
+    rows_and_entries.simulate(5, sim_m, sim_out, sim_s)
+    np.testing.assert_array_equal(sim_m, m)
+    np.testing.assert_array_equal(sim_out, out)

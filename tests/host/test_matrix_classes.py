@@ -142,3 +142,9 @@ def test_matlist_views_the_array():
     assert matrix_list(wrong, 1, mat33) is wrong        # left to the kernel's own errors
     with pytest.raises(TypeError, match="takes a mat33"):
         p[0] = mat22(1.0)
+    p[0, 1] = vec3(1, 2, 3)                 # a row, as p[i, r] in a kernel
+    p[0, 2, 2] = 4.0
+    assert list(p[0, 1]) == [1.0, 2.0, 3.0] and p[0, 2, 2] == 4.0 == arr[0, 2, 2]
+    assert isinstance(p[0, 1], vec3) and list(p[0][1]) == list(p[0, 1])
+    with pytest.raises(TypeError, match="takes a vec3"):
+        p[0, 1] = vec2(1, 2)
