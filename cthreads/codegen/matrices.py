@@ -241,7 +241,6 @@ class MatMixin(MatCallMixin):
                                f"parameter '{name}', which in Python is the caller's matrix "
                                "(it would change there too)",
                                f"copy it first: {name}2 = {ty}({name})", cls=GpuKernelTypeError)
-            self._no_alias(name, node)
             picked, ks = self._mat_indexes(self._slice_nodes(target), ty)
             idents = self.vec_idents(name, ty)
             old = [ir.Var(ty.elem, loc, idents[k]) for k in ks]

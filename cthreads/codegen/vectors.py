@@ -23,6 +23,7 @@ from ..errors import GpuKernelTypeError
 from . import ir
 from .types import assignable, is_float
 from .matrices import MatMixin
+from .mattypes import MatType
 from .matrix_calls import is_matrix
 from .vector_calls import VecCallMixin, VecValue
 from .vectypes import COMPONENTS, VecType
@@ -80,7 +81,8 @@ class VecMixin(MatMixin, VecCallMixin):
             return
         if name in _component_targets(self.src.tree):
             text = ast.unparse(rhs)
-            self.src.error(node, f"'{name} = {text}' makes '{name}' the same vector as "
+            kind = "matrix" if isinstance(self.vec_type_of(name), MatType) else "vector"
+            self.src.error(node, f"'{name} = {text}' makes '{name}' the same {kind} as "
                            f"'{text}' in Python, and a component of '{name}' is assigned "
                            "below (in Python that would change both)",
                            f"copy it: {name} = {self.vec_type_of(name) or 'vec3'}({text})",

@@ -126,3 +126,16 @@ def test_list_matrix_parameters_of_device_functions_are_refused():
         @Gpu
         def k(p: list[mat33], out: list[float]) -> None:
             out[0] = f(p)
+
+
+def test_an_alias_of_a_list_element_is_refused_with_the_copy_hint():
+    bad = line() + 5
+    with _raises("makes 'q' the same matrix as 'p\\[0\\]'") as info:
+        @Gpu
+        def k(p: list[mat33], out: list[float]) -> None:
+            y: float = out[0]
+            q = p[0]
+            q[1, 1] = y
+            out[0] = q[0, 0]
+    assert info.value.lineno == bad
+    assert "q = mat33(p[0])" in str(info.value)

@@ -332,6 +332,10 @@ def rows_and_entries(n: int, m: list[mat33], out: list[vec3], s: list[float]) ->
     out[i] = m[i, 1] + a[2]                 # p[i, r] and m[r]: rows
     s[i] = a[1][2] + m[i][0][1] + m[i][2].x
     m[i, 0] = out[i]                        # a row stored into the list
+    b = mat33(a)
+    y: float = s[i]
+    b[0, 0] = y                             # an entry from a local
+    s[i] = b[0, 0] - a[0, 0]
 
 
 def test_rows_entries_annotated_locals_and_prepare():
@@ -341,7 +345,8 @@ def test_rows_entries_annotated_locals_and_prepare():
     out, s = np.zeros((5, 3)), np.zeros(5)
     gpu(rows_and_entries, 5, m, out, s).join()
     np.testing.assert_allclose(out, m0[:, 1] + 2 * m0[:, 2], rtol=1e-15)
-    np.testing.assert_allclose(s, 2 * m0[:, 1, 2] + m0[:, 0, 1] + m0[:, 2, 0], rtol=1e-15)
+    s_want = 2 * m0[:, 1, 2] + m0[:, 0, 1] + m0[:, 2, 0]
+    np.testing.assert_allclose(s, s_want - 2 * m0[:, 0, 0], rtol=1e-14, atol=1e-15)
     np.testing.assert_array_equal(m[:, 0], out)
     np.testing.assert_array_equal(m[:, 1:], m0[:, 1:])
     sim_m, sim_out, sim_s = m0.copy(), np.zeros((5, 3)), np.zeros(5)
