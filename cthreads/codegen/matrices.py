@@ -89,15 +89,16 @@ class MatMixin(MatCallMixin):
         Python evaluates it for sure; else unchanged."""
         if self.lazy or all(isinstance(c, (ir.Var, ir.Const)) for c in value.comps):
             return value
-        comps = []
-        for c in value.comps:
-            if isinstance(c, (ir.Var, ir.Const)):
-                comps.append(c)
-                continue
-            tmp = self.hidden_local(c.ty)
-            self.pending.append(ir.Assign(c.loc, tmp, c))
-            comps.append(ir.Var(c.ty, c.loc, tmp))
-        return type(value)(value.ty, value.loc, tuple(comps))
+        return type(value)(value.ty, value.loc, tuple(self.mat_keep(c) for c in value.comps))
+
+    def mat_keep(self, e):
+        """``e`` computed once into a hidden local before the statement (where Python
+        evaluates it for sure, and it is not already a local or a constant)."""
+        if self.lazy or isinstance(e, (ir.Var, ir.Const)):
+            return e
+        tmp = self.hidden_local(e.ty)
+        self.pending.append(ir.Assign(e.loc, tmp, e))
+        return ir.Var(e.ty, e.loc, tmp)
 
     def mat_compare(self, node):
         """A located error for a comparison with a matrix operand (``vec_compare``)."""

@@ -54,6 +54,9 @@ class IROps:
     def neg(self, a):
         return ir.Unary(a.ty, a.loc, "neg", a)
 
+    def keep(self, a):
+        return self.tr.mat_keep(a)
+
 
 class MatCallMixin:
     def mat_of(self, size: int, loc, comps) -> MatValue:
@@ -79,7 +82,7 @@ class MatCallMixin:
                 self.src.error(node, "outer() takes two float vectors of one size",
                                "write outer(u, v) with u and v both vec3 (or both vec2 ...)",
                                cls=GpuKernelTypeError)
-            u, v = args
+            u, v = self.mat_materialize(args[0]), self.mat_materialize(args[1])
             return self.mat_of(u.ty.n, loc, [self.binary("mul", a, b, node)
                                              for a in u.comps for b in v.comps])
         if len(args) != 1 or not is_matrix(args[0]):
@@ -88,6 +91,8 @@ class MatCallMixin:
                            f"write {name}(m) with m a matrix", cls=GpuKernelTypeError)
         m = args[0]
         n = m.ty.size
+        if name != "transpose":
+            m = self.mat_materialize(m)          # the formulas read each entry several times
         if name == "transpose":
             return MatValue(m.ty, loc, tuple(formulas.transpose(m.comps, n)))
         ops = IROps(self, node)
@@ -96,10 +101,7 @@ class MatCallMixin:
         adj, det = formulas.adjugate_det(list(m.comps), n, ops)
         # a singular matrix: 1/0.0 is inf (IEEE, as the float '/' on the device), so the
         # entries are inf/-inf/nan, as the Python class computes (lang/matrices.py)
-        scale = self.hidden_local(m.ty.elem)
-        self.pending.append(ir.Assign(loc, scale, self.binary(
-            "truediv", ir.Const(m.ty.elem, loc, 1.0), det, node)))
-        s = ir.Var(m.ty.elem, loc, scale)
+        s = self.mat_keep(self.binary("truediv", ir.Const(m.ty.elem, loc, 1.0), det, node))
         return MatValue(m.ty, loc, tuple(self.binary("mul", a, s, node) for a in adj))
 
     def _mat_construct(self, size: int, node):

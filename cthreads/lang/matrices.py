@@ -51,6 +51,10 @@ class _PyOps:
     def neg(a):
         return -a
 
+    @staticmethod
+    def keep(a):
+        return a
+
 
 def _ieee_div(a: float, b: float) -> float:
     """``a / b`` with IEEE results for a zero divisor (as on the device)."""

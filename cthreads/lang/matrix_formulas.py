@@ -1,6 +1,7 @@
 """The matrix formulas shared by the Python classes (``cthreads.lang.matrices``) and the
 compiler (``codegen/matrix_calls.py``): written once over an arithmetic ``ops`` (``add sub mul
-neg`` of two or one operands), so the plain-Python run and the device evaluate the same
+neg`` of two or one operands; ``keep(x)``: ``x``, which the compiler computes once into a local
+since it is read several times), so the plain-Python run and the device evaluate the same
 products and sums in the same order.
 
 Entries are flat, row-major: ``a[r * n + c]``.
@@ -55,6 +56,7 @@ def adjugate_det(a, n: int, ops) -> tuple:
              _minor2(ops, a02, a10, a00, a12),
              _minor2(ops, a10, a21, a11, a20), _minor2(ops, a01, a20, a00, a21),
              _minor2(ops, a00, a11, a01, a10)]
+        b[0], b[3], b[6] = ops.keep(b[0]), ops.keep(b[3]), ops.keep(b[6])
         det = ops.add(ops.add(m(a00, b[0]), m(a01, b[3])), m(a02, b[6]))
         return b, det
     (a00, a01, a02, a03, a10, a11, a12, a13,
@@ -71,6 +73,8 @@ def adjugate_det(a, n: int, ops) -> tuple:
     c2 = _minor2(ops, a20, a33, a30, a23)
     c1 = _minor2(ops, a20, a32, a30, a22)
     c0 = _minor2(ops, a20, a31, a30, a21)
+    s0, s1, s2, s3, s4, s5 = (ops.keep(x) for x in (s0, s1, s2, s3, s4, s5))
+    c0, c1, c2, c3, c4, c5 = (ops.keep(x) for x in (c0, c1, c2, c3, c4, c5))
 
     def comb(p, x, q, y, r, z):        # p*x - q*y + r*z
         return ops.add(ops.sub(m(p, x), m(q, y)), m(r, z))
