@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import (
-    GlobalIdx, Gpu, GpuIndexError, GpuInvalidArgument, determinant, gpu, inverse, mat22, mat33,
-    mat44, outer, prepare, to_device, transpose, vec3, vec4,
+    GlobalIdx, Gpu, GpuArena, GpuIndexError, GpuInvalidArgument, determinant, gpu, inverse,
+    mat22, mat33, mat44, outer, prepare, to_device, transpose, vec3, vec4,
 )
 
 from tests.conftest import run_python
@@ -353,3 +353,24 @@ def test_rows_entries_annotated_locals_and_prepare():
     rows_and_entries.simulate(5, sim_m, sim_out, sim_s)
     np.testing.assert_array_equal(sim_m, m)
     np.testing.assert_array_equal(sim_out, out)
+
+
+@Gpu
+def turn(n: int, r: mat22, m: list[mat22]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        m[i] = r @ m[i]
+
+
+def test_matrices_bound_in_an_arena_stay_on_the_device_between_launches():
+    n = 10
+    m = np.tile(np.eye(2), (n, 1, 1)).astype(np.float32)
+    m[:, 0, 1] = np.arange(n)
+    r = np.array([[0.0, -1.0], [1.0, 0.5]])
+    want = np.linalg.matrix_power(r, 3) @ m.astype(np.float64)
+    with GpuArena() as arena:
+        arena.bind(m=m)
+        for _ in range(3):
+            gpu(turn, n, r, m).join(download=False)
+        arena.sync()
+    np.testing.assert_allclose(m, want, rtol=1e-6, atol=1e-6)
