@@ -90,7 +90,8 @@ class VecMixin(MatMixin, VecCallMixin):
 
     def vec_check(self, value, want: VecType, node, what: str) -> None:
         if not isinstance(value, VecValue) or value.ty.n != want.n or \
-                value.ty.mat != want.mat or value.ty.is_int != want.is_int or not assignable(value.ty.elem, want.elem):
+                value.ty.mat != want.mat or value.ty.is_int != want.is_int or \
+                not assignable(value.ty.elem, want.elem):
             got = value.ty if isinstance(value, VecValue) else f"{value.ty} value"
             self.src.error(getattr(node, "value", node), f"cannot store a {got} into {what}, a "
                            f"{want}", f"build a {want} ({want}(...))", cls=GpuKernelTypeError)

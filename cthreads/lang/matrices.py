@@ -114,8 +114,17 @@ class _Mat:
 
     @classmethod
     def _plain_list(cls, array, depth: int):
-        """``array`` for a ``list[matkk]`` parameter of a plain-Python run (``MatList``)."""
-        return matrix_list(array, depth, cls)
+        """``array`` for a ``list[matkk]`` parameter of a plain-Python run (``MatList``); for
+        a ``matkk`` parameter (``depth`` 0), a ``(k, k)`` array or nested lists as a matrix,
+        as a launch takes them."""
+        if depth:
+            return matrix_list(array, depth, cls)
+        if isinstance(array, _Mat) or _is_scalar(array):
+            return array
+        try:
+            return cls(*[x for row in array for x in row])
+        except TypeError:
+            return array                 # not a square table: the kernel's own error
 
     @classmethod
     def _of(cls, values):

@@ -393,8 +393,8 @@ def _vector_list_depth(annotation):
     depth = 0
     while getattr(annotation, "__origin__", None) is list and getattr(annotation, "__args__", ()):
         annotation, depth = annotation.__args__[0], depth + 1
-    if depth and isinstance(annotation, type) and (issubclass(annotation, _Vec) or
-                                                   hasattr(annotation, "_plain_list")):
+    matrix = isinstance(annotation, type) and hasattr(annotation, "_plain_list")
+    if matrix or (depth and isinstance(annotation, type) and issubclass(annotation, _Vec)):
         return depth, annotation
     return None
 

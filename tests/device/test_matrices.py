@@ -200,7 +200,7 @@ def test_locals_device_functions_and_in_place_updates(dtype):
     r = rng.standard_normal((3, 3)) * 0.5
     m = rng.standard_normal((n, 3, 3)).astype(dtype) * 0.5
     want_out, want_d, want_m = _locals_reference(r, m.astype(np.float64))
-    sim_m = m.copy()
+    sim_m, m0 = m.copy(), m.copy()
     out, d = np.zeros_like(m), np.zeros(n, dtype)
     gpu(matrix_locals, n, r, m, out, d).join()
     tol = TOL[dtype] * 10
@@ -211,6 +211,9 @@ def test_locals_device_functions_and_in_place_updates(dtype):
     matrix_locals.simulate(n, mat33(*r.ravel()), sim_m, sim_out, sim_d)
     np.testing.assert_allclose(out, sim_out, rtol=tol, atol=tol)
     np.testing.assert_allclose(m, sim_m, rtol=tol, atol=tol)
+    again, sim_out2 = m0.copy(), np.zeros_like(m)
+    matrix_locals.simulate(n, r, again, sim_out2, sim_d)    # a (3, 3) array, as gpu() takes
+    np.testing.assert_array_equal(sim_out2, sim_out)
 
 
 @Gpu
