@@ -18,6 +18,7 @@ stored, as Python builds the new object first.
 from __future__ import annotations
 
 import ast
+from dataclasses import fields
 
 from ..errors import GpuKernelTypeError
 from ..lang import matrix_formulas as formulas
@@ -257,25 +258,31 @@ class MatMixin(MatCallMixin):
             comps = [self.not_vector(value, getattr(node, "value", node))]
             self._component_check(comps[0], VecType(2, elem), node)
         comps = [self.conv(c, elem) for c in comps]
-        out, comps = self.ordered(comps, loc, frozenset(idents) if lst is None else (), lst)
         if lst is None:
+            out, comps = self.ordered(comps, loc, tuple(idents[k] for k in ks))
             return out + [ir.Assign(loc, idents[k], c) for k, c in zip(ks, comps)]
-        for k, c in zip(ks, comps):
-            index = flat(k)
-            idx, extra = (index, ()) if lst.ndim == 1 else (more[0], tuple(more[1:]) + (index,))
+        targets = [element_target(lst, more, flat(k)) for k in ks]
+        out, comps = self.ordered(comps, loc, (), lst, targets)
+        for (idx, extra), c in zip(targets, comps):
             out.append(ir.Store(loc, lst, idx, c, checks[0], more=extra,
                                 more_checks=tuple(checks[1:])))
         return out
 
-    def ordered(self, comps, loc, idents=(), lst=None) -> tuple:
+    def ordered(self, comps, loc, idents=(), lst=None, targets=()) -> tuple:
         """(statements, comps) to store ``comps`` one after the other into the locals
-        ``idents`` or elements of ``lst``: when a later component reads one of those locals or
-        any element of ``lst``, each is computed into a hidden local first (so no store changes
-        what a later component reads)."""
-        def hazard(x):
-            return (isinstance(x, ir.Var) and x.ident in idents) or \
-                (lst is not None and isinstance(x, ir.Load) and x.lst.ident == lst.ident)
-        if len(comps) < 2 or not any(hazard(x) for c in comps[1:] for x in ir.walk_expr(c)):
+        ``idents`` or the elements of ``lst`` at ``targets`` ((index, more) per component):
+        when a component reads a local or an element stored before it (an element of ``lst``
+        at another index may be one), each is computed into a hidden local first (so no store
+        changes what a later component reads). ``p[i] = a * x[i] + p[i]`` needs none."""
+        def hazard(x, j):
+            if isinstance(x, ir.Var):
+                return x.ident in idents[:j]
+            if lst is None or not isinstance(x, ir.Load) or x.lst.ident != lst.ident:
+                return False
+            return not any(_same(x.index, idx) and _same(x.more, more)
+                           for idx, more in targets[j:])
+        if len(comps) < 2 or not any(hazard(x, j) for j, c in enumerate(comps)
+                                     for x in ir.walk_expr(c)):
             return [], comps
         out, temps = [], []
         for c in comps:
@@ -286,3 +293,21 @@ class MatMixin(MatCallMixin):
             out.append(ir.Assign(loc, tmp, c))
             temps.append(ir.Var(c.ty, loc, tmp))
         return out, temps
+
+
+def element_target(lst, more, index) -> tuple:
+    """(index, more) of an ``ir.Store`` of flat component ``index`` of an element of ``lst``
+    (``more``: the element's leading indexes of an N-D list)."""
+    return (index, ()) if lst.ndim == 1 else (more[0], tuple(more[1:]) + (index,))
+
+
+def _same(a, b) -> bool:
+    """The IR expressions (or tuples of them) ``a`` and ``b`` compute the same value: equal
+    but for their source locations and bounds-check ids."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and \
+            all(_same(x, y) for x, y in zip(a, b))
+    if not isinstance(a, ir.Expr) or type(a) is not type(b):
+        return a == b
+    return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)
+               if f.name not in ("loc", "check", "more_checks"))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..errors import GpuKernelTypeError
 from . import ir
 from .types import assignable, is_float
-from .matrices import MatMixin
+from .matrices import MatMixin, element_target
 from .mattypes import MatType
 from .matrix_calls import is_matrix
 from .vector_calls import VecCallMixin, VecValue
@@ -68,7 +68,7 @@ class VecMixin(MatMixin, VecCallMixin):
         loc = self.src.loc(node)
         comps = [self.conv(c, want.elem) for c in value.comps]
         idents = self.vec_idents(name, want)
-        out, comps = self.ordered(comps, loc, frozenset(idents))    # v = vec3(v.y, v.x, v.z)
+        out, comps = self.ordered(comps, loc, idents)    # v = vec3(v.y, v.x, v.z)
         return out + [ir.Assign(loc, ident, c) for ident, c in zip(idents, comps)]
 
     def _no_alias(self, name: str, node) -> None:
@@ -436,7 +436,8 @@ class VecMixin(MatMixin, VecCallMixin):
             value = self.not_vector(value, getattr(node, "value", node))
         out = []
         if isinstance(value, VecValue):        # p[i] = vec3(p[i].y, p[i].x, p[i].z)
-            out, comps = self.ordered(list(value.comps), loc, (), lst)
+            targets = [element_target(lst, more, flat(k)) for k in ks]
+            out, comps = self.ordered(list(value.comps), loc, (), lst, targets)
             value = VecValue(value.ty, value.loc, tuple(comps))
         for k in ks:
             rhs = value.comps[k] if isinstance(value, VecValue) else value

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from cthreads.errors import GpuKernelTypeError
-from cthreads.gpu import GlobalIdx, Gpu, determinant, dot, inverse, mat22, mat33, vec2, vec3, vec4
+from cthreads.gpu import (GlobalIdx, Gpu, determinant, dot, inverse, mat22, mat33, transpose,
+                          vec2, vec3, vec4)
 
 
 def line() -> int:
@@ -139,3 +140,21 @@ def test_an_alias_of_a_list_element_is_refused_with_the_copy_hint():
             out[0] = q[0, 0]
     assert info.value.lineno == bad
     assert "q = mat33(p[0])" in str(info.value)
+
+
+def test_only_stores_that_read_what_they_overwrite_go_through_hidden_locals():
+    hidden = re.compile(r"\bct_s\d+\b")
+
+    @Gpu
+    def saxpy(a: float, x: list[vec3], y: list[vec3]) -> None:
+        i: int = GlobalIdx.x
+        y[i] = a * x[i] + y[i]             # each component reads only itself: stored directly
+
+    @Gpu
+    def swap(y: list[vec3], m: list[mat22]) -> None:
+        i: int = GlobalIdx.x
+        y[i] = vec3(y[i].y, y[i].x, y[i].z)
+        m[i] = transpose(m[i])
+
+    assert not hidden.search(saxpy.wgsl)
+    assert len(set(hidden.findall(swap.wgsl))) >= 3
