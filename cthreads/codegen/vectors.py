@@ -319,8 +319,9 @@ class VecMixin(MatMixin, VecCallMixin):
         """``e`` when it is a scalar; a located error for a vector where a scalar belongs."""
         if isinstance(e, VecValue):
             where = node if node is not None else e.loc
-            self.src.error(where, f"a {e.ty} is used where a scalar belongs",
-                           "take a component (v.x) or a function of it (length(v))",
+            hint = "take an entry (m[0, 1]) or determinant(m)" if is_matrix(e) else \
+                "take a component (v.x) or a function of it (length(v))"
+            self.src.error(where, f"a {e.ty} is used where a scalar belongs", hint,
                            cls=GpuKernelTypeError)
         return e
 

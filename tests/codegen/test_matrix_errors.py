@@ -49,6 +49,8 @@ def test_comparing_matrices_is_refused_with_the_entry_wise_hint():
      "vec3 rows"),
     ("dot(m, m)", r"dot\(\) does not take a mat33", "transpose, determinant, inverse"),
     ("inverse(vec3(1.0))", r"inverse\(\) takes one matrix", r"inverse\(m\)"),
+    ("mat22(m)", r"mat22\(\) cannot take a mat33", "pass a mat22"),
+    ("float(m) * m", "a mat33 is used where a scalar belongs", r"an entry \(m\[0, 1\]\)"),
     ("determinant(m) + m", r"unsupported operand types for \+: float value and mat33",
      "diagonal"),
 ])
