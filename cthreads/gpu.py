@@ -32,6 +32,7 @@ from .lang.widths import float32, float64, int32, int64, uint32
 from .lang.vectors import (abs, ceil, clamp, cos, cross, distance, dot, exp,  # noqa: A004
                            floor, ivec2, ivec3, ivec4, length, length_sq, log, max, min,
                            normalize, sin, sqrt, vec2, vec3, vec4)
+from .lang.matrices import determinant, inverse, mat22, mat33, mat44, outer, transpose
 
 #: the same object as cthreads.kernel.Gpu, typed so that checkers see @Gpu(...) and @Gpu.func
 Gpu = cast(GpuDecorator, _gpu_decorator)
@@ -46,6 +47,8 @@ __all__ = [
     # vectors (the component-wise abs/min/max/floor/... are imported by name, not by *)
     "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "dot", "cross", "length", "length_sq",
     "normalize", "distance", "clamp",
+    # matrices
+    "mat22", "mat33", "mat44", "transpose", "determinant", "inverse", "outer",
     "GpuArray", "to_device", "empty", "zeros", "full", "empty_like", "zeros_like",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",

@@ -26,7 +26,8 @@ from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, elem, is_float, promot
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "bitand",
-          ast.BitOr: "bitor", ast.BitXor: "bitxor", ast.LShift: "lshift", ast.RShift: "rshift"}
+          ast.BitOr: "bitor", ast.BitXor: "bitxor", ast.LShift: "lshift", ast.RShift: "rshift",
+          ast.MatMult: "matmul"}          # '@': matrices and vectors only (matrices.py)
 BINOP_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
                 "mod": "%", "pow": "**", "bitand": "&", "bitor": "|", "bitxor": "^",
                 "lshift": "<<", "rshift": ">>"}
@@ -244,7 +245,7 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
         return self.binary(op, left, right, node)
 
     def binary(self, op, left, right, node) -> ir.Expr:
-        if isinstance(left, VecValue) or isinstance(right, VecValue):
+        if isinstance(left, VecValue) or isinstance(right, VecValue) or op == "matmul":
             return self.vec_binary(op, left, right, node)
         loc = self.src.loc(node)
         lt, rt = left.ty, right.ty

@@ -29,8 +29,10 @@ def vector_component(name: str, ty: str, offset: int, kernel, plain) -> ProgramP
     pyname, comp = name.split(".")
     n = sum(1 for other, _ in kernel.params if other.startswith(pyname + "."))
     kind = f"{'i' if 'int' in ty else ''}vec{n}"
+    if comp.isdigit():                      # an entry of a matrix parameter (mattypes.py)
+        kind = f"mat{round(n ** 0.5)}{round(n ** 0.5)}"
     return ProgramParam(pyname, kind, False, ty, None, offset, plain=plain.get(pyname), vec=n,
-                        component="xyzw".index(comp))
+                        component=int(comp) if comp.isdigit() else "xyzw".index(comp))
 
 
 def _plain(annotation) -> str | None:
@@ -55,7 +57,7 @@ class Layout:
                 self.bindings[name] = binding
                 self.params.append(ProgramParam(name, str(ty), True, ty.elem,
                                                 binding, None, name in written, name in atomic,
-                                                plain.get(name), ty.ndim, ty.vec))
+                                                plain.get(name), ty.ndim, ty.vec, mat=ty.mat))
                 binding += 1
             else:
                 size = elem(ty).size

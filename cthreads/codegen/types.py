@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..lang.arrays import ARRAY_DIMS
 from ..lang.widths import WIDTH_TYPES
+from .mattypes import matrix_of
 from .vectypes import VecType, vector_of
 
 @dataclass(frozen=True)
@@ -174,13 +175,15 @@ class ListType:
     elem: str
     ndim: int = 1        # list[list[float]]: 2; list[list[list[float]]]: 3
     vec: int = 0         # list[vec3]: 3 (elem the component type; codegen/vectors.py)
+    mat: int = 0         # list[mat33]: 3 (and vec 9; codegen/matrices.py)
 
     def __str__(self) -> str:
         inner = VecType(self.vec, self.elem).name if self.vec else self.elem
+        inner = f"mat{self.mat}{self.mat}" if self.mat else inner
         return "list[" * self.ndim + inner + "]" * self.ndim
 
     def with_elem(self, elem: str) -> "ListType":
-        return ListType(elem, self.ndim, self.vec)
+        return ListType(elem, self.ndim, self.vec, self.mat)
 
 
 #: the most dimensions a list parameter may have
@@ -305,7 +308,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         name = _scalar_name(obj)
         if name is not None:
             return name
-        vector = vector_of(obj)
+        vector = vector_of(obj) or matrix_of(obj)
         if vector is not None:
             return vector
         if obj in _LIST_OBJECTS:
@@ -332,9 +335,9 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
                                           "not supported in kernels",
                                           "pass a 3-D array and fold the other dimensions into "
                                           "one")
-                return ListType(inner.elem, inner.ndim + 1, inner.vec)
+                return ListType(inner.elem, inner.ndim + 1, inner.vec, inner.mat)
             if isinstance(inner, VecType):
-                return ListType(inner.elem, 1, inner.n)
+                return ListType(inner.elem, 1, inner.n, inner.mat)
             return ListType(inner)
     text = ast.unparse(node) if not isinstance(node, ast.Constant) else repr(node.value)
     raise AnnotationError(node, f"unsupported annotation '{text}'", hint)

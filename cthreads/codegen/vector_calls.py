@@ -78,6 +78,9 @@ class VecCallMixin:
     def vec_call(self, obj, node):
         """A call of a vector constructor or function (or of abs/math.floor/... on a vector),
         or None."""
+        matrix = self.mat_call(obj, node)                 # codegen/matrix_calls.py
+        if matrix is not None:
+            return matrix
         ctor = _lookup(_CONSTRUCTORS, obj)
         if ctor is not None:
             return self._construct(ctor, node)
@@ -87,6 +90,7 @@ class VecCallMixin:
             return None
         mark = self.vec_mark()
         args = [self.expr(a) for a in node.args]
+        self.mat_refuse_arguments(name, args, node)
         if not any(isinstance(a, VecValue) for a in args):
             if obj in (builtins.abs, math.floor, math.ceil) or name in _FOLDS.values() or \
                     name in ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "abs"):

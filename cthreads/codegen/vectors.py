@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from ..errors import GpuKernelTypeError
 from . import ir
 from .types import assignable, is_float
+from .matrices import MatMixin, element_target
+from .mattypes import MatType
+from .matrix_calls import is_matrix
 from .vector_calls import VecCallMixin, VecValue
 from .vectypes import COMPONENTS, VecType
 
@@ -30,7 +33,7 @@ _COMPARE_HINT = ("vectors are not compared as a whole: compare components (a.x <
                  "lengths (length(a - b) < eps)")
 
 
-class VecMixin(VecCallMixin):
+class VecMixin(MatMixin, VecCallMixin):
     # -- names and locals -------------------------------------------------------------------
     def vec_type_of(self, name: str) -> VecType | None:
         ty = self.types.get(name)
@@ -38,7 +41,7 @@ class VecMixin(VecCallMixin):
 
     def vec_idents(self, name: str, ty: VecType) -> tuple:
         ident = self.scope.scalar[name].ident
-        return tuple(f"ct_v{ident}_{COMPONENTS[k]}" for k in range(ty.n))
+        return tuple(f"ct_v{ident}_{ty.component(k)}" for k in range(ty.n))
 
     def vec_var(self, name: str, node) -> VecValue:
         ty = self.vec_type_of(name)
@@ -64,7 +67,9 @@ class VecMixin(VecCallMixin):
         self._no_alias(name, node)
         loc = self.src.loc(node)
         comps = [self.conv(c, want.elem) for c in value.comps]
-        return [ir.Assign(loc, ident, c) for ident, c in zip(self.vec_idents(name, want), comps)]
+        idents = self.vec_idents(name, want)
+        out, comps = self.ordered(comps, loc, idents)    # v = vec3(v.y, v.x, v.z)
+        return out + [ir.Assign(loc, ident, c) for ident, c in zip(idents, comps)]
 
     def _no_alias(self, name: str, node) -> None:
         """``q = r`` / ``q = p[i]`` makes ``q`` name the same object in Python, so a later
@@ -76,7 +81,8 @@ class VecMixin(VecCallMixin):
             return
         if name in _component_targets(self.src.tree):
             text = ast.unparse(rhs)
-            self.src.error(node, f"'{name} = {text}' makes '{name}' the same vector as "
+            kind = "matrix" if isinstance(self.vec_type_of(name), MatType) else "vector"
+            self.src.error(node, f"'{name} = {text}' makes '{name}' the same {kind} as "
                            f"'{text}' in Python, and a component of '{name}' is assigned "
                            "below (in Python that would change both)",
                            f"copy it: {name} = {self.vec_type_of(name) or 'vec3'}({text})",
@@ -84,7 +90,8 @@ class VecMixin(VecCallMixin):
 
     def vec_check(self, value, want: VecType, node, what: str) -> None:
         if not isinstance(value, VecValue) or value.ty.n != want.n or \
-                value.ty.is_int != want.is_int or not assignable(value.ty.elem, want.elem):
+                value.ty.mat != want.mat or value.ty.is_int != want.is_int or \
+                not assignable(value.ty.elem, want.elem):
             got = value.ty if isinstance(value, VecValue) else f"{value.ty} value"
             self.src.error(getattr(node, "value", node), f"cannot store a {got} into {what}, a "
                            f"{want}", f"build a {want} ({want}(...))", cls=GpuKernelTypeError)
@@ -169,6 +176,8 @@ class VecMixin(VecCallMixin):
 
     def vec_subscript(self, node):
         """A subscript that reads a vector element or component, or None."""
+        if self.mat_list_of(node) is not None:           # list[mat33]: codegen/matrices.py
+            return self.mat_list_subscript(node)
         found = self.vec_element(node, "indexed")
         if found is not None:
             lst, more, flat, checks, comp, _ = found
@@ -183,6 +192,8 @@ class VecMixin(VecCallMixin):
         value = self.vec_probe(node.value)
         if value is None:
             return None
+        if is_matrix(value):
+            return self.mat_index(value, node)
         return value.comps[self.vec_literal_index(node.slice, value.ty)]
 
     def _rooted_in_list(self, node) -> bool:
@@ -228,6 +239,8 @@ class VecMixin(VecCallMixin):
 
     def vec_attribute(self, node: ast.Attribute):
         """``v.x`` of a vector expression (a local, an element, a call), or None."""
+        if self.mat_list_of(node.value) is not None:    # p[i][r].x: codegen/matrices.py
+            return self.mat_list_attribute(node)
         found = self.vec_element(node, "indexed")
         if found is not None:
             lst, more, flat, checks, comp, _ = found
@@ -239,11 +252,15 @@ class VecMixin(VecCallMixin):
         value = self.vec_probe(node.value)
         if value is None:
             return None
+        if is_matrix(value):
+            self.mat_no_attribute(node)
         return value.comps[self.vec_component_index(node, value.ty)]
 
     # -- operations ---------------------------------------------------------------------------
     def vec_binary(self, op: str, left, right, node):
         """``left op right`` where one side is a ``VecValue``."""
+        if op == "matmul" or is_matrix(left) or is_matrix(right):    # codegen/matrices.py
+            return self.mat_binary(op, left, right, node)
         loc = self.src.loc(node)
         lv, rv = isinstance(left, VecValue), isinstance(right, VecValue)
         symbol = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}.get(op, op)
@@ -295,6 +312,7 @@ class VecMixin(VecCallMixin):
                        "vectors take unary - and +", cls=GpuKernelTypeError)
 
     def vec_compare(self, node):
+        self.mat_compare(node)
         self.src.error(node, "vectors cannot be compared with == != < <= > >=", _COMPARE_HINT,
                        cls=GpuKernelTypeError)
 
@@ -302,8 +320,9 @@ class VecMixin(VecCallMixin):
         """``e`` when it is a scalar; a located error for a vector where a scalar belongs."""
         if isinstance(e, VecValue):
             where = node if node is not None else e.loc
-            self.src.error(where, f"a {e.ty} is used where a scalar belongs",
-                           "take a component (v.x) or a function of it (length(v))",
+            hint = "take an entry (m[0, 1]) or determinant(m)" if is_matrix(e) else \
+                "take a component (v.x) or a function of it (length(v))"
+            self.src.error(where, f"a {e.ty} is used where a scalar belongs", hint,
                            cls=GpuKernelTypeError)
         return e
 
@@ -367,6 +386,8 @@ class VecMixin(VecCallMixin):
         """An assignment to a vector element ``p[i]``, a component ``p[i].y`` / ``p[i][1]``
         / ``v.x`` / ``v[1]`` (``aug_op``: of ``op=``), as statements; None for other
         targets."""
+        if self.mat_list_of(target) is not None or self.mat_local_target(target):
+            return self.mat_store(target, value, node, aug_op)     # codegen/matrices.py
         found = self.vec_element(target, "written")
         if found is not None:
             return self._store_element(found, value, node, aug_op)
@@ -416,6 +437,10 @@ class VecMixin(VecCallMixin):
         else:
             value = self.not_vector(value, getattr(node, "value", node))
         out = []
+        if isinstance(value, VecValue):        # p[i] = vec3(p[i].y, p[i].x, p[i].z)
+            targets = [element_target(lst, more, flat(k)) for k in ks]
+            out, comps = self.ordered(list(value.comps), loc, (), lst, targets)
+            value = VecValue(value.ty, value.loc, tuple(comps))
         for k in ks:
             rhs = value.comps[k] if isinstance(value, VecValue) else value
             index = flat(k)
@@ -446,7 +471,7 @@ class VecReturn:
 
 def result_registers(ident: str, ty: VecType) -> tuple:
     """The private variables holding the result of specialisation ``ident``."""
-    return tuple(f"ct_ret_{ident}_{COMPONENTS[k]}" for k in range(ty.n))
+    return tuple(f"ct_ret_{ident}_{ty.component(k)}" for k in range(ty.n))
 
 
 def _component_targets(tree) -> frozenset:
@@ -468,7 +493,7 @@ def vector_locals(scope, tr) -> tuple:
         ty = tr.vec_type_of(name)
         if ty is not None:
             param = scope.scalar[name].param
-            out.extend(ir.Local(f"{name}.{COMPONENTS[k]}", ident, ty.elem, param)
+            out.extend(ir.Local(f"{name}.{ty.component(k)}", ident, ty.elem, param)
                        for k, ident in enumerate(tr.vec_idents(name, ty)))
     return tuple(out)
 
@@ -481,7 +506,7 @@ def kernel_params(scope, tr) -> tuple:
     for name, ty, _ in scope.params:
         if isinstance(ty, VecType):
             for k, ident in enumerate(tr.vec_idents(name, ty)):
-                params.append((f"{name}.{COMPONENTS[k]}", ty.elem))
+                params.append((f"{name}.{ty.component(k)}", ty.elem))
                 idents.append(ident)
         else:
             params.append((name, ty))

@@ -38,6 +38,13 @@ class VecType:
     def with_elem(self, elem: str) -> "VecType":
         return VecType(self.n, elem)
 
+    #: the rows (= columns) of a matrix type (codegen/mattypes.py), 0 for a vector
+    mat = 0
+
+    def component(self, k: int) -> str:
+        """The name of component ``k`` in identifiers and parameter names ('x'; a matrix: '4')."""
+        return COMPONENTS[k]
+
 
 #: the Python classes (cthreads.lang.vectors) -> their annotation type
 ANNOTATION_VECTORS = {cls: VecType(cls._N, "int" if cls._KIND == "i" else "float")

@@ -393,7 +393,8 @@ def _vector_list_depth(annotation):
     depth = 0
     while getattr(annotation, "__origin__", None) is list and getattr(annotation, "__args__", ()):
         annotation, depth = annotation.__args__[0], depth + 1
-    if depth and isinstance(annotation, type) and issubclass(annotation, _Vec):
+    matrix = isinstance(annotation, type) and hasattr(annotation, "_plain_list")
+    if matrix or (depth and isinstance(annotation, type) and issubclass(annotation, _Vec)):
         return depth, annotation
     return None
 
@@ -423,6 +424,10 @@ def plain_args(params: tuple, args: tuple) -> tuple:
     args = list(args)
     for pos, depth, cls in params:
         a = args[pos] if pos < len(args) else None
+        if hasattr(cls, "_plain_list"):          # a matrix class (cthreads.lang.matrices)
+            if pos < len(args):
+                args[pos] = cls._plain_list(a, depth)
+            continue
         shape = getattr(a, "shape", None)
         if shape is not None and hasattr(a, "dtype") and len(shape) == depth + 1 and \
                 shape[-1] == cls._N:

@@ -12,9 +12,14 @@ from __future__ import annotations
 from ..errors import GpuInvalidArgument
 
 
+def _trailing(p) -> tuple:
+    """The trailing shape of an element: (3,) for a vec3, (3, 3) for a mat33."""
+    return (p.mat, p.mat) if getattr(p, "mat", 0) else (p.vec,)
+
+
 def _expected(p) -> str:
     lead = ("n",) if p.ndim == 1 else ("h", "w") if p.ndim == 2 else ("d", "h", "w")
-    return "(" + ", ".join(lead + (str(p.vec),)) + ")"
+    return "(" + ", ".join(lead + tuple(str(t) for t in _trailing(p))) + ")"
 
 
 def flat_args(program, args: tuple) -> tuple:
@@ -36,16 +41,18 @@ def _flat(kernel: str, p, value):
         raise GpuInvalidArgument(f"{where} takes a numpy array or GpuArray of shape "
                                  f"{_expected(p)}, got {type(value).__name__}; pass "
                                  f"np.asarray(...) of shape {_expected(p)}")
-    shape = tuple(shape)
-    if len(shape) != p.ndim + 1 or shape[-1] != p.vec:
+    shape, trail = tuple(shape), _trailing(p)
+    if len(shape) != p.ndim + len(trail) or shape[p.ndim:] != trail:
+        what = (f"the last two dimensions hold the {p.mat}x{p.mat} entries" if len(trail) == 2
+                else f"the last dimension holds the {p.vec} components")
         raise GpuInvalidArgument(f"{where} takes an array of shape {_expected(p)}, got shape "
-                                 f"{shape}; the last dimension holds the {p.vec} components")
+                                 f"{shape}; {what}")
     flags = getattr(value, "flags", None)
     if flags is not None and not flags["C_CONTIGUOUS"]:
         raise GpuInvalidArgument(f"{where} takes a C-contiguous array (the kernel reads the "
                                  "components in place); this one is a strided view: pass "
                                  "np.ascontiguousarray(...) of it, and copy the results back")
-    flat = shape[:-2] + (shape[-2] * p.vec,)
+    flat = shape[:p.ndim - 1] + (shape[p.ndim - 1] * p.vec,)
     return value.reshape(flat)
 
 
@@ -67,6 +74,8 @@ def vector_scalars(program, args: tuple) -> tuple:
 
 
 def _components(kernel: str, p, value) -> list:
+    if p.kind.startswith("mat"):          # a mat33 (or a (3, 3) array, nested lists): entries
+        value = _entries(value)
     try:
         comps = list(value) if not isinstance(value, (str, bytes, dict)) else None
     except TypeError:
@@ -75,3 +84,14 @@ def _components(kernel: str, p, value) -> list:
         raise GpuInvalidArgument(f"{kernel}() parameter {p.name!r} ({p.kind}) takes a {p.kind} "
                                  f"(or {p.vec} numbers), got {type(value).__name__}")
     return comps
+
+
+def _entries(value):
+    """A matrix argument's entries, row by row (None when it is not a square table)."""
+    try:
+        rows = [list(row) for row in value]
+    except TypeError:
+        return None
+    if any(len(row) != len(rows) for row in rows):
+        return None
+    return [x for row in rows for x in row]
