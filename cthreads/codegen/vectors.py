@@ -96,7 +96,9 @@ class VecMixin(VecCallMixin):
     # -- list elements ----------------------------------------------------------------------
     def vec_list_len(self, lst: ir.ListRef, dim: int, ty: str, loc) -> ir.Expr:
         """The length of ``lst`` along ``dim``, in elements (a vector list's last dimension
-        holds ``vec`` components per element)."""
+        holds ``vec`` components per element; a shared array's is a constant)."""
+        if lst.shared_size is not None:
+            return ir.Const(ty, loc, lst.shared_size // max(lst.vec, 1))
         length = ir.Len(ty, loc, lst, dim)
         if lst.vec and dim == lst.ndim - 1:
             return ir.Binary(ty, loc, "floordiv", length, ir.Const(ty, loc, lst.vec))
