@@ -185,11 +185,14 @@ class AccessMixin:
     def atomic_call(self, op, node, text):
         want = 4 if op == "compare_exchange" else 3
         self.nargs(node, text, (want,))
+        vector = self.vec_atomic(op, node, text)     # atomic_add(h[i], k, 1): vector_index.py
+        if vector is not None:
+            return vector
         lst = self.list_of(node.args[0], "used atomically")
         if lst.vec:
-            self.src.error(node, f"{text}() on a list of vectors is not supported yet",
-                           "keep the counters in a list[int] or list[float]",
-                           cls=GpuKernelTypeError)
+            self.src.error(node, f"{text}() on a list of vectors takes an element and a "
+                           "component", f"write {text}({lst.pyname}[i], k, ...) for component "
+                           f"k of element i (0 for .x)", cls=GpuKernelTypeError)
         if lst.elem not in ("int", "uint32", "int64", "float") or (lst.elem == "float"
                                                                    and op != "add"):
             self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",

@@ -102,10 +102,12 @@ class DeviceFunction:
                 continue
             obj = _resolve(node.func, self.lookup)
             row = table.get(id(obj)) if obj is not None else None
-            if row is not None and row.kind == "atomic":
-                if node.args and isinstance(node.args[0], ast.Name) and \
-                        node.args[0].id in lists:
-                    found.add(node.args[0].id)
+            if row is not None and row.kind == "atomic" and node.args:
+                first = node.args[0]
+                while isinstance(first, ast.Subscript):      # a list[ivec2] element
+                    first = first.value
+                if isinstance(first, ast.Name) and first.id in lists:
+                    found.add(first.id)
             elif isinstance(obj, DeviceFunction):
                 inner = obj.atomic_params(_active | {id(self)})
                 for (pname, _), arg in zip(obj.signature.params, node.args):

@@ -293,6 +293,24 @@ class ListAccess:
                 f"    return {inner};\n}}")
         return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
 
+    def component(self, idx: str, n: int, check) -> str:
+        """A run-time vector component index (``ir.ComponentIndex``): negative counts from the
+        end; checked, an index outside -n .. n-1 is noted (reported as it was written)."""
+        if check is None or check in self.skip:
+            if "ct_comp" not in self.helpers:
+                self.helpers["ct_comp"] = (
+                    "fn ct_comp(ct_k: i32, ct_n: i32) -> i32 {\n"
+                    "    return select(ct_k, ct_k + ct_n, ct_k < 0);\n}")
+            return f"ct_comp({idx}, {n}i)"
+        if "ct_comp_ck" not in self.helpers:
+            self._note()
+            self.helpers["ct_comp_ck"] = (
+                "fn ct_comp_ck(ct_k: i32, ct_n: i32, ct_c: u32) -> i32 {\n"
+                "    let ct_j = select(ct_k, ct_k + ct_n, ct_k < 0);\n"
+                "    ct_note(bitcast<u32>(ct_j) >= u32(ct_n), ct_c, ct_k, u32(ct_n));\n"
+                "    return ct_j;\n}")
+        return f"ct_comp_ck({idx}, {n}i, {check + 1}u)"
+
     def shape_fields(self) -> list:
         """(ident, dimension) of the uniform fields that hold the N-D lists' shapes."""
         return [(v.ident, d) for v in self.refs if v.ref.ndim > 1 for d in range(v.ref.ndim)]

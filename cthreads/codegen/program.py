@@ -127,6 +127,7 @@ class BoundsCheck:
     dim: int = 0         # the dimension of an N-D list this check guards
     ndim: int = 1        # the list's dimensions
     vec: int = 0         # components per element along this dimension (list[vec3]'s last: 3)
+    component: int = 0   # a run-time vector component index's check: the vector's size
 
 
 @dataclass(frozen=True)

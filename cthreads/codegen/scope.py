@@ -205,8 +205,11 @@ def _atomic_lists(src, params, decl, imports, lookup, functions) -> set:
         if isinstance(node, ast.Call) and node.args:
             obj = resolve_object(node.func, locals_, imports, lookup) if not (
                 isinstance(node.func, ast.Name) and node.func.id in decl.assigned) else None
-            if _kind(functions, obj) == "atomic" and isinstance(node.args[0], ast.Name):
-                names.add(node.args[0].id)
+            first = node.args[0]
+            while isinstance(first, ast.Subscript):      # atomic_add(h[i], 0, 1): list[ivec2]
+                first = first.value
+            if _kind(functions, obj) == "atomic" and isinstance(first, ast.Name):
+                names.add(first.id)
             elif isinstance(obj, DeviceFunction):
                 inner = obj.atomic_params()
                 for (pname, _), arg in zip(obj.signature.params, node.args):

@@ -23,6 +23,7 @@ from ..errors import GpuKernelTypeError
 from . import ir
 from .types import assignable, is_float
 from .vector_calls import VecCallMixin, VecValue
+from .vector_index import VecIndexMixin
 from .vectypes import COMPONENTS, VecType
 
 
@@ -30,7 +31,7 @@ _COMPARE_HINT = ("vectors are not compared as a whole: compare components (a.x <
                  "lengths (length(a - b) < eps)")
 
 
-class VecMixin(VecCallMixin):
+class VecMixin(VecIndexMixin, VecCallMixin):
     # -- names and locals -------------------------------------------------------------------
     def vec_type_of(self, name: str) -> VecType | None:
         ty = self.types.get(name)
@@ -132,8 +133,9 @@ class VecMixin(VecCallMixin):
             comp = self.vec_component_index(node, VecType(lst.vec, lst.elem))
             if len(parts) != lst.ndim:
                 self._vec_index_error(node, lst, parts)
-        elif len(parts) == lst.ndim + 1:
-            comp = self.vec_literal_index(parts[-1], VecType(lst.vec, lst.elem))
+        elif len(parts) == lst.ndim + 1:            # a literal or a run-time k (vector_index)
+            what = f"{lst.pyname}[{', '.join(ast.unparse(p) for p in parts[:-1])}]"
+            comp = self.vec_index(parts[-1], VecType(lst.vec, lst.elem), what)
             parts = parts[:-1]
         elif len(parts) != lst.ndim:
             self._vec_index_error(node, lst, parts)
@@ -147,8 +149,10 @@ class VecMixin(VecCallMixin):
         checks = [self.new_check(node, lst, d) for d in range(lst.ndim)]
         loc = self.src.loc(node)
 
-        def flat(k: int) -> ir.Expr:
+        def flat(k) -> ir.Expr:         # k: an int, or a run-time ir.ComponentIndex
             scaled = ir.Binary(last.ty, loc, "mul", last, ir.Const(last.ty, loc, lst.vec))
+            if isinstance(k, ir.Expr):
+                return ir.Binary(last.ty, loc, "add", scaled, self.conv(k, last.ty))
             return ir.Binary(last.ty, loc, "add", scaled, ir.Const(last.ty, loc, k)) if k \
                 else scaled
         return lst, indexes[:-1], flat, checks, comp, what
@@ -185,7 +189,10 @@ class VecMixin(VecCallMixin):
         value = self.vec_probe(node.value)
         if value is None:
             return None
-        return value.comps[self.vec_literal_index(node.slice, value.ty)]
+        k = self.vec_index(node.slice, value.ty, ast.unparse(node.value))
+        if isinstance(k, int):
+            return value.comps[k]
+        return self.vec_select(value.comps, k, self.src.loc(node))
 
     def _rooted_in_list(self, node) -> bool:
         base = node
@@ -387,10 +394,13 @@ class VecMixin(VecCallMixin):
                            f"copy it first: {base.id}2 = {ty}({base.id})",
                            cls=GpuKernelTypeError)
         k = self.vec_component_index(target, ty) if isinstance(target, ast.Attribute) else \
-            self.vec_literal_index(target.slice, ty)
+            self.vec_index(target.slice, ty, base.id)
         loc = self.src.loc(node)
-        ident = self.vec_idents(base.id, ty)[k]
         value = self.not_vector(value, getattr(node, "value", node))
+        if not isinstance(k, int):                  # a run-time index: vector_index.py
+            return self.vec_runtime_store(self.vec_idents(base.id, ty), ty, k, value, node,
+                                          aug_op)
+        ident = self.vec_idents(base.id, ty)[k]
         if aug_op is not None:
             value = self.binary(aug_op, ir.Var(ty.elem, loc, ident), value, node)
         self._component_check(value, ty, node)
