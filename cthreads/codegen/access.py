@@ -184,10 +184,10 @@ class AccessMixin:
 
     def atomic_call(self, op, node, text):
         want = 4 if op == "compare_exchange" else 3
-        self.nargs(node, text, (want,))
-        vector = self.vec_atomic(op, node, text)     # atomic_add(h[i], k, 1): vector_index.py
+        vector = self.vec_atomic(op, node, text, want)   # atomic_add(h[i], k, 1): vector_index
         if vector is not None:
             return vector
+        self.nargs(node, text, (want,))
         lst = self.list_of(node.args[0], "used atomically")
         if lst.vec:
             self.src.error(node, f"{text}() on a list of vectors takes an element and a "

@@ -89,9 +89,11 @@ class VecIndexMixin:
                                                       ir.Var(ty.elem, loc, tv), old)))
         return out
 
-    def vec_atomic(self, op, node, text):
+    def vec_atomic(self, op, node, text, nargs: int):
         """``atomic_op(h[i], k, value)``: an atomic on component ``k`` of element ``h[i]`` of an
         int vector list; None when the first argument is not a vector list's element."""
+        if not node.args:
+            return None
         first = node.args[0]
         if isinstance(first, ast.Attribute) and self._vec_parts(first.value) is not None:
             comp = first.attr
@@ -102,6 +104,7 @@ class VecIndexMixin:
                            cls=GpuKernelTypeError)
         if not isinstance(first, ast.Subscript) or self._vec_parts(first) is None:
             return None
+        self.nargs(node, text, (nargs,))
         found = self.vec_element(first, "used atomically")
         lst, more, flat, checks, comp, _ = found
         from .vectypes import VecType  # noqa: PLC0415
