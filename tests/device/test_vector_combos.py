@@ -359,3 +359,37 @@ def test_reduce_complex_product_init_and_lists(dtype):
     assert abs(got - (w[:5].astype(np.complex128).sum() + 2j)) < 1e-5
     assert cadd.reduce([1 + 2j, 3, 4j]) == 4 + 6j
     assert cadd.reduce([], init=1j) == 1j
+
+
+@Gpu.func
+def count_in(h: list[ivec2], b: int, c: int) -> int:
+    return atomic_add(h[b], c, 1)               # the caller's list becomes atomic
+
+
+@Gpu
+def counts_2d(n: int, xs: list[int], h: list[ivec2], g: list[list[ivec2]]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        count_in(h, xs[i] % 3, i % 2)
+        atomic_add(g[xs[i] % 2, i % 3], 1, 2)   # an element of a 2-D list of ivec2
+
+
+def test_vector_atomics_in_functions_nd_lists_and_gpuarrays():
+    n = 100
+    xs = np.arange(n, dtype=np.int32) * 7
+    want_h, want_g = np.zeros((3, 2), np.int32), np.zeros((2, 3, 2), np.int32)
+    for i, x in enumerate(xs):
+        want_h[x % 3, i % 2] += 1
+        want_g[x % 2, i % 3, 1] += 2
+    h, g = np.zeros_like(want_h), np.zeros_like(want_g)
+    gpu(counts_2d, n, xs, h, g).join()
+    np.testing.assert_array_equal(h, want_h)
+    np.testing.assert_array_equal(g, want_g)
+    dh, dg = to_device(np.zeros_like(want_h)), to_device(np.zeros_like(want_g))
+    gpu(counts_2d, n, xs, dh, dg).join()
+    np.testing.assert_array_equal(dh.numpy(), want_h)
+    np.testing.assert_array_equal(dg.numpy(), want_g)
+    sh, sg = np.zeros_like(want_h), np.zeros_like(want_g)
+    counts_2d.simulate(n, xs, sh, sg)
+    np.testing.assert_array_equal(sh, want_h)
+    np.testing.assert_array_equal(sg, want_g)
