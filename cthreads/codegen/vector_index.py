@@ -37,7 +37,7 @@ class VecIndexMixin:
         if literal_index(node) is not None:
             return self.vec_literal_index(node, ty)
         e = self.not_vector(self.expr(node), node)
-        if is_float(e.ty) or e.ty in ("complex", "complex128"):
+        if is_float(e.ty) or e.ty in ("complex", "complex128", "bool"):
             self.src.error(node, f"a {ty} component index must be an int, got a {e.ty} "
                            "expression", "convert with int(...)", cls=GpuKernelTypeError)
         for sub in ir.walk_expr(e):
@@ -46,7 +46,7 @@ class VecIndexMixin:
                                "assign the index to a local first (k = ...; v[k])",
                                cls=GpuKernelTypeError)
         loc = self.src.loc(node)
-        return ir.ComponentIndex("int", loc, self.conv(e, "int"), ty.n,
+        return ir.ComponentIndex("int", loc, e, ty.n,
                                  self.component_check(node, what, ty.n))
 
     def component_check(self, node, what: str, n: int):

@@ -174,7 +174,7 @@ class Emitter(Visitor):
         return self.lists.load(e.lst, idx, e.check, more, e.more_checks)
 
     def visit_ComponentIndex(self, e):
-        return self.lists.component(self.index(e.value), e.n, e.check)
+        return self.lists.component(self.expr(e.value), e.value.ty, e.n, e.check)
 
     def visit_Atomic(self, e):
         idx = self.index(e.index)

@@ -11,7 +11,7 @@ import pytest
 
 from cthreads.gpu import (
     BlockIdx, GlobalIdx, Gpu, GpuIndexError, ThreadIdx, atomic_add, atomic_max, dot, gpu, ivec2,
-    length, length_sq, shared, to_device, vec3,
+    length, length_sq, shared, to_device, uint32, vec3,
 )
 from cthreads.sync import __sync_threads
 
@@ -393,3 +393,33 @@ def test_vector_atomics_in_functions_nd_lists_and_gpuarrays():
     counts_2d.simulate(n, xs, sh, sg)
     np.testing.assert_array_equal(sh, want_h)
     np.testing.assert_array_equal(sg, want_g)
+
+
+@Gpu
+def components_u32(p: list[vec3], ks: list[uint32], out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(out):
+        v = vec3(p[i])
+        out[i] = v[ks[i]] + p[i][ks[i]]
+
+
+@pytest.mark.parametrize("ints", [np.int64, np.uint32])
+def test_runtime_component_indexes_of_wide_ints(ints):
+    """int64 (a 64-bit int launch) and uint32 indexes: valid ones pick their component, one
+    beyond the i32 range fails the check (never wraps back into range)."""
+    p = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ks = np.array([0, 1, 2, 2], ints)
+    if ints is np.int64:
+        ks[1] = -2
+    kernel = components if ints is np.int64 else components_u32
+    out = np.zeros(4, np.float32)
+    if ints is np.int64:
+        gpu(components_unchecked, 4, p, ks, out).join()
+        np.testing.assert_array_equal(out, p[np.arange(4), ks % 3])
+    else:
+        gpu(components_u32, p, ks, out).join()
+        np.testing.assert_array_equal(out, 2 * p[np.arange(4), ks])
+    ks[3] = 2**32 + 1 if ints is np.int64 else 2**31 + 1
+    with pytest.raises(GpuIndexError, match=r"component index 2147483647 is out of range"):
+        args = (4, p.copy(), ks, out) if ints is np.int64 else (p.copy(), ks, out)
+        gpu(kernel, *args).join()
