@@ -423,3 +423,38 @@ def test_runtime_component_indexes_of_wide_ints(ints):
     with pytest.raises(GpuIndexError, match=r"component index 2147483647 is out of range"):
         args = (4, p.copy(), ks, out) if ints is np.int64 else (p.copy(), ks, out)
         gpu(kernel, *args).join()
+
+
+# -- complex members of tuple results ------------------------------------------------------------
+
+@Gpu.func
+def square_and_size(z: complex) -> tuple[complex, float, vec3]:
+    return z * z, abs(z), vec3(z.real, z.imag, 0.0)
+
+
+@Gpu
+def complex_tuples(n: int, z: list[complex], sq: list[complex], size: list[float],
+                   parts: list[vec3]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        sq[i], size[i], parts[i] = square_and_size(z[i])
+        w, s, v = square_and_size(sq[i])
+        size[i] += s - abs(sq[i]) + v.z + (w + square_and_size(z[i])[0]).imag * 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_members_of_tuple_results(dtype):
+    n = 40
+    rng = np.random.default_rng(11)
+    z = (rng.random(n) - 0.5 + 1j * (rng.random(n) - 0.5)).astype(dtype)
+    real = np.float32 if dtype is np.complex64 else np.float64
+    sq, size, parts = np.zeros(n, dtype), np.zeros(n, real), np.zeros((n, 3), real)
+    gpu(complex_tuples, n, z, sq, size, parts).join()
+    tol = 1e-5 if dtype is np.complex64 else 1e-13
+    np.testing.assert_allclose(sq, z * z, rtol=tol)
+    np.testing.assert_allclose(size, np.abs(z), rtol=tol, atol=tol)
+    np.testing.assert_allclose(parts, np.stack([z.real, z.imag, 0 * z.real], 1), rtol=tol)
+    sims = [np.zeros_like(sq), np.zeros_like(size), np.zeros_like(parts)]
+    complex_tuples.simulate(n, z, *sims)
+    for got, sim in zip((sq, size, parts), sims):
+        np.testing.assert_allclose(got, sim, rtol=tol, atol=tol)
