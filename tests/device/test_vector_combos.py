@@ -458,3 +458,83 @@ def test_complex_members_of_tuple_results(dtype):
     complex_tuples.simulate(n, z, *sims)
     for got, sim in zip((sq, size, parts), sims):
         np.testing.assert_allclose(got, sim, rtol=tol, atol=tol)
+
+
+# -- pickled by value: the kernel's source travels, another process compiles it -----------------
+
+PICKLED_SOURCE = '''
+from cthreads.gpu import Gpu, GlobalIdx, ThreadIdx, atomic_add, ivec2, length, shared, vec3
+from cthreads.sync import __sync_threads
+
+
+@Gpu.func
+def unit(v: vec3) -> tuple[vec3, float]:
+    d = length(v)
+    return v / d, d
+
+
+@Gpu
+def mixed(n: int, p: list[vec3], k: int, u: list[vec3], h: list[ivec2]) -> None:
+    t: list[vec3] = shared(64)
+    i: int = GlobalIdx.x
+    if i < n:
+        t[ThreadIdx.x] = p[i]
+    __sync_threads()
+    if i < n:
+        u[i], d = unit(t[ThreadIdx.x])
+        atomic_add(h[0], k, 1)
+        u[i][k] += d
+'''
+
+
+def test_pickled_kernel_with_vector_combinations_runs_elsewhere(tmp_path, device_name):
+    import pickle
+    import textwrap
+
+    from tests.conftest import run_python
+
+    path = tmp_path / "script.py"
+    path.write_text(PICKLED_SOURCE)
+    namespace = {"__name__": "__main__"}
+    exec(compile(PICKLED_SOURCE, str(path), "exec"), namespace)  # noqa: S102
+    blob = tmp_path / "mixed.pickle"
+    blob.write_bytes(pickle.dumps(namespace["mixed"]))
+    path.unlink()
+    out = run_python(textwrap.dedent(f'''
+        import pickle
+        import numpy as np
+        from cthreads.gpu import gpu
+        kernel = pickle.loads(open({str(blob)!r}, "rb").read())
+        p = np.arange(30, dtype=np.float32).reshape(10, 3) + 1
+        u, h = np.zeros_like(p), np.zeros((1, 2), np.int32)
+        gpu(kernel, 10, p, 1, u, h).join()
+        d = np.linalg.norm(p, axis=1)
+        want = p / d[:, None]
+        want[:, 1] += d
+        print(np.allclose(u, want, rtol=1e-5), h.tolist())
+    '''))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "True [[0, 10]]"
+
+
+@Gpu.func
+def pick(v: vec3, k: int) -> float:
+    return v[k]
+
+
+@Gpu
+def picks(n: int, p: list[vec3], ks: list[int], out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        out[i] = pick(p[i], ks[i])
+
+
+def test_component_index_in_a_device_function_names_its_line():
+    p = np.arange(12, dtype=np.float32).reshape(4, 3)
+    out = np.zeros(4, np.float32)
+    gpu(picks, 4, p, np.array([0, -1, 2, -3], np.int32), out).join()
+    np.testing.assert_array_equal(out, [0.0, 5.0, 8.0, 9.0])
+    with pytest.raises(GpuIndexError, match=r"component index -5 is out of range for 'v'") \
+            as info:
+        gpu(picks, 4, p, np.array([0, -5, 2, 1], np.int32), out).join()
+    assert ", in pick\n    return v[k]" in str(info.value)
