@@ -538,3 +538,27 @@ def test_component_index_in_a_device_function_names_its_line():
             as info:
         gpu(picks, 4, p, np.array([0, -5, 2, 1], np.int32), out).join()
     assert ", in pick\n    return v[k]" in str(info.value)
+
+
+@Gpu
+def shared_ends(n: int, p: list[vec3], out: list[float]) -> None:
+    t: list[vec3] = shared(8)
+    i: int = GlobalIdx.x
+    if i < 8:
+        t[i] = p[i]
+    __sync_threads()
+    if i < n:
+        out[i] = t[-1].z + float(len(t)) + t[i].x
+
+
+def test_shared_vector_length_negative_index_and_bounds_check():
+    p = np.arange(24, dtype=np.float32).reshape(8, 3)
+    out = np.zeros(9, np.float32)
+    gpu(shared_ends, 8, p, out).join()
+    np.testing.assert_array_equal(out[:8], 23.0 + 8.0 + p[:, 0])
+    out[:] = -1.0
+    with pytest.raises(GpuIndexError, match=r"index 8 is out of range for list 't' of length 8"):
+        gpu(shared_ends, 9, p, out).join()
+    assert (out == -1.0).all()
+    with pytest.raises(IndexError):
+        shared_ends.simulate(9, p, np.zeros(9, np.float32))
