@@ -22,8 +22,9 @@ def reduce_values(func, values, init=None):
 
 def _op_of(func, values):
     """(OpSource, name) of a ``@Gpu.func``; TypeError when it is not one, or not a binary
-    operation of one scalar type. An operation on plain float (int) values reduces a float64
-    (int64) array, or an arena list of them, in float64 (int64)."""
+    operation of one scalar type. An operation on plain float (int, complex) values reduces a
+    float64 (int64, complex128) array, or an arena list of them, in float64 (int64,
+    complex128)."""
     reduce_op = getattr(func, "reduce_op", None)
     if reduce_op is None:
         what = getattr(func, "__name__", type(func).__name__)
@@ -31,13 +32,13 @@ def _op_of(func, values):
                         "parameters of one scalar type returning that type with @Gpu.func")
     widths = ("float", "int")
     params = getattr(getattr(func, "signature", None), "params", ())
-    plain = params[0][1] if params and params[0][1] in ("float", "int") else None
+    plain = params[0][1] if params and params[0][1] in ("float", "int", "complex") else None
     if plain is not None:
         slot = values._slot if isinstance(values, DeviceArrayBase) else \
             residency.lookup(values)
         row = slot.elem if slot is not None else (
             array_kind(values) if convert.is_ndarray(values) else None)
-        if plain == "float" and row == "float64":
+        if (plain, row) in (("float", "float64"), ("complex", "complex128")):
             widths = ("float64", "int")
         elif plain == "int" and row == "int64":
             widths = ("float", "int64")

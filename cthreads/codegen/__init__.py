@@ -207,8 +207,9 @@ def _shared_arrays(kernel: ir.Kernel, src) -> tuple:
         name = getattr(getattr(stmt, "target", None), "id", None)
         if stmt.__class__.__name__ == "AnnAssign" and name in refs:
             ref = refs.pop(name)
-            out.append(SharedArray(name, ref.elem, ref.shared_size, src.abs_line(stmt.lineno),
-                                   src.abs_line(stmt.end_lineno or stmt.lineno)))
+            out.append(SharedArray(name, ref.elem, ref.shared_size // max(ref.vec, 1),
+                                   src.abs_line(stmt.lineno),
+                                   src.abs_line(stmt.end_lineno or stmt.lineno), ref.vec))
     return tuple(out)
 
 

@@ -91,8 +91,6 @@ class AccessMixin:
                            f"{lst.ndim - 1}", f"write {lst.pyname}.shape[0]",
                            cls=GpuKernelTypeError)
         loc = self.src.loc(node)
-        if lst.shared_size is not None:
-            return ir.Const(self.plain_int, loc, lst.shared_size)
         return self.vec_list_len(lst, dim, self.plain_int, loc)
 
     def index_expr(self, node, lst: ir.ListRef, dim: int = 0) -> ir.Expr:
@@ -110,7 +108,7 @@ class AccessMixin:
             e = self.conv(e, "int")
         if isinstance(e, ir.Const) and e.value < 0:     # x[-1] counts from the end
             if lst.shared_size is not None:
-                return ir.Const("int", e.loc, lst.shared_size + e.value)
+                return ir.Const("int", e.loc, lst.shared_size // max(lst.vec, 1) + e.value)
             return ir.Binary(e.ty, e.loc, "add", self.vec_list_len(lst, dim, e.ty, e.loc), e)
         return e
 
@@ -146,10 +144,10 @@ class AccessMixin:
                                    "caller, passed by name", f"pass a list, e.g. "
                                    f"{func.name}(..., xs, ...)", cls=GpuKernelTypeError)
                 ref = self.scope.lists[arg.id]
-                if ref.elem != ty.elem or ref.ndim != ty.ndim:
+                if ref.elem != ty.elem or ref.ndim != ty.ndim or ref.vec != ty.vec:
                     self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
                                    f"cannot take '{arg.id}', a "
-                                   f"{ListType(ref.elem, ref.ndim)}",
+                                   f"{ListType(ref.elem, ref.ndim, ref.vec)}",
                                    f"pass a {ty}, or change the annotation of "
                                    f"'{pname}'", cls=GpuKernelTypeError)
                 lists.append(ref)
@@ -162,6 +160,8 @@ class AccessMixin:
             return self.vec_result_call(sig.returns.concrete(widths), req, args, node,
                                         statement)
         returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
+        if hasattr(returns, "flat"):        # a tuple: vector members as their components
+            returns = returns.flat()
         return ir.FuncCall(returns, loc, req.ident, tuple(args))
 
     def _value_argument(self, func, k: int, pname: str, ty, arg) -> list:
@@ -184,12 +184,15 @@ class AccessMixin:
 
     def atomic_call(self, op, node, text):
         want = 4 if op == "compare_exchange" else 3
+        vector = self.vec_atomic(op, node, text, want)   # atomic_add(h[i], k, 1): vector_index
+        if vector is not None:
+            return vector
         self.nargs(node, text, (want,))
         lst = self.list_of(node.args[0], "used atomically")
         if lst.vec:
-            self.src.error(node, f"{text}() on a list of vectors is not supported yet",
-                           "keep the counters in a list[int] or list[float]",
-                           cls=GpuKernelTypeError)
+            self.src.error(node, f"{text}() on a list of vectors takes an element and a "
+                           "component", f"write {text}({lst.pyname}[i], k, ...) for component "
+                           f"k of element i (0 for .x)", cls=GpuKernelTypeError)
         if lst.elem not in ("int", "uint32", "int64", "float") or (lst.elem == "float"
                                                                    and op != "add"):
             self.src.error(node, f"{text}() on a list[{lst.elem}] is not supported",

@@ -53,18 +53,18 @@ def _parameters(src: KernelSource, lookup, what: str) -> list:
         except AnnotationError as exc:
             src.error(exc.node, f"parameter '{a.arg}' of {what} {name}: {exc.message}",
                       exc.hint, cls=GpuKernelTypeError)
-        refuse_vector_param(src, a, ty, what)
+        refuse_matrix_list_param(src, a, ty, what)
         params.append((a.arg, ty, a))
     return params
 
 
-def refuse_vector_param(src: KernelSource, a, ty, what: str) -> None:
-    """A located error for the vector parameters not supported yet: ``list[vec3]``
-    parameters of device functions."""
-    if isinstance(ty, ListType) and ty.vec and what != "kernel":
+def refuse_matrix_list_param(src: KernelSource, a, ty, what: str) -> None:
+    """A located error for ``list[mat33]`` parameters of device functions (not supported
+    yet; ``list[vec3]`` ones are)."""
+    if isinstance(ty, ListType) and getattr(ty, "mat", 0) and what != "kernel":
         src.error(a, f"parameter '{a.arg}' of {what} {src.name}: {ty} parameters of device "
                   "functions are not supported yet", "index the list in the kernel and pass "
-                  "the components", cls=GpuKernelTypeError)
+                  "the matrix (p[i]) by value", cls=GpuKernelTypeError)
 
 
 def _returns_none(ret) -> bool:

@@ -492,8 +492,6 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
 
     def py_len(self, name, row, node):
         lst = self.list_of(node.args[0], "measured with len()")
-        if lst.shared_size is not None:
-            return ir.Const(self.plain_int, self.src.loc(node), lst.shared_size)
         return self.vec_list_len(lst, 0, self.plain_int, self.src.loc(node))
 
     def py_minmax(self, name, row, node):

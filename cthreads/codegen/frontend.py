@@ -152,6 +152,7 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
     else:
         returns = widths.concrete(returns) if returns is not None else None
     tr, body = _infer(scope, progress, functions, returns, len(checks))
+    device_returns = returns.flat() if is_tuple(returns) else returns   # vectors: components
     progress.src = saved
     checks.extend(tr.checks)
     req.calls[:] = tr.calls
@@ -168,7 +169,7 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
                                             if not isinstance(t, ListType)))
     kernel = _kernel_ir(scope, tr, body, uses, ())
     registers = tuple((r, returns.ty.elem) for r in returns.registers) if vector else ()
-    return FuncSpec(req.ident, func, params, None if vector else returns, kernel,
+    return FuncSpec(req.ident, func, params, None if vector else device_returns, kernel,
                     frozenset(uses), scope.src, registers)
 
 

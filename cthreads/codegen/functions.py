@@ -102,10 +102,12 @@ class DeviceFunction:
                 continue
             obj = _resolve(node.func, self.lookup)
             row = table.get(id(obj)) if obj is not None else None
-            if row is not None and row.kind == "atomic":
-                if node.args and isinstance(node.args[0], ast.Name) and \
-                        node.args[0].id in lists:
-                    found.add(node.args[0].id)
+            if row is not None and row.kind == "atomic" and node.args:
+                first = node.args[0]
+                while isinstance(first, ast.Subscript):      # a list[ivec2] element
+                    first = first.value
+                if isinstance(first, ast.Name) and first.id in lists:
+                    found.add(first.id)
             elif isinstance(obj, DeviceFunction):
                 inner = obj.atomic_params(_active | {id(self)})
                 for (pname, _), arg in zip(obj.signature.params, node.args):
@@ -205,7 +207,7 @@ def placeholder_lists(func: DeviceFunction, widths=NARROW) -> tuple:
     from .builtins import wgsl_ident  # noqa: PLC0415
     atomic = func.atomic_params()
     return tuple(ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem), None,
-                            name in atomic, ty.ndim)
+                            name in atomic, ty.ndim, ty.vec)
                  for name, ty in func.signature.params if isinstance(ty, ListType))
 
 

@@ -186,6 +186,18 @@ class TupleMember(Expr):
 
 
 @dataclass(frozen=True)
+class ComponentIndex(Expr):
+    """A run-time component index ``v[k]`` of a vector of ``n`` components
+    (``vector_index.py``): ``value`` (an int) counted from the end when negative, as Python
+    does; with ``check``, an index outside ``-n .. n-1`` is noted as a failed bounds check."""
+    EXPRS = ("value",)
+    MEMORY = RUNTIME = True          # it notes failures: never evaluated where Python would not
+    value: Expr = None
+    n: int = 0
+    check: int | None = None
+
+
+@dataclass(frozen=True)
 class Atomic(Expr):
     EXPRS = ("index",)
     EXPR_SEQS = ("args", "more")

@@ -293,6 +293,36 @@ class ListAccess:
                 f"    return {inner};\n}}")
         return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
 
+    def component(self, idx: str, ty: str, n: int, check) -> str:
+        """A run-time vector component index (``ir.ComponentIndex``, ``idx`` of int type
+        ``ty``) as an i32: negative counts from the end; checked, an index outside -n .. n-1
+        is noted (reported as written; an int64 or uint32 one beyond the i32 range as the
+        nearest i32, and it never comes back in range)."""
+        row = elem(ty)
+        suffix = {"int": "", "int64": "_l", "uint32": "_u"}[row.name]
+        first = {"int": "let ct_i = ct_k;",
+                 "int64": "let ct_i = select(i32(ct_k), select(-2147483647i - 1i, 2147483647i, "
+                          "ct_k > 0li), ct_k < -2147483647li - 1li || ct_k > 2147483647li);",
+                 "uint32": "let ct_i = select(i32(ct_k), 2147483647i, ct_k > 2147483647u);"}[
+                     row.name]
+        checked = check is not None and check not in self.skip
+        name = f"ct_comp{'_ck' if checked else ''}{suffix}"
+        if name not in self.helpers:
+            lines = [f"fn {name}(ct_k: {row.wgsl}, ct_n: i32"
+                     f"{', ct_c: u32' if checked else ''}) -> i32 {{", "    " + first,
+                     "    let ct_j = select(ct_i, ct_i + ct_n, ct_i < 0);"]
+            if checked:
+                # a failed index goes on as 0: the access it feeds stays in range, so its
+                # own check does not note a second failure over this one
+                self._note()
+                lines += ["    let ct_bad_here = bitcast<u32>(ct_j) >= u32(ct_n);",
+                          "    ct_note(ct_bad_here, ct_c, ct_i, u32(ct_n));",
+                          "    return select(ct_j, 0i, ct_bad_here);", "}"]
+            else:
+                lines += ["    return ct_j;", "}"]
+            self.helpers[name] = "\n".join(lines)
+        return f"{name}({idx}, {n}i{f', {check + 1}u' if checked else ''})"
+
     def shape_fields(self) -> list:
         """(ident, dimension) of the uniform fields that hold the N-D lists' shapes."""
         return [(v.ident, d) for v in self.refs if v.ref.ndim > 1 for d in range(v.ref.ndim)]

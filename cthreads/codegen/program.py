@@ -128,6 +128,7 @@ class BoundsCheck:
     dim: int = 0         # the dimension of an N-D list this check guards
     ndim: int = 1        # the list's dimensions
     vec: int = 0         # components per element along this dimension (list[vec3]'s last: 3)
+    component: int = 0   # a run-time vector component index's check: the vector's size
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ class SharedArray:
     size: int
     lineno: int          # the declaration's first and last lines in the user's file
     end_lineno: int
+    vec: int = 0         # a shared list[vec3]: 3 (``size`` counts vectors)
 
 
 #: status word 3's bits: loops of the generated code, and the kernel's loops from bit 1 on

@@ -112,7 +112,11 @@ def uniform_bytes(shape: PassShape, ty: str, init=None, base: int = 0) -> bytes:
     head = struct.pack("<7I", shape.count, shape.quads, shape.tail, shape.items, shape.groups,
                        0 if init is None else 1, base)
     head += b"\0" * (-len(head) % row.size)          # the init value at its alignment
-    value = struct.pack("<" + row.code, 0 if init is None else init)
+    if row.kind == "c":                 # complex: (real, imag)
+        init = 0j if init is None else complex(init)
+        value = struct.pack("<" + row.code, init.real, init.imag)
+    else:
+        value = struct.pack("<" + row.code, 0 if init is None else init)
     return (head + value).ljust(UNIFORM_SIZE, b"\0")
 
 
@@ -177,7 +181,12 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
     if size & (size - 1) or size < 1:
         raise ValueError(f"workgroup size {size} is not a power of two")
     row = elem_type(ty)
+    # a group of four: a vec4 of scalars; of complex numbers (vec2s), a mat4x2 of their float
+    # (the same 32 / 64 bytes as numpy's four complex64 / complex128), its columns the numbers
+    quad = f"mat4x2<{row.storage[5:-1]}>" if row.kind == "c" else f"vec4<{row.storage}>"
+    parts = ("[0]", "[1]", "[2]", "[3]") if row.kind == "c" else (".x", ".y", ".z", ".w")
     names = dict(fn=fn, ty=ty, variant=variant, size=size, t=row.wgsl, s=row.storage,
+                 quad=quad, q0=parts[0], q1=parts[1], q2=parts[2], q3=parts[3],
                  uniform=row.uniform, load=row.load.format("v"), store=row.store.format("v"),
                  init="(" + row.from_uniform.format("ct_u.ct_init") + ")", half=size // 2)
     part = functools.partial(_part, names)

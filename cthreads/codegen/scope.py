@@ -205,8 +205,11 @@ def _atomic_lists(src, params, decl, imports, lookup, functions) -> set:
         if isinstance(node, ast.Call) and node.args:
             obj = resolve_object(node.func, locals_, imports, lookup) if not (
                 isinstance(node.func, ast.Name) and node.func.id in decl.assigned) else None
-            if _kind(functions, obj) == "atomic" and isinstance(node.args[0], ast.Name):
-                names.add(node.args[0].id)
+            first = node.args[0]
+            while isinstance(first, ast.Subscript):      # atomic_add(h[i], 0, 1): list[ivec2]
+                first = first.value
+            if _kind(functions, obj) == "atomic" and isinstance(first, ast.Name):
+                names.add(first.id)
             elif isinstance(obj, DeviceFunction):
                 inner = obj.atomic_params()
                 for (pname, _), arg in zip(obj.signature.params, node.args):
@@ -237,7 +240,7 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
             ty = None
         if not isinstance(ty, ListType) or ty.ndim != 1:
             src.error(stmt.annotation, "a shared array is annotated list[float], "
-                      "list[int] or list[bool] (one dimension)",
+                      "list[int], list[bool] or list[vec3] ... (one dimension)",
                       f"write '{name}: list[float] = shared(64)' (index a 2-D tile as "
                       "t[y * width + x])", cls=GpuKernelTypeError)
         if name in found or name in lists or len(decl.annotations[name]) > 1:
@@ -248,8 +251,9 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
             src.error(call, "shared() takes exactly one argument, the size",
                       "write shared(64)", cls=GpuKernelTypeError)
         size = _const_size(src, decl, call.args[0], resolve)
-        lists[name] = ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem), size,
-                                 name in atomic)
+        # a shared list[vec3]: a flat array of 3 * size components (codegen/vectors.py)
+        lists[name] = ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem),
+                                 size * max(ty.vec, 1), name in atomic, 1, ty.vec)
         found[name] = stmt
     return found
 

@@ -53,7 +53,7 @@ class TupleMixin:
             self._scalar_unpack(target, value)
             return None
         call = self.device_call(func, value, tuple_ok=True)
-        ty = call.ty
+        ty = self.tuple_type(func)
         if len(target.elts) != len(ty):
             self.src.error(node, f"{len(target.elts)} names are unpacked from "
                            f"{func.name}(), which returns {len(ty)} values ({ty})",
@@ -64,16 +64,32 @@ class TupleMixin:
                 self.src.error(t, "starred targets are not supported when unpacking a tuple "
                                "result", f"name each of the {len(ty)} values",
                                cls=GpuKernelTypeError)
-        return self._assign_members(call, target.elts, node)
+        return self._assign_members(call, ty, target.elts, node)
 
-    def _assign_members(self, call: ir.Expr, targets, node) -> list:
+    def tuple_type(self, func) -> TupleType:
+        """The tuple result of ``func`` at this compilation's widths, as annotated (vector
+        members whole; the call's IR type is its ``flat`` form)."""
+        return self.scope.widths.concrete(func.signature.returns)
+
+    def tuple_member(self, ty: TupleType, whole: ir.Expr, k: int, loc):
+        """Member ``k`` of the tuple value ``whole`` (of type ``ty.flat()``): a scalar
+        expression, or a vector of its components (``vectors.VecValue``)."""
+        at, flat = ty.offsets()[k], whole.ty
+        member = ty.members[k]
+        if isinstance(member, str):
+            return ir.TupleMember(flat.members[at], loc, whole, at)
+        from .vector_calls import VecValue  # noqa: PLC0415
+        return VecValue(member, loc, tuple(ir.TupleMember(member.elem, loc, whole, at + c)
+                                           for c in range(member.n)))
+
+    def _assign_members(self, call: ir.Expr, ty: TupleType, targets, node) -> list:
         loc = self.src.loc(node)
-        ty = call.ty
-        tmp = self.hidden_local(ty)
+        tmp = self.hidden_local(call.ty)
         out = [ir.Assign(loc, tmp, call)]
-        whole = ir.Var(ty, loc, tmp)
+        whole = ir.Var(call.ty, loc, tmp)
         for k, t in enumerate(targets):
-            out.append(self.assign_to(t, ir.TupleMember(ty.members[k], loc, whole, k), node))
+            stmt = self.assign_to(t, self.tuple_member(ty, whole, k, loc), node)
+            out.extend(stmt if isinstance(stmt, list) else [stmt])   # a vector: per component
         return out
 
     def _scalar_unpack(self, target, value):
@@ -96,7 +112,7 @@ class TupleMixin:
         func = self.tuple_function(node.value)
         if func is None:
             return None
-        ty = func.signature.returns
+        ty = self.tuple_type(func)
         k = _literal_index(node.slice)
         if k is None:
             self.src.error(node.slice, f"a tuple result is indexed with a literal: the "
@@ -109,7 +125,17 @@ class TupleMixin:
                            f"index from 0 to {len(ty) - 1}", cls=GpuKernelTypeError)
         k %= len(ty)
         call = self.device_call(func, node.value, tuple_ok=True)
-        return ir.TupleMember(call.ty.members[k], self.src.loc(node), call, k)
+        loc = self.src.loc(node)
+        if isinstance(ty.members[k], str):
+            return self.tuple_member(ty, call, k, loc)
+        if self.lazy:                   # a vector member reads the result once per component
+            self.src.error(node, f"a vector of {func.name}()'s tuple result inside 'and', "
+                           "'or', 'x if c else y' or a while test",
+                           f"unpack the result first ('{_names(len(ty))} = "
+                           f"{func.name}(...)'), before the condition", cls=GpuKernelTypeError)
+        tmp = self.hidden_local(call.ty)        # the call once, before the statement
+        self.pending.append(ir.Assign(loc, tmp, call))
+        return self.tuple_member(ty, ir.Var(call.ty, loc, tmp), k, loc)
 
     # -- return a, b -----------------------------------------------------------------------
     def tuple_return(self, node):
@@ -133,13 +159,16 @@ class TupleMixin:
             members = []
             for k, (e, want) in enumerate(zip(v.elts, ty.members)):
                 value = self.expr(e)
+                if not isinstance(want, str) or hasattr(value, "comps"):
+                    members.extend(self._vector_member(value, want, e, k, ty))
+                    continue
                 if not assignable(value.ty, want):
                     self.src.error(e, f"value {k + 1} of the return of {name} is a "
                                    f"{value.ty}, but {name} returns {ty}",
                                    f"convert explicitly, e.g. {want}(...), or change member "
                                    f"{k + 1} of the result annotation", cls=GpuKernelTypeError)
                 members.append(self.conv(value, want))
-            return ir.ReturnValue(loc, ir.MakeTuple(ty, loc, tuple(members)))
+            return ir.ReturnValue(loc, ir.MakeTuple(ty.flat(), loc, tuple(members)))
         func = self.tuple_function(v)
         if func is None:
             self.expr(v)            # its own errors first
@@ -147,23 +176,38 @@ class TupleMixin:
                            "this return gives one", f"return {len(ty)} values: "
                            f"'return {_names(len(ty))}'", cls=GpuKernelTypeError)
         call = self.device_call(func, v, tuple_ok=True)
-        if call.ty == ty:
+        given = self.tuple_type(func)
+        if given == ty:
             return ir.ReturnValue(loc, call)
-        if len(call.ty) != len(ty):
+        if len(given) != len(ty) or [getattr(m, "n", 0) for m in given.members] != \
+                [getattr(m, "n", 0) for m in ty.members]:
             self.src.error(v, f"device function {name} returns {len(ty)} values ({ty}), but "
-                           f"{func.name}() gives {len(call.ty)} ({call.ty})",
+                           f"{func.name}() gives {len(given)} ({given})",
                            f"unpack it and return {len(ty)} values", cls=GpuKernelTypeError)
         tmp = self.hidden_local(call.ty)
         whole = ir.Var(call.ty, loc, tmp)
         members = []
-        for k, (have, want) in enumerate(zip(call.ty.members, ty.members)):
+        flat = ty.flat()
+        for k, (have, want) in enumerate(zip(call.ty.members, flat.members)):
             if not assignable(have, want):
                 self.src.error(v, f"value {k + 1} of {func.name}() is a {have}, but {name} "
                                f"returns {ty}", "unpack it and convert explicitly",
                                cls=GpuKernelTypeError)
             members.append(self.conv(ir.TupleMember(have, loc, whole, k), want))
         return [ir.Assign(loc, tmp, call),
-                ir.ReturnValue(loc, ir.MakeTuple(ty, loc, tuple(members)))]
+                ir.ReturnValue(loc, ir.MakeTuple(flat, loc, tuple(members)))]
+
+    def _vector_member(self, value, want, node, k: int, ty: TupleType) -> list:
+        """The components of value ``k`` of a return whose member ``want`` or value is a
+        vector, converted (a located error when one is a vector and the other not)."""
+        name = self.src.name
+        if isinstance(want, str):
+            self.src.error(node, f"value {k + 1} of the return of {name} is a {value.ty}, but "
+                           f"{name} returns {ty}", f"return a {want} (a component, or "
+                           f"length(v)), or change member {k + 1} of the result annotation",
+                           cls=GpuKernelTypeError)
+        self.vec_check(value, want, node, f"value {k + 1} of the result of {name}() ({ty})")
+        return [self.conv(c, want.elem) for c in value.comps]
 
     def scalar_tuple_return(self, node):
         """``return a, b`` in a device function with one (scalar) result: an error."""

@@ -1,8 +1,8 @@
 """Tuple results of device functions: the type, its annotation, its WGSL struct.
 
 A device function annotated ``-> tuple[float, int]`` returns a ``TupleType`` whose members are
-kernel types (today the scalar names of ``types.ELEM_TYPES``; any type with a WGSL spelling
-fits, see ``member_wgsl``). On the device a tuple is a WGSL struct, one per tuple type,
+kernel types: the scalar names of ``types.ELEM_TYPES`` and vectors (``vectypes.VecType``,
+which the device sees as their components: ``TupleType.flat``). On the device a tuple is a WGSL struct, one per tuple type,
 ``struct ct_tup_f32_i32 { m0: f32, m1: i32 }``, declared once per shader (``declarations``).
 Tuples exist only as a call's result: the caller unpacks them (``a, b = f(x)``) or takes one
 member with a literal index (``f(x)[0]``); parameters, locals and lists never hold one
@@ -37,6 +37,27 @@ class TupleType:
         return TupleType(tuple(widths.concrete(m) for m in self.members))
 
     @property
+    def has_vectors(self) -> bool:
+        return any(not isinstance(m, str) for m in self.members)
+
+    def flat(self) -> "TupleType":
+        """The tuple the device returns: a vector member (``vectypes.VecType``) becomes one
+        scalar member per component (``tuple[vec3, float]`` -> four floats); nothing below the
+        frontend sees a vector."""
+        if not self.has_vectors:
+            return self
+        return TupleType(tuple(t for m in self.members
+                               for t in ((m,) if isinstance(m, str) else (m.elem,) * m.n)))
+
+    def offsets(self) -> tuple:
+        """The flat member number at which each member starts (``flat``)."""
+        out, k = [], 0
+        for m in self.members:
+            out.append(k)
+            k += 1 if isinstance(m, str) else m.n
+        return tuple(out)
+
+    @property
     def wgsl(self) -> str:
         """The WGSL struct's name: ``ct_tup_`` and the members' WGSL types."""
         return "ct_tup_" + "_".join(_plain(member_wgsl(m)) for m in self.members)
@@ -60,7 +81,10 @@ def scalar_types(ty) -> tuple:
     """The element types inside ``ty`` (for the device features a kernel needs)."""
     if is_tuple(ty):
         return tuple(t for m in ty.members for t in scalar_types(m))
-    return (ty,) if isinstance(ty, str) else ()
+    if isinstance(ty, str):
+        return (ty,)
+    elem = getattr(ty, "elem", None)           # a vector member
+    return (elem,) if isinstance(elem, str) else ()
 
 
 def declaration(ty: TupleType) -> str:
@@ -98,7 +122,7 @@ def resolve_result(node: ast.AST, lookup):
     base = node.value if isinstance(node, ast.Subscript) else node
     if _lookup(base, lookup) not in TUPLE_OBJECTS:
         return None
-    hint = "write e.g. '-> tuple[float, float]': one scalar type per returned value"
+    hint = "write e.g. '-> tuple[float, float]': one scalar or vector type per returned value"
     if not isinstance(node, ast.Subscript):
         raise AnnotationError(node, "a bare 'tuple' result does not say the members' types",
                               hint)
@@ -114,10 +138,7 @@ def resolve_result(node: ast.AST, lookup):
         if isinstance(ty, ListType):
             raise AnnotationError(e, "a device function cannot return a list inside a tuple",
                                   "write results into a list parameter and return None")
-        if not isinstance(ty, str):     # a vector (vectypes.VecType): not a member yet
-            raise AnnotationError(e, f"a {ty} inside a tuple result is not supported yet",
-                                  f"return the {ty} alone, or its components as floats")
-        members.append(ty)
+        members.append(ty)          # a scalar name, or a vector (vectypes.VecType)
     return TupleType(tuple(members))
 
 

@@ -26,6 +26,7 @@ from .matrices import MatMixin, element_target
 from .mattypes import MatType
 from .matrix_calls import is_matrix
 from .vector_calls import VecCallMixin, VecValue
+from .vector_index import VecIndexMixin
 from .vectypes import COMPONENTS, VecType
 
 
@@ -33,7 +34,7 @@ _COMPARE_HINT = ("vectors are not compared as a whole: compare components (a.x <
                  "lengths (length(a - b) < eps)")
 
 
-class VecMixin(MatMixin, VecCallMixin):
+class VecMixin(MatMixin, VecIndexMixin, VecCallMixin):
     # -- names and locals -------------------------------------------------------------------
     def vec_type_of(self, name: str) -> VecType | None:
         ty = self.types.get(name)
@@ -103,7 +104,9 @@ class VecMixin(MatMixin, VecCallMixin):
     # -- list elements ----------------------------------------------------------------------
     def vec_list_len(self, lst: ir.ListRef, dim: int, ty: str, loc) -> ir.Expr:
         """The length of ``lst`` along ``dim``, in elements (a vector list's last dimension
-        holds ``vec`` components per element)."""
+        holds ``vec`` components per element; a shared array's is a constant)."""
+        if lst.shared_size is not None:
+            return ir.Const(ty, loc, lst.shared_size // max(lst.vec, 1))
         length = ir.Len(ty, loc, lst, dim)
         if lst.vec and dim == lst.ndim - 1:
             return ir.Binary(ty, loc, "floordiv", length, ir.Const(ty, loc, lst.vec))
@@ -137,8 +140,9 @@ class VecMixin(MatMixin, VecCallMixin):
             comp = self.vec_component_index(node, VecType(lst.vec, lst.elem))
             if len(parts) != lst.ndim:
                 self._vec_index_error(node, lst, parts)
-        elif len(parts) == lst.ndim + 1:
-            comp = self.vec_literal_index(parts[-1], VecType(lst.vec, lst.elem))
+        elif len(parts) == lst.ndim + 1:            # a literal or a run-time k (vector_index)
+            what = f"{lst.pyname}[{', '.join(ast.unparse(p) for p in parts[:-1])}]"
+            comp = self.vec_index(parts[-1], VecType(lst.vec, lst.elem), what)
             parts = parts[:-1]
         elif len(parts) != lst.ndim:
             self._vec_index_error(node, lst, parts)
@@ -152,8 +156,10 @@ class VecMixin(MatMixin, VecCallMixin):
         checks = [self.new_check(node, lst, d) for d in range(lst.ndim)]
         loc = self.src.loc(node)
 
-        def flat(k: int) -> ir.Expr:
+        def flat(k) -> ir.Expr:         # k: an int, or a run-time ir.ComponentIndex
             scaled = ir.Binary(last.ty, loc, "mul", last, ir.Const(last.ty, loc, lst.vec))
+            if isinstance(k, ir.Expr):
+                return ir.Binary(last.ty, loc, "add", scaled, self.conv(k, last.ty))
             return ir.Binary(last.ty, loc, "add", scaled, ir.Const(last.ty, loc, k)) if k \
                 else scaled
         return lst, indexes[:-1], flat, checks, comp, what
@@ -194,7 +200,10 @@ class VecMixin(MatMixin, VecCallMixin):
             return None
         if is_matrix(value):
             return self.mat_index(value, node)
-        return value.comps[self.vec_literal_index(node.slice, value.ty)]
+        k = self.vec_index(node.slice, value.ty, ast.unparse(node.value))
+        if isinstance(k, int):
+            return value.comps[k]
+        return self.vec_select(value.comps, k, self.src.loc(node))
 
     def _rooted_in_list(self, node) -> bool:
         base = node
@@ -407,10 +416,13 @@ class VecMixin(MatMixin, VecCallMixin):
                            f"copy it first: {base.id}2 = {ty}({base.id})",
                            cls=GpuKernelTypeError)
         k = self.vec_component_index(target, ty) if isinstance(target, ast.Attribute) else \
-            self.vec_literal_index(target.slice, ty)
+            self.vec_index(target.slice, ty, base.id)
         loc = self.src.loc(node)
-        ident = self.vec_idents(base.id, ty)[k]
         value = self.not_vector(value, getattr(node, "value", node))
+        if not isinstance(k, int):                  # a run-time index: vector_index.py
+            return self.vec_runtime_store(self.vec_idents(base.id, ty), ty, k, value, node,
+                                          aug_op)
+        ident = self.vec_idents(base.id, ty)[k]
         if aug_op is not None:
             value = self.binary(aug_op, ir.Var(ty.elem, loc, ident), value, node)
         self._component_check(value, ty, node)

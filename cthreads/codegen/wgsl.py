@@ -173,6 +173,9 @@ class Emitter(Visitor):
         more = [self.index(m) for m in e.more]
         return self.lists.load(e.lst, idx, e.check, more, e.more_checks)
 
+    def visit_ComponentIndex(self, e):
+        return self.lists.component(self.expr(e.value), e.value.ty, e.n, e.check)
+
     def visit_Atomic(self, e):
         idx = self.index(e.index)
         more = [self.index(m) for m in e.more]

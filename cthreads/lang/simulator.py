@@ -119,7 +119,10 @@ class _Workgroup:
         key = (frame.f_code, frame.f_lasti)
         array = self.arrays.get(key)
         if array is None:
-            array = self.arrays[key] = [_zero(self.launch.program, frame.f_lineno)] * size
+            zero = _zero(self.launch.program, frame.f_lineno)
+            # a shared list[vec3]: a fresh zero vector per element (vectors are mutable)
+            array = self.arrays[key] = [zero() for _ in range(size)] if callable(zero) \
+                else [zero] * size
         return array
 
     def barrier(self, frame) -> None:
@@ -129,9 +132,14 @@ class _Workgroup:
 
 
 def _zero(program, lineno: int):
-    """The zero of the element type of the shared() declaration on ``lineno``."""
+    """The zero of the element type of the shared() declaration on ``lineno`` (a shared
+    list[vec3]'s: the vector class, which makes a zero vector)."""
     for decl in program.shared_arrays:
         if decl.lineno <= lineno <= decl.end_lineno:
+            if getattr(decl, "vec", 0):
+                from .vectors import VECTOR_TYPES  # noqa: PLC0415
+                cls = VECTOR_TYPES[("i" if "int" in decl.elem else "") + f"vec{decl.vec}"]
+                return lambda: cls(0)
             return 0.0 if decl.elem.startswith("float") else \
                 False if decl.elem == "bool" else 0
     return 0

@@ -424,7 +424,10 @@ class KernelRuntime:
             return GpuIndexError(f"kernel {prog.name}: index {index} was out of range")
         if getattr(check, "vec", 0):     # list[vec3]: the element of the flat index checked
             index, length = index // check.vec, length // check.vec
-        if getattr(check, "ndim", 1) > 1:
+        if getattr(check, "component", 0):
+            what = (f"component index {index} is out of range for {check.list_name!r}, a "
+                    f"vector of {length} components (0 .. {length - 1}, or -{length} .. -1)")
+        elif getattr(check, "ndim", 1) > 1:
             what = (f"index {index} is out of range for dimension {check.dim} (axis "
                     f"{check.dim} of {check.ndim}) of list {check.list_name!r}, of size {length} "
                     "along that dimension")

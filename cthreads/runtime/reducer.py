@@ -433,6 +433,9 @@ def _release_when_done(queue, owned, seq) -> None:
 def _scalar(raw: bytes, ty: str):
     """The Python value of one element's device bytes."""
     row = elem_type(ty)
+    if row.kind == "c":                 # (real, imag)
+        re, im = memoryview(raw).cast(row.code[0])[:2]
+        return complex(re, im)
     value = memoryview(raw).cast(row.code)[0]
     if ty == "bool":
         return value != 0

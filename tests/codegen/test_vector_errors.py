@@ -159,7 +159,7 @@ def test_aliasing_component_assignment_is_refused():
             out[0] = f(p[0])
 
 
-def test_vectors_with_complex_and_tuples_are_located():
+def test_vectors_with_complex_are_located():
     with _raises(r"a vec3 holds real numbers, not a complex value"):
         @Gpu
         def k(p: list[vec3]) -> None:
@@ -169,12 +169,3 @@ def test_vectors_with_complex_and_tuples_are_located():
         def k2(p: list[vec3]) -> None:
             z = 2j
             p[0] = p[0] * z
-    with _raises(r"a vec3 inside a tuple result is not supported yet"):
-        @Gpu.func
-        def f(x: float) -> tuple[vec3, float]:
-            return vec3(x), x
-
-        @Gpu
-        def k3(p: list[vec3]) -> None:
-            v, s = f(1.0)
-            p[0] = v
