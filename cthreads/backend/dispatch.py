@@ -331,24 +331,9 @@ class DeviceQueue:
         with self.lock:
             self._check_usable()
             if self._timestamps is None:
-                try:
-                    self._timestamps = timing.Timestamps(self.ctx)
-                except Exception as exc:
-                    raise device_error(self.ctx, exc, "creating the timestamp queries") \
-                        from None
+                self._timestamps = timing.Timestamps.make(self.ctx)
             period = self._timestamps.period_ns
         return timing.JobTiming(self.pool.acquire(16, "staging"), period)
-
-    def _add_stamps(self, k: int, stamp) -> None:
-        """Timestamps around dispatch ``k`` of the batch: ``stamp`` is (job's staging buffer,
-        before it, after it) (lock held)."""
-        buffer, begin, end = stamp
-        ts = self._timestamps
-        stamps = self.batch.stamps
-        if begin:
-            stamps.append((k, False, ts.next_query(), buffer, 0))
-        if end:
-            stamps.append((k, True, ts.next_query(), buffer, 8))
 
     # -- dispatches --------------------------------------------------------------------------
 
@@ -387,7 +372,7 @@ class DeviceQueue:
                     self._last_uniform[buf] = data
             count = batch.record((pipeline, bind_group, folded, pre, tuple(copies)))
             if stamp is not None:
-                self._add_stamps(count - 1, stamp)
+                self._timestamps.record(batch.stamps, count - 1, stamp)
             # A launch with readback copies joins the batch too while the device is busy:
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import struct
 
 from ..errors import GpuDeviceError
+from .faults import device_error
 
 __all__ = ["FEATURE", "INSIDE_PASSES", "JobTiming", "RING", "Timestamps", "commands"]
 
@@ -58,11 +59,28 @@ class Timestamps:
         self._next = 0
         self.period_ns = _period_ns(ctx.queue)
 
+    @classmethod
+    def make(cls, ctx) -> "Timestamps":
+        """``Timestamps(ctx)``, a failure mapped to our device errors."""
+        try:
+            return cls(ctx)
+        except Exception as exc:
+            raise device_error(ctx, exc, "creating the timestamp queries") from None
+
     def next_query(self) -> int:
         """The next query index of the ring (queue lock held)."""
         q = self._next
         self._next = (q + 1) % RING
         return q
+
+    def record(self, stamps: list, k: int, stamp) -> None:
+        """Append to ``stamps`` (``Batch.stamps``) the timestamps around dispatch ``k``:
+        ``stamp`` is (the job's staging buffer, before it, after it) (queue lock held)."""
+        buffer, begin, end = stamp
+        if begin:
+            stamps.append((k, False, self.next_query(), buffer, 0))
+        if end:
+            stamps.append((k, True, self.next_query(), buffer, 8))
 
     def resolve_buffer(self, nbytes: int):
         """The resolve buffer, at least ``nbytes`` long (grown when a command buffer needs
@@ -121,20 +139,7 @@ def commands(dispatches, stamps, inside_passes: bool, timestamps) -> list:
     Raises GpuDeviceError on stamps wgpu-native would abort on (nothing was encoded)."""
     begins, ends = _check(dispatches, stamps)
     n = len(dispatches)
-    # where passes break: before a staged copy, after readback copies; without timestamps
-    # inside passes, also around each timed job's dispatches
-    starts = [False] * n
-    for k, (_, _, _, pre, post) in enumerate(dispatches):
-        if pre is not None:
-            starts[k] = True
-        if post and k + 1 < n:
-            starts[k + 1] = True
-    if not inside_passes:
-        for k in begins:
-            starts[k] = True
-        for k in ends:
-            if k + 1 < n:
-                starts[k + 1] = True
+    starts = _pass_starts(dispatches, begins, ends, inside_passes)
     out = []
     open_pass = False
     last_pipeline = last_group = None
@@ -173,6 +178,25 @@ def commands(dispatches, stamps, inside_passes: bool, timestamps) -> list:
         out.append(("end",))
     out += _resolves(stamps, timestamps)
     return out
+
+
+def _pass_starts(dispatches, begins, ends, inside_passes: bool) -> list:
+    """Per dispatch, whether a new pass starts at it: before a staged copy, after readback
+    copies; without timestamps inside passes, also around each timed job's dispatches."""
+    n = len(dispatches)
+    starts = [False] * n
+    for k, (_, _, _, pre, post) in enumerate(dispatches):
+        if pre is not None:
+            starts[k] = True
+        if post and k + 1 < n:
+            starts[k + 1] = True
+    if not inside_passes:
+        for k in begins:
+            starts[k] = True
+        for k in ends:
+            if k + 1 < n:
+                starts[k + 1] = True
+    return starts
 
 
 def _check(dispatches, stamps) -> tuple[dict, dict]:
