@@ -55,6 +55,12 @@ def long_kernel(n: int, reps: int, rounds: int) -> None:
             job.join(download=False)
             host = time.perf_counter() - t0
             rows.append((host, job.device_time))
+        arena.sync()
+    # closed form of the loop: acc_k = 0.5 / 0.001 + (acc_0 - 500) * 0.999**k
+    start = np.arange(n, dtype=np.float64)
+    expect = 500.0 + (start - 500.0) * 0.999 ** reps
+    if not np.allclose(out, expect, rtol=1e-3, atol=1e-2):
+        raise SystemExit("FAIL: spin's results differ from the closed form")
     print(f"\nlong kernel: spin(n={n:,}, reps={reps:,}), {rounds} rounds (ms)")
     for host, dev in rows:
         print(f"  host {host * 1e3:10.3f}   device_time {dev * 1e3:10.3f}   "

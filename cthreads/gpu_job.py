@@ -40,6 +40,8 @@ class GpuJob(Job):
     def __init__(self, rt, seq: int, plan, timing=None):
         Job.__init__(self, rt.kernel)
         self._timing = timing              # backend.timing.JobTiming of a timed launch
+        if timing is not None:             # never read: its buffer goes back with the job
+            weakref.finalize(self, timing.drop, rt.queue, seq)
         self._rt = rt
         self._seq = seq
         readback = plan.readback

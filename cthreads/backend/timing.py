@@ -113,6 +113,13 @@ class JobTiming:
         self.period_ns = period_ns
         self.value = None               # seconds, once read
 
+    def drop(self, queue, seq: int) -> None:
+        """The job is gone unread: its buffer goes back to the pool when submission ``seq``
+        (which writes it) has finished; else it is simply dropped."""
+        staging, self.staging = self.staging, None
+        if staging is not None and seq <= queue.completed and not queue.closed:
+            queue.pool.release(staging)
+
     def seconds(self, queue, seq: int) -> float | None:
         """The job's device time in seconds (submission ``seq`` finished); read once, then
         cached. None when the device gave no usable timestamps (end before begin)."""
