@@ -299,22 +299,58 @@ import numpy as np
 from cthreads.gpu import gpu
 from tests.device.test_device_time import spin, spin_reference
 n = 1024
-out = np.zeros(n, np.float32)
-t0 = time.perf_counter()
-jobs = [gpu(spin, n, 1500 * (k + 1), out, timed=True) for k in range(3)]
-for j in jobs:
-    j.join()
-wall = time.perf_counter() - t0
-ok = bool(np.allclose(out, spin_reference(n, 4500), rtol=1e-4))
-print(json.dumps({"times": [j.device_time for j in jobs], "wall": wall, "ok": ok,
-                  "native": jobs[0]._rt.queue.uses_native_encoder}))
+res = {}
+for inside in (True, False):           # timestamps inside the pass; passes of their own
+    out = np.zeros(n, np.float32)
+    if not inside:
+        jobs[0]._rt.queue._timestamps.inside_passes = False
+    t0 = time.perf_counter()
+    jobs = [gpu(spin, n, 1500 * (k + 1), out, timed=k != 1) for k in range(3)]
+    for j in jobs:
+        j.join()
+    wall = time.perf_counter() - t0
+    ok = bool(np.allclose(out, spin_reference(n, 4500), rtol=1e-4))
+    res[str(inside)] = {"times": [j.device_time for j in jobs], "wall": wall, "ok": ok}
+res["native"] = jobs[0]._rt.queue.uses_native_encoder
+print(json.dumps(res))
 '''
 
 
 def test_public_encoder_path(device_name):
     proc = run_python(_PUBLIC, env_extra={"CTHREADS_NATIVE_ENCODER": "0"})
     assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out["native"] is False and out["ok"]
-    assert all(t is not None and t > 0 for t in out["times"])
-    assert sum(out["times"]) <= out["wall"]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["native"] is False
+    for out in (res["True"], res["False"]):
+        assert out["ok"]
+        first, untimed, last = out["times"]
+        assert untimed is None
+        assert first > 0 and last > 0
+        assert first + last <= out["wall"]
+
+
+def test_a_job_dropped_unread_gives_its_buffer_back(device_name):
+    import gc
+
+    out = np.zeros(64, np.float32)
+    job = gpu(spin, 64, 10, out, timed=True)
+    job.join()
+    staging = job._timing.staging
+    pool = job._rt.queue.pool
+    del job
+    gc.collect()
+    assert any(b is staging for b in pool._free.get(("staging", staging.capacity), []))
+
+
+def test_after_shutdown_an_unread_time_is_none(device_name):
+    from cthreads.gpu import shutdown
+
+    out = np.zeros(64, np.float32)
+    job = gpu(spin, 64, 10, out, timed=True)
+    job.join()
+    shutdown()
+    assert job.device_time is None
+    again = gpu(spin, 64, 10, out, timed=True)     # a new device: timing works again
+    again.join()
+    assert again.device_time > 0
+    _check_spin(out, 64, 10)
