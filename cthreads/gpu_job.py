@@ -185,7 +185,8 @@ class GpuJob(Job):
         if self._stale() or not self.done():
             return None
         try:
-            return timing.seconds(self._rt.queue, self._seq)
+            with self._join_lock:          # one thread maps the buffer; the others wait
+                return timing.seconds(self._rt.queue, self._seq)
         except CThreadsGPUError:
             return None
 

@@ -354,3 +354,20 @@ def test_after_shutdown_an_unread_time_is_none(device_name):
     again.join()
     assert again.device_time > 0
     _check_spin(out, 64, 10)
+
+
+def test_read_from_several_threads_at_once(device_name):
+    import threading
+
+    out = np.zeros(512, np.float32)
+    job = gpu(spin, 512, 2000, out, timed=True)
+    job.wait()
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(job.device_time)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 8 and len(set(seen)) == 1 and seen[0] > 0
+    job.join()
+    _check_spin(out, 512, 2000)
