@@ -163,7 +163,7 @@ class DeviceQueue:
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
         self._staging = None              # PooledBuffer the staged uniform bytes go through
-        self._timestamps = None           # timing.Timestamps, made at the first timed launch
+        self.timestamps = None            # timing.Timestamps, made at the first timed launch
         self.closed = False
         self.batch = Batch()
         self.completion = Completion(ctx, self.lock, self._native, self._device)
@@ -325,15 +325,8 @@ class DeviceQueue:
 
     def job_timing(self) -> timing.JobTiming | None:
         """The timestamps' destination for one timed job, or None on a device without
-        ``timestamp-query`` (the query-set ring is made at the first call)."""
-        if self.ctx.missing((timing.FEATURE,)):
-            return None
-        with self.lock:
-            self._check_usable()
-            if self._timestamps is None:
-                self._timestamps = timing.Timestamps.make(self.ctx)
-            period = self._timestamps.period_ns
-        return timing.JobTiming(self.pool.acquire(16, "staging"), period)
+        ``timestamp-query`` (``timing.job_timing``)."""
+        return timing.job_timing(self)
 
     # -- dispatches --------------------------------------------------------------------------
 
@@ -372,7 +365,7 @@ class DeviceQueue:
                     self._last_uniform[buf] = data
             count = batch.record((pipeline, bind_group, folded, pre, tuple(copies)))
             if stamp is not None:
-                self._timestamps.record(batch.stamps, count - 1, stamp)
+                self.timestamps.record(batch.stamps, count - 1, stamp)
             # A launch with readback copies joins the batch too while the device is busy:
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)
@@ -439,11 +432,11 @@ class DeviceQueue:
                 src = self._staging.buffer
                 self._write(src, blob)         # lands before this submission
             native = self._native
-            cmds = timing.commands(dispatches, stamps, self._timestamps.inside_passes,
-                                   self._timestamps) if stamps else None
+            cmds = timing.commands(dispatches, stamps, self.timestamps.inside_passes,
+                                   self.timestamps) if stamps else None
             if native is not None:
                 cb = native.encode_batch(dispatches, copies, src) if cmds is None else \
-                    native.encode_timed(cmds, copies, src, self._timestamps)
+                    native.encode_timed(cmds, copies, src, self.timestamps)
                 if self.ctx.lost is not None:   # seen while encoding: never submit it
                     native.discard(cb)
                     raise lost_error(self.ctx, f"{self.ctx.lost}; seen while submitting work")
@@ -451,7 +444,7 @@ class DeviceQueue:
                     return done.hand_off(native.submit, cb)
                 native.submit(cb)
             elif cmds is not None:
-                submit_public_timed(self.ctx, cmds, copies, src, self._timestamps)
+                submit_public_timed(self.ctx, cmds, copies, src, self.timestamps)
             else:
                 submit_public(self.ctx, dispatches, copies, src)
         except MemoryError as exc:

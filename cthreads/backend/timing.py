@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import struct
 
+from .. import config
 from ..errors import GpuDeviceError
 from .faults import device_error
 
-__all__ = ["FEATURE", "INSIDE_PASSES", "JobTiming", "RING", "Timestamps", "commands"]
+__all__ = ["FEATURE", "INSIDE_PASSES", "JobTiming", "RING", "Timestamps", "commands",
+           "job_timing"]
 
 FEATURE = "timestamp-query"
 INSIDE_PASSES = "timestamp-query-inside-passes"
@@ -91,6 +93,25 @@ class Timestamps:
                                                           label="cthreads-timestamp-resolve")
             self.resolve_size = size
         return self.resolve
+
+
+def job_timing(queue) -> "JobTiming | None":
+    """The destination of one timed job's timestamps on ``queue`` (a DeviceQueue), or None on
+    a device without ``timestamp-query``. The queue's ``Timestamps`` are made at the first
+    call; the feature is checked then, and again only under ``config.override`` (reading the
+    settings costs some 15 us, more than the rest of this)."""
+    ts = queue.timestamps
+    if ts is None or config.overriding():
+        if queue.ctx.missing((FEATURE,)):
+            return None
+        with queue.lock:
+            queue._check_usable()
+            if queue.timestamps is None:
+                queue.timestamps = Timestamps.make(queue.ctx)
+            ts = queue.timestamps
+    elif queue.closed:
+        queue._check_usable()
+    return JobTiming(queue.pool.acquire(16, "staging"), ts.period_ns)
 
 
 def _period_ns(queue) -> float:

@@ -145,7 +145,7 @@ def test_pass_level_timestamps_where_the_device_has_none_inside_passes(device_na
     begin and end write the timestamps; the results and the window bound are the same."""
     q = _queue()
     q.job_timing()                                    # the ring exists
-    ts = q._timestamps
+    ts = q.timestamps
     saved = ts.inside_passes
     ts.inside_passes = False
     try:
@@ -303,7 +303,7 @@ res = {}
 for inside in (True, False):           # timestamps inside the pass; passes of their own
     out = np.zeros(n, np.float32)
     if not inside:
-        jobs[0]._rt.queue._timestamps.inside_passes = False
+        jobs[0]._rt.queue.timestamps.inside_passes = False
     t0 = time.perf_counter()
     jobs = [gpu(spin, n, 1500 * (k + 1), out, timed=k != 1) for k in range(3)]
     for j in jobs:
@@ -371,3 +371,13 @@ def test_read_from_several_threads_at_once(device_name):
     assert len(seen) == 8 and len(set(seen)) == 1 and seen[0] > 0
     job.join()
     _check_spin(out, 512, 2000)
+
+
+def test_hidden_by_the_environment_gives_none(device_name):
+    code = ("import numpy as np\nfrom cthreads.gpu import gpu\n"
+            "from tests.device.test_device_time import spin, spin_reference\n"
+            "out = np.zeros(64, np.float32)\nj = gpu(spin, 64, 50, out, timed=True)\nj.join()\n"
+            "assert np.allclose(out, spin_reference(64, 50), rtol=1e-4)\nprint(j.device_time)\n")
+    proc = run_python(code, env_extra={"CTHREADS_HIDE_FEATURES": "timestamp-query"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == "None"
