@@ -37,8 +37,11 @@ _in_flight: "weakref.WeakSet[GpuJob]" = weakref.WeakSet()
 class GpuJob(Job):
     """A launch submitted to the device; ``join()`` waits and writes results back."""
 
-    def __init__(self, rt, seq: int, plan):
+    def __init__(self, rt, seq: int, plan, timing=None):
         Job.__init__(self, rt.kernel)
+        self._timing = timing              # backend.timing.JobTiming of a timed launch
+        if timing is not None:             # never read: its buffer goes back with the job
+            weakref.finalize(self, timing.drop, rt.queue, seq)
         self._rt = rt
         self._seq = seq
         readback = plan.readback
@@ -166,6 +169,26 @@ class GpuJob(Job):
             if readback is not None and readback.staging is not None:
                 pool.release(readback.staging)
         self._owned = []
+
+    @property
+    def device_time(self) -> float | None:
+        """Seconds the job ran on the device, from the start of its first dispatch to the end
+        of its last (uploads and downloads excluded), for a timed launch
+        (``gpu(..., timed=True)``, ``@Gpu(timed=True)``) on a device with timestamp queries.
+        None otherwise, and while the job is still running (never waits); read once from the
+        device, then cached."""
+        timing = self._timing
+        if timing is None:
+            return None
+        if timing.value is not None:
+            return timing.value
+        if self._stale() or not self.done():
+            return None
+        try:
+            with self._join_lock:          # one thread maps the buffer; the others wait
+                return timing.seconds(self._rt.queue, self._seq)
+        except CThreadsGPUError:
+            return None
 
     def result(self):
         """Always None (kernels return nothing); waits and downloads like join()."""

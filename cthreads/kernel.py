@@ -67,7 +67,8 @@ class MemoSlot:
 class GpuKernel:
     """A ``@Gpu`` kernel: compiled at decoration, runnable as plain Python."""
 
-    def __init__(self, fn, *, log: bool = False, boundscheck: bool = True, workgroup=None):
+    def __init__(self, fn, *, log: bool = False, boundscheck: bool = True, workgroup=None,
+                 timed: bool = False):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise GpuKernelTypeError(
                 f"@Gpu expects a function defined with 'def', got {type(fn).__name__}")
@@ -76,6 +77,8 @@ class GpuKernel:
         self.log = bool(log)
         self.boundscheck = bool(boundscheck)
         self.workgroup = _check_workgroup(workgroup)
+        #: launches measure ``GpuJob.device_time`` (``gpu(..., timed=...)`` overrides)
+        self.timed = bool(timed)
         self._runtimes = {}           # runtime key -> KernelRuntime (``runtime_for``)
         #: where ``gpu()`` keeps this kernel's last resident launch (``MemoSlot``)
         self.memo_slot = MemoSlot()
@@ -293,13 +296,15 @@ def _check_workgroup(workgroup) -> tuple | None:
     return tuple(workgroup) + (1,) * (3 - len(workgroup))
 
 
-def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True, workgroup=None):
+def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True, workgroup=None,
+        timed: bool = False):
     """Decorate a kernel: ``@Gpu``, ``@Gpu(log=True)``, ``@Gpu(boundscheck=False)``,
-    ``@Gpu(workgroup=(16, 16))`` (N-D launches); ``@Gpu.func`` decorates a device function
-    (``cthreads.func.GpuFunc``)."""
+    ``@Gpu(workgroup=(16, 16))`` (N-D launches), ``@Gpu(timed=True)`` (jobs measure their
+    ``device_time``); ``@Gpu.func`` decorates a device function (``cthreads.func.GpuFunc``)."""
     if fn is None:
         _check_workgroup(workgroup)
-        return lambda f: GpuKernel(f, log=log, boundscheck=boundscheck, workgroup=workgroup)
+        return lambda f: GpuKernel(f, log=log, boundscheck=boundscheck, workgroup=workgroup,
+                                   timed=timed)
     if isinstance(fn, (bool, int, str)):
         raise TypeError("use @Gpu, @Gpu(log=True), @Gpu(boundscheck=False) or "
                         "@Gpu(workgroup=(x, y))")

@@ -39,14 +39,20 @@ def _check_kernel(fn, caller: str) -> GpuKernel:
     return fn
 
 
-def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> GpuJob:
+def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
+        **kwargs) -> GpuJob:
     """Launch kernel ``fn`` with ``args`` on the device (``device=``: an index into
     ``devices()`` or part of a name, for this launch; else the caller's ``use_device``
     selection or the default device); ``threads=``: n, or (nx, ny[, nz]) for an N-D launch
-    (else the 1-D rule: ``n`` or the longest list); returns the submitted ``GpuJob``."""
+    (else the 1-D rule: ``n`` or the longest list); ``timed=True`` (or ``@Gpu(timed=True)``):
+    the job's ``device_time`` is measured; returns the submitted ``GpuJob``."""
     if device is not None:
         with use_device(device):
-            return gpu(fn, *args, force=force, threads=threads, **kwargs)
+            return gpu(fn, *args, force=force, threads=threads, timed=timed, **kwargs)
+    if timed is None:
+        timed = getattr(fn, "timed", False)
+    elif timed.__class__ is not bool:
+        raise TypeError(f"gpu(..., timed={timed!r}): expects True or False")
     if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
         args = vector_scalars(fn.program, args)  # vec3: its components
     if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
@@ -61,10 +67,11 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
         with residency.launch_lock:
             _check_generation(rt)
             plan = rt.plan(scalars, lists, n)
-            seq = rt.submit(plan)
+            timing = _timing(rt) if timed else None
+            seq = _submit(rt, plan, timing)
         if threads is None and fn.nd_hint is not None:
             warn_nd_launch(fn, fn.nd_hint)
-        return GpuJob(rt, seq, plan)
+        return GpuJob(rt, seq, plan, timing)
     kernel = _check_call(fn, args, kwargs)
     shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
     if force:
@@ -82,13 +89,29 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, **kwargs) -> 
     with residency.launch_lock:
         _check_generation(rt)
         plan = rt.plan(scalars, lists, n)
-        seq = rt.submit(plan)
+        timing = _timing(rt) if timed else None
+        seq = _submit(rt, plan, timing)
     kernel.memo_slot.memo = LaunchMemo(threads, shape, program, rt, lists,
                                        launch_args.wheres(program)) \
         if LaunchMemo.eligible(lists) else None
     if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
         warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
-    return GpuJob(rt, seq, plan)
+    return GpuJob(rt, seq, plan, timing)
+
+
+def _timing(rt: KernelRuntime):
+    """A timed launch's ``JobTiming`` (None on a device without timestamp queries)."""
+    return rt.queue.job_timing()
+
+
+def _submit(rt: KernelRuntime, plan, timing) -> int:
+    if timing is None:
+        return rt.submit(plan)
+    try:
+        return rt.submit(plan, timing)
+    except BaseException:
+        rt.queue.pool.release(timing.staging)
+        raise
 
 
 def check_threads(threads, caller: str):
@@ -113,8 +136,8 @@ def check_threads(threads, caller: str):
 def _check_call(fn, args: tuple, kwargs: dict) -> GpuKernel:
     if kwargs:
         raise TypeError(f"gpu() takes the kernel's arguments positionally only; unexpected "
-                        f"keyword argument(s) {', '.join(sorted(kwargs))} (force= and device= are "
-                        "the keywords)")
+                        f"keyword argument(s) {', '.join(sorted(kwargs))} (force=, device=, threads= "
+                        "and timed= are the keywords)")
     kernel = _check_kernel(fn, "gpu()")
     program = kernel.program
     params = program.params

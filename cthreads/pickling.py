@@ -72,6 +72,8 @@ def _options(obj) -> dict:
     options = {"log": obj.log, "boundscheck": obj.boundscheck}
     if getattr(obj, "workgroup", None) is not None:
         options["workgroup"] = obj.workgroup
+    if getattr(obj, "timed", False):
+        options["timed"] = True
     return options
 
 

@@ -13,6 +13,10 @@ Each recorded dispatch is ``(pipeline, bind group, (x, y, z), pre, post)``:
   the dispatch;
 * ``post``: readback copies ``(src, src offset, dst, dst offset, nbytes)`` right after it.
 
+``stamps`` (empty unless a timed job is in the batch) are the timestamps to write around
+dispatches: ``(dispatch index, is_end, query index, destination buffer, destination offset)``
+(``timing.py``).
+
 The batch also remembers which uniform buffers and pooled buffers its dispatches read: a queue
 write into one of them while the batch is open must wait for the batch (a queued write lands
 before the *next* submission).
@@ -28,7 +32,8 @@ __all__ = ["Batch"]
 class Batch:
     """Dispatches in recording order, the uniform bytes they stage and the buffers they bind."""
 
-    __slots__ = ("dispatches", "uniforms", "buffers", "staged", "staged_size", "opened_at")
+    __slots__ = ("dispatches", "uniforms", "buffers", "staged", "staged_size", "opened_at",
+                 "stamps")
 
     def __init__(self):
         self.dispatches: list = []      # (pipeline, bind group, (x, y, z), pre, post copies)
@@ -37,6 +42,7 @@ class Batch:
         self.staged: list = []          # uniform bytes copied in before the dispatch using them
         self.staged_size = 0
         self.opened_at = 0.0            # perf_counter() when the first dispatch was recorded
+        self.stamps: list = []          # timestamps of timed jobs (timing.py)
 
     def __len__(self) -> int:
         return len(self.dispatches)
@@ -77,6 +83,8 @@ class Batch:
         """(dispatches, staged bytes) recorded so far; the batch is empty afterwards."""
         taken = self.dispatches, self.staged
         self.dispatches, self.staged, self.staged_size = [], [], 0
+        if self.stamps:
+            self.stamps = []
         self.uniforms.clear()
         self.buffers.clear()
         return taken

@@ -40,9 +40,11 @@ from .faults import LogWatcher, device_error, lost_error
 from .forking import on_fork_child  # noqa: F401 - re-exported: modules above register here
 
 #: Features requested when the adapter has them (later parts of the library use them;
-#: "shader-int64-atomic-all-ops": atomics on int64 lists, which need "shader-int64" too).
+#: "shader-int64-atomic-all-ops": atomics on int64 lists, which need "shader-int64" too;
+#: "timestamp-query-inside-passes": timed jobs share a compute pass, backend/timing.py).
 WANTED_FEATURES = ("shader-f64", "shader-int64", "shader-float32-atomic", "timestamp-query",
-                   "subgroup", "pipeline-cache", "shader-int64-atomic-all-ops")
+                   "subgroup", "pipeline-cache", "shader-int64-atomic-all-ops",
+                   "timestamp-query-inside-passes")
 
 #: Limits raised to the adapter's own values (WebGPU defaults are far below what devices allow).
 WANTED_LIMITS = ("max-storage-buffer-binding-size", "max-buffer-size",

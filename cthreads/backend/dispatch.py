@@ -63,7 +63,8 @@ from .device import DeviceContext
 from .faults import device_error, lost_error
 from .flusher import FLUSH_DEADLINE_S, Flusher, _queues
 from .native.encoder import make_encoder
-from .public_encoder import submit_public
+from .public_encoder import submit_public, submit_public_timed
+from . import timing
 from . import uploads
 from .uploads import UploadRing, byte_view
 from .waits import CPU_SPIN_S, GPU_SPIN_S, Completion
@@ -162,6 +163,7 @@ class DeviceQueue:
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
         self._staging = None              # PooledBuffer the staged uniform bytes go through
+        self.timestamps = None            # timing.Timestamps, made at the first timed launch
         self.closed = False
         self.batch = Batch()
         self.completion = Completion(ctx, self.lock, self._native, self._device)
@@ -319,10 +321,17 @@ class DeviceQueue:
             self.flush("readback", copies)
             return self.completion.submitted
 
+    # -- timed jobs ---------------------------------------------------------------------------
+
+    def job_timing(self) -> timing.JobTiming | None:
+        """The timestamps' destination for one timed job, or None on a device without
+        ``timestamp-query`` (``timing.job_timing``)."""
+        return timing.job_timing(self)
+
     # -- dispatches --------------------------------------------------------------------------
 
     def dispatch(self, pipeline, bind_group, groups: int, uniform=None, copies=(),
-                 buffers=(), more: bool = False) -> int:
+                 buffers=(), more: bool = False, stamp=None) -> int:
         """Queue one compute dispatch (``copies``, readback copies, go right after it); returns
         the number of the submission that holds it (``FLUSH_RULES`` says when that submission
         is made). ``buffers`` are the PooledBuffers the bind group binds: an upload into one
@@ -334,6 +343,9 @@ class DeviceQueue:
 
         ``more``: a dispatch that needs this one's results follows at once (the passes of a
         reduction), so an idle device does not get this one submitted alone.
+
+        ``stamp``: a timed job's ``(staging buffer, before, after)``: timestamps are written
+        before and/or after this dispatch (``timing.py``; ``job_timing`` made the buffer).
         """
         folded = fold_groups(groups, self.max_groups)
         with self.lock:
@@ -352,6 +364,8 @@ class DeviceQueue:
                         self._write(buf, data)
                     self._last_uniform[buf] = data
             count = batch.record((pipeline, bind_group, folded, pre, tuple(copies)))
+            if stamp is not None:
+                self.timestamps.record(batch.stamps, count - 1, stamp)
             # A launch with readback copies joins the batch too while the device is busy:
             # on lavapipe a submission made while earlier work runs blocks until that work
             # ends, and gpu() must return at once (an asyncio loop calls it)
@@ -387,12 +401,14 @@ class DeviceQueue:
         batch = self.batch
         if not batch and not copies:
             return None
+        stamps = batch.stamps
         dispatches, staged = batch.take()
         if self.closed:                # shut down: dropped, never submitted to a dead device
             return None
-        return self.submit_recorded(dispatches, staged, copies, handoff)
+        return self.submit_recorded(dispatches, staged, copies, handoff, stamps)
 
-    def submit_recorded(self, dispatches, staged, copies=(), handoff: bool = False):
+    def submit_recorded(self, dispatches, staged, copies=(), handoff: bool = False,
+                        stamps=()):
         """Submit recorded ``dispatches`` (``batch.py``'s form) whose ``pre`` copies read
         ``staged`` (a list of bytes), then ``copies``, as one command buffer (lock held).
 
@@ -401,6 +417,7 @@ class DeviceQueue:
         function, which the caller runs after releasing the lock (a submission may block on
         lavapipe while earlier work runs; the lock must stay free for launches meanwhile);
         ``Completion.settle`` keeps every later wgpu queue call after it.
+        ``stamps``: timed jobs' timestamps (``Batch.stamps``), encoded by ``timing.commands``.
         """
         done = self.completion
         done.settle()
@@ -415,14 +432,19 @@ class DeviceQueue:
                 src = self._staging.buffer
                 self._write(src, blob)         # lands before this submission
             native = self._native
+            cmds = timing.commands(dispatches, stamps, self.timestamps.inside_passes,
+                                   self.timestamps) if stamps else None
             if native is not None:
-                cb = native.encode_batch(dispatches, copies, src)
+                cb = native.encode_batch(dispatches, copies, src) if cmds is None else \
+                    native.encode_timed(cmds, copies, src, self.timestamps)
                 if self.ctx.lost is not None:   # seen while encoding: never submit it
                     native.discard(cb)
                     raise lost_error(self.ctx, f"{self.ctx.lost}; seen while submitting work")
                 if handoff:
                     return done.hand_off(native.submit, cb)
                 native.submit(cb)
+            elif cmds is not None:
+                submit_public_timed(self.ctx, cmds, copies, src, self.timestamps)
             else:
                 submit_public(self.ctx, dispatches, copies, src)
         except MemoryError as exc:

@@ -49,6 +49,49 @@ def submit_public(ctx, dispatches, copies, staged) -> None:
     ctx.queue.submit([finished])
 
 
+def submit_public_timed(ctx, cmds, copies, staged, timestamps) -> None:
+    """Encode the commands of ``timing.commands`` (a batch with timestamps) then ``copies``
+    into one command buffer, and submit it."""
+    encoder = ctx.device.create_command_encoder()
+    query_set, resolve = timestamps.query_set, timestamps.resolve
+    cpass = None
+    for cmd in cmds:
+        op = cmd[0]
+        if op == "dispatch":
+            cpass.dispatch_workgroups(*cmd[1])
+        elif op == "pipeline":
+            cpass.set_pipeline(cmd[1])
+        elif op == "group":
+            cpass.set_bind_group(0, cmd[1])
+        elif op == "stamp":
+            cpass._write_timestamp(query_set, cmd[1])     # wgpu-py's name for the native call
+        elif op == "pass":
+            writes = {}
+            if cmd[1] is not None:
+                writes["beginning_of_pass_write_index"] = cmd[1]
+            if cmd[2] is not None:
+                writes["end_of_pass_write_index"] = cmd[2]
+            cpass = encoder.begin_compute_pass(
+                timestamp_writes=dict(query_set=query_set, **writes) if writes else None)
+        elif op == "end":
+            cpass.end()
+            cpass = None
+        elif op == "pre":
+            off, buf, nbytes = cmd[1]
+            encoder.copy_buffer_to_buffer(staged, off, buf, 0, nbytes)
+        elif op == "copies":
+            _copy(encoder, cmd[1])
+        elif op == "resolve":
+            encoder.resolve_query_set(query_set, cmd[1], cmd[2], resolve, cmd[3])
+        else:                                         # "copy": one stamp to its job
+            encoder.copy_buffer_to_buffer(resolve, cmd[1], cmd[2], cmd[3], 8)
+    _copy(encoder, copies)
+    finished = encoder.finish()
+    if ctx.lost is not None:
+        raise lost_error(ctx, f"{ctx.lost}; seen while submitting work")
+    ctx.queue.submit([finished])
+
+
 def _copy(encoder, copies) -> None:
     for src, src_off, dst, dst_off, nbytes in copies:
         encoder.copy_buffer_to_buffer(src, src_off, dst, dst_off, nbytes)

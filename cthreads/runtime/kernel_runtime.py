@@ -456,10 +456,12 @@ class KernelRuntime:
         self.bind_groups.put(key, bg, [e.pooled for e in entries])
         return bg
 
-    def submit(self, plan: LaunchPlan) -> int:
+    def submit(self, plan: LaunchPlan, timing=None) -> int:
         """Hand ``plan`` to the queue as one dispatch plus its readback copies (launch lock
-        held); its submission number. If this raises, the plan's buffers go back."""
+        held); its submission number. If this raises, the plan's buffers go back. ``timing``
+        (``DeviceQueue.job_timing``): timestamps before the first dispatch, after the last."""
         queue = self.queue
+        stamp = None
         try:
             steps = (plan,) + plan.more     # one dispatch per part (part_launch.py), or one
             for step in steps:
@@ -470,13 +472,16 @@ class KernelRuntime:
                     if choice is not None:
                         choice.pipeline = pipe
                 last = step is steps[-1]
+                if timing is not None:
+                    stamp = (timing.staging.buffer, step is plan, last)
                 split = step.key.split
                 bg = self.bind_group(step.entries, split) if split else \
                     self.bind_group(step.entries)
                 seq = queue.dispatch(pipe.pipeline, bg, step.groups,
                                      (self.uniform.buffer, step.uniform),
                                      plan.copies if last else (),
-                                     [e.pooled for e in step.entries], more=not last)
+                                     [e.pooled for e in step.entries], more=not last,
+                                     stamp=stamp)
         except BaseException:
             plan.release(queue.pool)
             raise

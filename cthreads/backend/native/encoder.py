@@ -85,6 +85,55 @@ class NativeEncoder:
         """Release a command buffer ``encode_batch`` made without submitting it."""
         self._lib.wgpuCommandBufferRelease(cb)
 
+    def encode_timed(self, cmds, copies, staged, timestamps):
+        """Encode the commands of ``timing.commands`` (a batch with timestamps) then
+        ``copies`` in one command buffer (``submit`` submits it)."""
+        lib, ffi, null = self._lib, self._ffi, self._null
+        enc = lib.wgpuDeviceCreateCommandEncoder(self._device, null)
+        query_set = timestamps.query_set._internal
+        resolve = timestamps.resolve._internal
+        cpass = None
+        for cmd in cmds:
+            op = cmd[0]
+            if op == "dispatch":
+                lib.wgpuComputePassEncoderDispatchWorkgroups(cpass, *cmd[1])
+            elif op == "pipeline":
+                lib.wgpuComputePassEncoderSetPipeline(cpass, cmd[1]._internal)
+            elif op == "group":
+                lib.wgpuComputePassEncoderSetBindGroup(cpass, 0, cmd[1]._internal, 0, null)
+            elif op == "stamp":
+                lib.wgpuComputePassEncoderWriteTimestamp(cpass, query_set, cmd[1])
+            elif op == "pass":
+                desc = null
+                if cmd[1] is not None or cmd[2] is not None:
+                    writes = ffi.new("WGPUPassTimestampWrites *")
+                    writes.querySet = query_set
+                    writes.beginningOfPassWriteIndex = _UNDEFINED if cmd[1] is None else cmd[1]
+                    writes.endOfPassWriteIndex = _UNDEFINED if cmd[2] is None else cmd[2]
+                    desc = ffi.new("WGPUComputePassDescriptor *")
+                    desc.timestampWrites = writes
+                cpass = lib.wgpuCommandEncoderBeginComputePass(enc, desc)
+            elif op == "end":
+                lib.wgpuComputePassEncoderEnd(cpass)
+                lib.wgpuComputePassEncoderRelease(cpass)
+                cpass = None
+            elif op == "pre":
+                off, buf, nbytes = cmd[1]
+                lib.wgpuCommandEncoderCopyBufferToBuffer(enc, staged._internal, off,
+                                                         buf._internal, 0, nbytes)
+            elif op == "copies":
+                self._copies(enc, cmd[1])
+            elif op == "resolve":
+                lib.wgpuCommandEncoderResolveQuerySet(enc, query_set, cmd[1], cmd[2], resolve,
+                                                      cmd[3])
+            else:                                   # "copy": one stamp to its job
+                lib.wgpuCommandEncoderCopyBufferToBuffer(enc, resolve, cmd[1],
+                                                         cmd[2]._internal, cmd[3], 8)
+        self._copies(enc, copies)
+        cb = lib.wgpuCommandEncoderFinish(enc, null)
+        lib.wgpuCommandEncoderRelease(enc)
+        return cb
+
     def encode_batch(self, dispatches, copies, staged=None):
         """Encode ``dispatches`` then ``copies`` in one command buffer (``submit`` submits it).
 
@@ -243,6 +292,9 @@ class NativeEncoder:
     def write(self, buffer, data: bytes) -> None:
         self._lib.wgpuQueueWriteBuffer(self._queue, buffer._internal, 0,
                                        self._ffi.from_buffer(data), len(data))
+
+
+_UNDEFINED = 0xFFFFFFFF                  # WGPU_QUERY_SET_INDEX_UNDEFINED
 
 
 def _text(ffi, view) -> str:
