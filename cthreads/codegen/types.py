@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..lang.arrays import ARRAY_DIMS
 from ..lang.widths import WIDTH_TYPES
 from .vectypes import VecType, vector_of
+from .rngtypes import rng_of
 
 @dataclass(frozen=True)
 class ElemType:
@@ -305,7 +306,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         name = _scalar_name(obj)
         if name is not None:
             return name
-        vector = vector_of(obj)
+        vector = vector_of(obj) or rng_of(obj)       # rng_of: Random (codegen/rng.py)
         if vector is not None:
             return vector
         if obj in _LIST_OBJECTS:
