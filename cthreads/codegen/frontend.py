@@ -25,7 +25,7 @@ from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_floa
 from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vector_locals,
                       vector_params)
 from .vectypes import VecType
-from .rng import RngValue, rng_locals
+from .rng import RngValue, rng_counters_out, rng_locals, rng_params, rng_registers
 from .visit import Visitor
 
 
@@ -164,11 +164,14 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
                        f"end every path of the function with 'return <{returns} value>'",
                        cls=GpuKernelTypeError)
     uses = set(tr.uses)
-    params = vector_params(scope, tr, tuple((n, scope.scalar[n].ident, t)
-                                            for n, t, _ in scope.params
-                                            if not isinstance(t, ListType)))
+    named = tuple((n, scope.scalar[n].ident, t) for n, t, _ in scope.params
+                  if not isinstance(t, ListType))
+    params = rng_params(vector_params(scope, tr, named))
+    counters = rng_registers(req.ident, named)      # Random parameters (rng.py)
+    body = rng_counters_out(body, counters, scope.src.loc(scope.src.tree))
     kernel = _kernel_ir(scope, tr, body, uses, ())
     registers = tuple((r, returns.ty.elem) for r in returns.registers) if vector else ()
+    registers += tuple((r, "uint32") for r, _ in counters)
     return FuncSpec(req.ident, func, params, None if vector else returns, kernel,
                     frozenset(uses), scope.src, registers)
 

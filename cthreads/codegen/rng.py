@@ -15,6 +15,7 @@ device function by name, which advances the caller's stream (``rng_arguments``).
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ..errors import GpuKernelTypeError
 from ..lang.random import Random
@@ -61,7 +62,8 @@ class RngValue:
         self.loc, self.words = loc, words
 
 
-class RngMixin:
+class _RngDraws:
+    """Random locals and their draws."""
     # -- names ----------------------------------------------------------------------------
     def rng_type_of(self, name: str) -> RngType | None:
         ty = self.types.get(name, self.scope.fixed.get(name))
@@ -215,3 +217,98 @@ def rng_locals(scope, tr, locals_: tuple) -> tuple:
         if tr.rng_type_of(name) is not None:
             out += tuple(ir.Local(i, i, "uint32", local.param) for i in rng_idents(local.ident))
     return out
+
+
+# -- Random parameters of device functions -------------------------------------------------
+def rng_registers(func_ident: str, params) -> tuple:
+    """((register, the parameter's counter ident), ...) of a device function's ``Random``
+    parameters ``(name, ident, type)``: the private variable each final counter is left in."""
+    return tuple((f"ct_rret_{func_ident}_{k}", rng_idents(ident)[0])
+                 for k, (name, ident, ty) in enumerate(p for p in params
+                                                       if isinstance(p[2], RngType)))
+
+
+def rng_params(params) -> tuple:
+    """A device function's WGSL parameters ``(ident, type)``: a ``Random`` is five u32."""
+    out = []
+    for ident, ty in params:
+        if isinstance(ty, RngType):
+            out.extend((i, "uint32") for i in rng_idents(ident))
+        else:
+            out.append((ident, ty))
+    return tuple(out)
+
+
+def rng_counters_out(body: list, registers: tuple, loc) -> list:
+    """``body`` with the final counters written to their registers before every return and at
+    its end (the caller copies them back: the caller's stream advances)."""
+    if not registers:
+        return body
+
+    def writes(at):
+        return [ir.Assign(at, reg, ir.Var("uint32", at, n)) for reg, n in registers]
+
+    def walk(stmts) -> tuple:
+        out = []
+        for s in stmts:
+            if isinstance(s, (ir.Return, ir.ReturnValue)):
+                out += writes(s.loc)
+            elif s.BODIES:
+                s = replace(s, **{f: walk(getattr(s, f)) for f in s.BODIES})
+            out.append(s)
+        return tuple(out)
+    out = list(walk(body))
+    if not out or not isinstance(out[-1], (ir.Return, ir.ReturnValue)):
+        out += writes(loc)
+    return out
+
+
+class RngCallMixin:
+    def rng_argument(self, func, k: int, pname: str, arg, passed: list) -> list:
+        """The five words of the caller's ``Random`` passed to parameter ``pname``."""
+        if not (isinstance(arg, ast.Name) and self.rng_type_of(arg.id) is not None):
+            self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: Random') must "
+                           "be a Random local of the caller, passed by name",
+                           f"write rng = Random(seed, i) and call {func.name}(..., rng, ...)",
+                           cls=GpuKernelTypeError)
+        if arg.id in passed:
+            self.src.error(arg, f"the Random '{arg.id}' is passed twice to {func.name}()",
+                           "pass it once (a device function may draw from it many times)",
+                           cls=GpuKernelTypeError)
+        passed.append(arg.id)
+        return list(self.rng_vars(arg.id, self.src.loc(arg)))
+
+    def rng_after_call(self, req, passed: list, call, statement: bool, node):
+        """``call`` of a device function taking ``Random``s: hoisted before its statement,
+        then the callee's final counters copied into the caller's (the stream advances)."""
+        if not passed:
+            return call
+        loc = self.src.loc(node)
+        if self.lazy:
+            self.src.error(node, f"a call of {req.func.name}() (it draws from a Random) inside "
+                           "'and', 'or', 'x if c else y' or a while test",
+                           "call it before the condition and keep its result in a local",
+                           cls=GpuKernelTypeError)
+        if isinstance(call, ir.FuncCall):
+            if statement or call.ty == "none":
+                self.pending.append(ir.ExprStmt(loc, call))
+                result = self.rng_vars(passed[0], loc)[0]
+            elif isinstance(call.ty, str):
+                tmp = self.hidden_local(call.ty)
+                self.pending.append(ir.Assign(loc, tmp, call))
+                result = ir.Var(call.ty, loc, tmp)
+            else:
+                self.src.error(node, f"{req.func.name}() returns a tuple and takes a Random: "
+                               "not supported yet", "return one value, or pass a list to "
+                               "write the other results into", cls=GpuKernelTypeError)
+        else:
+            result = call                              # a vector result: hoisted already
+        params = [(n, n, t) for n, t in req.func.signature.params]
+        for (reg, _), name in zip(rng_registers(req.ident, params), passed):
+            self.pending.append(ir.Assign(loc, self.rng_vars(name, loc)[0].ident,
+                                          ir.Var("uint32", loc, reg)))
+        return result
+
+
+class RngMixin(_RngDraws, RngCallMixin):
+    """``Random`` in the translator (a mixin of ``exprs.ExprMixin``; see the module docstring)."""
