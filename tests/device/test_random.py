@@ -1,0 +1,161 @@
+"""Random(seed, stream) on the device against the plain-Python class (cthreads.lang.random):
+bit-identical integers and floats (float32 launches: the 24-bit value; float64: the 53-bit
+one), uniform / normal within rounding, device functions advancing the caller's stream, N-D
+launches, simulate(), prepare(), GpuArray output, wide int64 ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cthreads.gpu import GlobalIdx, Gpu, Random, gpu, prepare, to_device, zeros
+from cthreads.lang.random import streams_random
+
+
+@Gpu
+def draws(n: int, seed: int, f: list[float], u: list[float], z: list[float],
+          k: list[int], m: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    rng: Random = Random(seed, i)
+    f[i] = rng.random()
+    u[i] = rng.uniform(-2.0, 3.0)
+    z[i] = rng.normal(1.0, sigma=0.5)
+    k[i] = rng.randint(-3, 3) * 1000 + rng.randrange(7)
+    m[i] = rng.randrange(-2000000000, 2000000000)
+
+
+def _reference(n, seed, wide):
+    out = {name: [] for name in "fuzkm"}
+    for i in range(n):
+        r = Random(seed, i)
+        out["f"].append(r.random() if wide else r.random32())
+        out["u"].append(-2.0 + 5.0 * (r.random() if wide else r.random32()))
+        out["z"].append(r.normal(1.0, 0.5) if wide else r.normal32(1.0, 0.5))
+        out["k"].append(r.randint(-3, 3) * 1000 + r.randrange(7))
+        out["m"].append(r.randrange(-2000000000, 2000000000))
+    return out
+
+
+@pytest.mark.parametrize("fdt,idt", [(np.float32, np.int32), (np.float64, np.int64)])
+def test_device_equals_plain_python(fdt, idt):
+    n, seed = 2000, -123456789
+    f, u, z = (np.zeros(n, fdt) for _ in range(3))
+    k, m = np.zeros(n, idt), np.zeros(n, idt)
+    gpu(draws, n, seed, f, u, z, k, m, threads=n).join()
+    ref = _reference(n, seed, fdt == np.float64)
+    assert np.array_equal(f, np.array(ref["f"], fdt))              # bit for bit
+    assert np.array_equal(k, ref["k"]) and np.array_equal(m, ref["m"])
+    tol = 1e-6 if fdt == np.float32 else 1e-14
+    np.testing.assert_allclose(u, ref["u"], rtol=tol, atol=tol)
+    np.testing.assert_allclose(z, ref["z"], rtol=0, atol=20 * tol)
+    assert f.min() >= 0.0 and f.max() < 1.0 and len(set(f.tolist())) > n * 0.99
+
+
+def test_simulate_equals_the_device():
+    n, seed = 300, 5
+    dev = [np.zeros(n, np.float64) for _ in range(3)] + [np.zeros(n, np.int64)
+                                                         for _ in range(2)]
+    sim = [a.copy() for a in dev]
+    gpu(draws, n, seed, *dev, threads=n).join()
+    draws.simulate(n, seed, *sim, threads=n)
+    assert np.array_equal(dev[0], sim[0]) and np.array_equal(dev[3], sim[3])
+    assert np.array_equal(dev[4], sim[4])
+    np.testing.assert_allclose(dev[2], sim[2], rtol=0, atol=1e-13)
+
+
+@Gpu.func
+def walk(rng: Random, steps: int) -> float:
+    x: float = 0.0
+    for _ in range(steps):
+        if rng.random() < 0.5:
+            x -= 1.0
+        else:
+            x += 1.0
+    return x
+
+
+@Gpu.func
+def record(rng: Random, out: list[int], i: int) -> None:
+    out[i] = rng.randint(0, 99)
+
+
+@Gpu
+def walkers(n: int, seed: int, pos: list[float], tag: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        rng = Random(seed, i)
+        pos[i] = walk(rng, 7) + walk(rng, 3) * 100.0
+        record(rng, tag, i)                  # continues the stream the walks advanced
+
+
+@pytest.mark.parametrize("fdt,idt", [(np.float32, np.int32), (np.float64, np.int64)])
+def test_device_functions_advance_the_callers_stream(fdt, idt):
+    n, seed = 500, 77
+    pos, tag = np.zeros(n, fdt), np.zeros(n, idt)
+    gpu(walkers, n, seed, pos, tag, threads=n).join()
+    sim_pos, sim_tag = np.zeros(n, fdt), np.zeros(n, idt)
+    walkers.simulate(n, seed, sim_pos, sim_tag, threads=n)
+    # the walks compare draws with 0.5: the 24-bit and 53-bit values agree on that
+    assert np.array_equal(pos, sim_pos) and np.array_equal(tag, sim_tag)
+    r = Random(seed, 3)
+    steps = [(-1.0 if r.random() < 0.5 else 1.0) for _ in range(10)]
+    assert pos[3] == sum(steps[:7]) + 100.0 * sum(steps[7:])
+    assert tag[3] == r.randint(0, 99)
+
+
+@Gpu
+def fill_2d(w: int, h: int, seed: int, out: list[list[float]]) -> None:
+    x: int = GlobalIdx.x
+    y: int = GlobalIdx.y
+    if x < w and y < h:
+        rng = Random(seed, y * w + x)
+        out[y, x] = rng.random()
+
+
+def test_nd_launch_and_gpuarray_output():
+    w, h, seed = 37, 11, 2024
+    want = streams_random(seed, np.arange(w * h), 1, bits=24).reshape(h, w)
+    out = np.zeros((h, w), np.float32)
+    gpu(fill_2d, w, h, seed, out, threads=(w, h)).join()
+    assert np.array_equal(out, want.astype(np.float32))
+    dev = zeros((h, w), np.float32)
+    gpu(fill_2d, w, h, seed, dev, threads=(w, h)).join()
+    assert np.array_equal(dev.numpy(), want.astype(np.float32))
+    wide = to_device(np.zeros((h, w), np.float64))
+    gpu(fill_2d, w, h, seed, wide, threads=(w, h)).join()
+    assert np.array_equal(wide.numpy(), streams_random(seed, np.arange(w * h), 1).reshape(h, w))
+
+
+@Gpu
+def wide_ints(n: int, seed: int, lo: int, hi: int, out: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        rng = Random(seed, i)
+        out[i] = rng.randint(lo, hi)
+
+
+@pytest.mark.parametrize("lo,hi", [(-2 ** 63, 2 ** 63 - 1), (0, 2 ** 40), (-5, 2 ** 32 - 6),
+                                   (7, 7)])
+def test_int64_ranges(lo, hi):
+    n, seed = 400, 9
+    out = np.zeros(n, np.int64)
+    gpu(wide_ints, n, seed, np.int64(lo), np.int64(hi), out, threads=n).join()
+    assert out.tolist() == [Random(seed, i).randint(lo, hi) for i in range(n)]
+
+
+def test_int32_full_range_and_seed_words():
+    n = 200
+    out = np.zeros(n, np.int32)
+    gpu(wide_ints, n, -1, -2 ** 31, 2 ** 31 - 1, out, threads=n).join()
+    assert out.tolist() == [Random(-1, i).randint(-2 ** 31, 2 ** 31 - 1) for i in range(n)]
+
+
+def test_prepare_then_launch():
+    prepare()
+    f = np.zeros(10, np.float32)
+    z = [np.zeros(10, np.float32) for _ in range(2)]
+    k = [np.zeros(10, np.int32) for _ in range(2)]
+    gpu(draws, 10, 1, f, *z, *k, threads=10).join()
+    assert np.array_equal(f, [Random(1, i).random32() for i in range(10)])
