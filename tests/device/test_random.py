@@ -5,6 +5,8 @@ launches, simulate(), prepare(), GpuArray output, wide int64 ranges."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -159,3 +161,18 @@ def test_prepare_then_launch():
     k = [np.zeros(10, np.int32) for _ in range(2)]
     gpu(draws, 10, 1, f, *z, *k, threads=10).join()
     assert np.array_equal(f, [Random(1, i).random32() for i in range(10)])
+
+
+def test_monte_carlo_pi_example():
+    from examples import monte_carlo_pi
+    threads, per, seed = 512, 64, 11
+    r = monte_carlo_pi.main(threads, per, seed)
+    u = streams_random(seed, np.arange(threads), 2 * per, bits=24).astype(np.float32)
+    x, y = u[:, 0::2], u[:, 1::2]                  # draws 2k and 2k + 1 of each thread
+    want = (x * x + y * y < np.float32(1.0)).sum(axis=1)
+    # the device may fuse x*x + y*y into one rounding: a point on the circle's edge may flip
+    assert np.abs(r["counts"] - want).sum() <= 2
+    assert r["points"] == threads * per
+    assert abs(r["estimate"] - math.pi) < 5 * r["error"]
+    assert r["error"] == pytest.approx(4 * math.sqrt(np.pi / 4 * (1 - np.pi / 4) /
+                                                     (threads * per)), rel=0.05)
