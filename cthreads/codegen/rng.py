@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from ..errors import GpuKernelTypeError
 from ..lang.random import Random
-from . import ir
+from . import ir, library
 from .builtins import Form
 from .rngtypes import RANDOM, RngType
 
@@ -312,3 +312,17 @@ class RngCallMixin:
 
 class RngMixin(_RngDraws, RngCallMixin):
     """``Random`` in the translator (a mixin of ``exprs.ExprMixin``; see the module docstring)."""
+
+
+#: the library form of ``ct_mulhi32`` for devices with ``shader-int64``
+INT64_FORM = "int64"
+
+
+def device_form(wgsl: str, int64: bool) -> str:
+    """The WGSL for a device: with ``int64`` (the device has ``shader-int64``), Philox's
+    multiply-high as one 64-bit product instead of four 16-bit ones (3x faster on lavapipe);
+    else the text itself. The result is the same bit for bit."""
+    if not int64 or "fn ct_mulhi32(" not in wgsl:
+        return wgsl
+    return wgsl.replace(library.get("ct_mulhi32").text,
+                        library.form(INT64_FORM, "ct_mulhi32").text)

@@ -176,3 +176,33 @@ def test_monte_carlo_pi_example():
     assert abs(r["estimate"] - math.pi) < 5 * r["error"]
     assert r["error"] == pytest.approx(4 * math.sqrt(np.pi / 4 * (1 - np.pi / 4) /
                                                      (threads * per)), rel=0.05)
+
+
+def test_the_16_bit_multiply_high_form_without_int64():
+    """Devices without shader-int64 compute Philox's multiply-high from 16-bit halves (the
+    text the compiler writes); devices with it get the 64-bit product (rng.device_form). Both
+    give the same numbers: run the 16-bit form with the feature hidden."""
+    code = (
+        "import numpy as np\n"
+        "from cthreads.gpu import gpu\n"
+        "from cthreads.lang.random import Random\n"
+        "from tests.device.test_random import fill_2d\n"
+        "out = np.zeros((4, 50), np.float32)\n"
+        "gpu(fill_2d, 50, 4, -7, out, threads=(50, 4)).join()\n"
+        "want = [[Random(-7, y * 50 + x).random32() for x in range(50)] for y in range(4)]\n"
+        "assert np.array_equal(out, np.array(want, np.float32)), 'differs'\n"
+        "print('ok')\n")
+    from tests.conftest import run_python
+    from pathlib import Path
+    root = str(Path(__file__).resolve().parents[2])
+    done = run_python(code, {"CTHREADS_HIDE_FEATURES": "shader-int64", "PYTHONPATH": root})
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_device_form_swaps_only_the_multiply_high():
+    from cthreads.codegen.rng import device_form
+    text = fill_2d.program.wgsl()
+    assert "u64(a) * u64(b)" not in text and "fn ct_mulhi32(" in text
+    wide = device_form(text, True)
+    assert "u64(a) * u64(b)" in wide and device_form(text, False) == text
+    assert wide.replace(" ", "").count("fnct_mulhi32(") == 1

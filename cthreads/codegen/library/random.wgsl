@@ -21,6 +21,15 @@ fn ct_mulhi32(a: u32, b: u32) -> u32 {
     return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
 }
 
+// helper: ct_mulhi32
+// form: int64
+// features: shader-int64
+// The form for devices with shader-int64 (rng.device_form puts it in when the runtime makes a
+// pipeline): the 64-bit product's high word, a native widening multiply on GPUs and CPUs.
+fn ct_mulhi32(a: u32, b: u32) -> u32 {
+    return u32((u64(a) * u64(b)) >> 32u);
+}
+
 // helper: ct_philox_round
 // requires: ct_mulhi32
 fn ct_philox_round(c: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
