@@ -206,3 +206,38 @@ def test_device_form_swaps_only_the_multiply_high():
     wide = device_form(text, True)
     assert "u64(a) * u64(b)" in wide and device_form(text, False) == text
     assert wide.replace(" ", "").count("fnct_mulhi32(") == 1
+
+
+def test_a_pickled_kernel_with_random_runs_in_another_process(tmp_path):
+    """A kernel from ``__main__`` (pickled by value, with its device function taking a
+    Random) launches after unpickling, drawing the same numbers."""
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = tmp_path / "kern.py"
+    script.write_text(
+        "import cloudpickle, sys\n"
+        "from cthreads.gpu import Gpu, GlobalIdx, Random\n\n"
+        "@Gpu.func\n"
+        "def draw(rng: Random) -> float:\n"
+        "    return rng.random()\n\n"
+        "@Gpu\n"
+        "def k(n: int, out: list[float]) -> None:\n"
+        "    i: int = GlobalIdx.x\n"
+        "    if i < n:\n"
+        "        rng = Random(3, i)\n"
+        "        out[i] = draw(rng) * 2.0 + rng.random()\n\n"
+        "open(sys.argv[1], 'wb').write(cloudpickle.dumps(k))\n")
+    root = str(Path(__file__).resolve().parents[2])
+    pkl = tmp_path / "k.pkl"
+    subprocess.run([sys.executable, str(script), str(pkl)], check=True, timeout=120,
+                   env={**__import__("os").environ, "PYTHONPATH": root})
+    kernel = pickle.loads(pkl.read_bytes())
+    out = np.zeros(6, np.float32)
+    gpu(kernel, 6, out).join()
+    want = []
+    for i in range(6):
+        r = Random(3, i)
+        want.append(np.float32(r.random32()) * np.float32(2.0) + np.float32(r.random32()))
+    assert np.array_equal(out, np.array(want, np.float32))
