@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from cthreads.gpu import GlobalIdx, Gpu, Random, gpu, prepare, to_device, zeros
+from cthreads.gpu import GlobalIdx, Gpu, Random, gpu, prepare, to_device, vec3, zeros
 from cthreads.lang.random import streams_random
 
 
@@ -241,3 +241,44 @@ def test_a_pickled_kernel_with_random_runs_in_another_process(tmp_path):
         r = Random(3, i)
         want.append(np.float32(r.random32()) * np.float32(2.0) + np.float32(r.random32()))
     assert np.array_equal(out, np.array(want, np.float32))
+
+
+@Gpu.func
+def digit(rng: Random) -> int:
+    return rng.randint(0, 9)
+
+
+@Gpu.func
+def digits(rng: Random, k: int) -> int:
+    s: int = 0
+    for _ in range(k):
+        s = s * 10 + digit(rng)               # a Random passed on: the same stream
+    return s
+
+
+@Gpu.func
+def direction(rng: Random) -> vec3:
+    return vec3(rng.normal(), rng.normal(), rng.normal())
+
+
+@Gpu
+def nested(n: int, out: list[int], v: list[vec3]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        rng = Random(5, i)
+        out[i] = digits(rng, 3) + digit(rng) * 1000
+        v[i] = direction(rng)
+
+
+def test_nested_device_functions_and_a_vector_result():
+    n = 64
+    out, v = np.zeros(n, np.int64), np.zeros((n, 3), np.float64)
+    gpu(nested, n, out, v).join()
+    want_out, want_v = [], []
+    for i in range(n):
+        r = Random(5, i)
+        d = [r.randint(0, 9) for _ in range(4)]
+        want_out.append(d[0] * 100 + d[1] * 10 + d[2] + d[3] * 1000)
+        want_v.append([r.normal() for _ in range(3)])
+    assert out.tolist() == want_out
+    np.testing.assert_allclose(v, want_v, rtol=0, atol=1e-13)
