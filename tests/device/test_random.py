@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from cthreads.gpu import GlobalIdx, Gpu, Random, gpu, prepare, to_device, vec3, zeros
+from cthreads.gpu import (GlobalIdx, Gpu, Random, float32, gpu, int64, prepare, to_device,
+                          uint32, vec3, zeros)
 from cthreads.lang.random import streams_random
 
 
@@ -282,3 +283,19 @@ def test_nested_device_functions_and_a_vector_result():
         want_v.append([r.normal() for _ in range(3)])
     assert out.tolist() == want_out
     np.testing.assert_allclose(v, want_v, rtol=0, atol=1e-13)
+
+
+@Gpu
+def typed_seeds(n: int, seed: int64, base: uint32, out: list[float32]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        rng = Random(seed, base + uint32(i))
+        out[i] = rng.random()
+
+
+def test_int64_seeds_and_uint32_streams_take_their_words():
+    n, seed, base = 40, -(2 ** 62) - 12345, 2 ** 32 - 20        # streams wrap past 2**32
+    out = np.zeros(n, np.float32)
+    gpu(typed_seeds, n, seed, base, out).join()
+    want = [Random(seed, (base + i) % 2 ** 32).random32() for i in range(n)]
+    assert out.tolist() == want
