@@ -299,3 +299,15 @@ def test_int64_seeds_and_uint32_streams_take_their_words():
     gpu(typed_seeds, n, seed, base, out).join()
     want = [Random(seed, (base + i) % 2 ** 32).random32() for i in range(n)]
     assert out.tolist() == want
+
+
+def test_monte_carlo_pi_runs_as_a_script():
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, str(root / "examples" / "monte_carlo_pi.py"), "256",
+                           "32", "5"], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "pi ~ 3.1" in done.stdout and "+- 0.0" in done.stdout and "8192 points" in done.stdout
