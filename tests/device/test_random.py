@@ -311,3 +311,21 @@ def test_monte_carlo_pi_runs_as_a_script():
                           env={**__import__("os").environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "pi ~ 3.1" in done.stdout and "+- 0.0" in done.stdout and "8192 points" in done.stdout
+
+
+@Gpu(boundscheck=False)
+def draws_unchecked(n: int, seed: int, f: list[float], k: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        rng = Random(seed, i)
+        f[i] = rng.random()
+        k[i] = rng.randint(-10, 10)
+
+
+def test_bounds_checks_off():
+    n = 100
+    f, k = np.zeros(n, np.float32), np.zeros(n, np.int32)
+    gpu(draws_unchecked, n, 4, f, k).join()
+    for i in range(n):
+        r = Random(4, i)
+        assert (f[i], k[i]) == (r.random32(), r.randint(-10, 10))
