@@ -151,7 +151,7 @@ class _RngDraws:
         if len(args) > len(names):
             self.src.error(node, f"{method}() takes {len(names)} arguments",
                            f"write {method}({', '.join(names)})", cls=GpuKernelTypeError)
-        return [self.expr(a) if isinstance(a, ast.AST) else a for a in out]
+        return [self.expr(a) if isinstance(a, ast.AST) else a for a in out]   # defaults: IR
 
     def _rng_method(self, name: str, method: str, node):
         loc = self.src.loc(node)
@@ -183,9 +183,10 @@ class _RngDraws:
                 self.src.error(node, "randrange() with a step is not supported in kernels",
                                "write start + step * rng.randrange(count)",
                                cls=GpuKernelTypeError)
-            args = self._rng_args(node, ("start", "stop"), (None, 0), method)
-            a, b = (ir.Const(self.plain_int, loc, 0), args[0]) if len(node.args) == 1 and \
-                not node.keywords else args
+            if len(node.args) == 1 and not node.keywords:          # randrange(stop)
+                a, b = ir.Const(self.plain_int, loc, 0), self.expr(node.args[0])
+            else:
+                a, b = self._rng_args(node, ("start", "stop"), (None, None), method)
         ty = self.unify((a, b))
         if ty not in ("int", "int64", "uint32", "bool"):
             self.src.error(node, f"{method}() takes ints, not {ty} (Python raises TypeError)",
