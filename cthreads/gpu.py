@@ -29,6 +29,7 @@ from .launch import compile, gpu, prepare  # noqa: A004
 from .notices import GpuNDLaunchWarning
 from .probes import available, device_name, init, shutdown
 from .lang.widths import float32, float64, int32, int64, uint32
+from .lang.random import Random
 from .lang.vectors import (abs, ceil, clamp, cos, cross, distance, dot, exp,  # noqa: A004
                            floor, ivec2, ivec3, ivec4, length, length_sq, log, max, min,
                            normalize, sin, sqrt, vec2, vec3, vec4)
@@ -49,6 +50,7 @@ __all__ = [
     "normalize", "distance", "clamp",
     # matrices
     "mat22", "mat33", "mat44", "transpose", "determinant", "inverse", "outer",
+    "Random",     # counter-based random numbers (Philox-4x32-10, lang/random.py)
     "GpuArray", "to_device", "empty", "zeros", "full", "empty_like", "zeros_like",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",

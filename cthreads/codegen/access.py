@@ -13,6 +13,7 @@ from ..errors import GpuKernelTypeError
 from . import ir
 from .types import ListType, assignable, is_float
 from .vectypes import VecType
+from .rngtypes import RngType
 
 
 class AccessMixin:
@@ -132,7 +133,7 @@ class AccessMixin:
             self.src.error(node, f"{func.name}() takes {len(sig.params)} argument(s) "
                            f"({names}), got {len(node.args)}",
                            f"call it as {func.describe()}", cls=GpuKernelTypeError)
-        args, lists = [], []
+        args, lists, rngs = [], [], []
         widths = self.scope.widths
         for k, ((pname, ty), arg) in enumerate(zip(sig.params, node.args)):
             ty = ty.with_elem(widths.concrete(ty.elem)) if isinstance(ty, (ListType, VecType)) \
@@ -152,17 +153,22 @@ class AccessMixin:
                                    f"'{pname}'", cls=GpuKernelTypeError)
                 lists.append(ref)
                 continue
+            if isinstance(ty, RngType):             # a Random, by reference (rng.py)
+                args.extend(self.rng_argument(func, k, pname, arg, rngs))
+                continue
             args.extend(self._value_argument(func, k, pname, ty, arg))
         req = self.functions.request(func, tuple(lists))
         if not any(r is req for r, _, _ in self.calls):
             self.calls.append((req, node, self.src))
         if isinstance(sig.returns, VecType):
-            return self.vec_result_call(sig.returns.concrete(widths), req, args, node,
+            call = self.vec_result_call(sig.returns.concrete(widths), req, args, node,
                                         statement)
-        returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
-        if hasattr(returns, "flat"):        # a tuple: vector members as their components
-            returns = returns.flat()
-        return ir.FuncCall(returns, loc, req.ident, tuple(args))
+        else:
+            returns = widths.concrete(sig.returns) if sig.returns is not None else "none"
+            if hasattr(returns, "flat"):    # a tuple: vector members as their components
+                returns = returns.flat()
+            call = ir.FuncCall(returns, loc, req.ident, tuple(args))
+        return self.rng_after_call(req, rngs, call, statement, node)
 
     def _value_argument(self, func, k: int, pname: str, ty, arg) -> list:
         """The WGSL arguments of a scalar or vector parameter ``pname: ty`` (a vector: one per

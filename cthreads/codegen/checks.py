@@ -16,6 +16,7 @@ from .source import KernelSource
 from .tuple_types import resolve_result
 from .types import AnnotationError, ListType, resolve_annotation
 from .vectypes import VecType
+from .rngtypes import RngType
 
 _TYPES_HINT = "kernel parameters are int, float, bool, list[int], list[float] or list[bool]"
 
@@ -75,6 +76,11 @@ def check_signature(src: KernelSource, lookup) -> list:
     """Return ``[(name, type, node)]`` for the parameters; raise located TypeErrors."""
     fn = src.tree
     params = _parameters(src, lookup, "kernel")
+    for name, ty, node in params:
+        if isinstance(ty, RngType):
+            src.error(node, f"kernel parameter '{name}' is a Random: a kernel makes its streams "
+                      "itself", f"pass the seed (an int) and write {name} = Random(seed, "
+                      "GlobalIdx.x) in the kernel", cls=GpuKernelTypeError)
     ret = fn.returns
     if ret is None or not _returns_none(ret):
         where = ret if ret is not None else fn

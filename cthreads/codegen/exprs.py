@@ -19,6 +19,7 @@ from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
 from .complexes import ComplexMixin, is_complex
 from .vectors import VecMixin, VecValue
+from .rng import RngMixin
 from .functions import DeviceFunction
 from .int_literals import _fold_int, _int_literal_value
 from .types import (ANNOTATION_NAMES, INT_RANGE, MISSING, elem, is_float, promote,
@@ -35,7 +36,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
+class ExprMixin(ComplexMixin, AccessMixin, VecMixin, RngMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:
@@ -206,6 +207,8 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
                            f"index it ({name}[i]) or take len({name})", cls=GpuKernelTypeError)
         if self.vec_type_of(name) is not None:
             return self.vec_var(name, node)
+        if self.rng_type_of(name) is not None:
+            self.rng_as_value(node)
         if name in self.scope.scalar:
             local = self.scope.scalar[name]
             return ir.Var(self.local_type(name), self.src.loc(node), local.ident)
@@ -402,6 +405,9 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
 
     # -- calls -----------------------------------------------------------------------------
     def visit_Call(self, node):
+        draw = self.rng_call(node)                  # Random(seed, i), rng.random() (rng.py)
+        if draw is not None:
+            return draw
         if node.keywords:
             self.src.error(node.keywords[0], "keyword arguments are not supported in kernel "
                            "calls", "pass the arguments by position")

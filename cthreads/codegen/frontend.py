@@ -25,6 +25,7 @@ from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_floa
 from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vector_locals,
                       vector_params)
 from .vectypes import VecType
+from .rng import RngValue, rng_counters_out, rng_locals, rng_params, rng_registers
 from .visit import Visitor
 
 
@@ -164,11 +165,14 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
                        f"end every path of the function with 'return <{returns} value>'",
                        cls=GpuKernelTypeError)
     uses = set(tr.uses)
-    params = vector_params(scope, tr, tuple((n, scope.scalar[n].ident, t)
-                                            for n, t, _ in scope.params
-                                            if not isinstance(t, ListType)))
+    named = tuple((n, scope.scalar[n].ident, t) for n, t, _ in scope.params
+                  if not isinstance(t, ListType))
+    params = rng_params(vector_params(scope, tr, named))
+    counters = rng_registers(req.ident, named)      # Random parameters (rng.py)
+    body = rng_counters_out(body, counters, scope.src.loc(scope.src.tree))
     kernel = _kernel_ir(scope, tr, body, uses, ())
     registers = tuple((r, returns.ty.elem) for r in returns.registers) if vector else ()
+    registers += tuple((r, "uint32") for r, _ in counters)
     return FuncSpec(req.ident, func, params, None if vector else device_returns, kernel,
                     frozenset(uses), scope.src, registers)
 
@@ -214,7 +218,7 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
 def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
     locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
                     for name, local in scope.scalar.items() if tr.vec_type_of(name) is None)
-    locals_ += vector_locals(scope, tr)
+    locals_ = rng_locals(scope, tr, locals_ + vector_locals(scope, tr))
     params, idents = kernel_params(scope, tr)       # a vec3 parameter: one per component
     return ir.Kernel(scope.src.name, params, idents,
                      locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
@@ -332,6 +336,8 @@ class Translator(TupleMixin, ExprMixin, Visitor):
                            f"write elements instead: {name}[i] = value", cls=GpuKernelTypeError)
         if isinstance(value, VecValue) or self.vec_is_scalar_target(name):
             return self.vec_assign(target, value, node)
+        if isinstance(value, RngValue) or self.rng_type_of(name) is not None:
+            return self.rng_assign(target, value, node)
         local = self.scope.scalar[name]
         declared = self.scope.fixed.get(name)
         if name in self.scope.decl.for_targets and declared is None:

@@ -21,6 +21,7 @@ from ..lang.arrays import ARRAY_DIMS
 from ..lang.widths import WIDTH_TYPES
 from .mattypes import matrix_of
 from .vectypes import VecType, vector_of
+from .rngtypes import rng_of
 
 @dataclass(frozen=True)
 class ElemType:
@@ -308,7 +309,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         name = _scalar_name(obj)
         if name is not None:
             return name
-        vector = vector_of(obj) or matrix_of(obj)
+        vector = vector_of(obj) or matrix_of(obj) or rng_of(obj)   # rng_of: codegen/rng.py
         if vector is not None:
             return vector
         if obj in _LIST_OBJECTS:

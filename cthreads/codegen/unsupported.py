@@ -63,9 +63,9 @@ NOT_YET = {
               "to debug, run the kernel as plain Python with kernel.simulate(...) (print works "
               "there), or store the values into a list parameter and print them after "
               "join()"),
-    "random": ("random numbers are not available on the device yet",
-               "draw them on the host (rng = np.random.default_rng(); r = rng.random(n)) and "
-               "pass them in a list parameter, read as r[i]"),
+    "random": ("Python's and numpy's random numbers do not run in kernels",
+               "use cthreads.gpu.Random: rng = Random(seed, GlobalIdx.x), then rng.random(), "
+               "rng.uniform(a, b), rng.normal(mu, sigma), rng.randint(a, b)"),
 }
 #: numpy names whose math-module (or builtin) equivalent kernels call
 NUMPY_EQUIVALENT = {

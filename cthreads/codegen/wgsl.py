@@ -14,6 +14,7 @@ from dataclasses import fields
 
 from . import ir, library, loop_entry
 from .builtins import CALLS, TO_INT, f64_call
+from .rng import RNG_FORMS
 from .float_ops import FLOAT_TO_INT
 from .entry import PROBE_END, WG
 from .lists import ListAccess
@@ -258,6 +259,11 @@ class Emitter(Visitor):
                     self.helper(IDENTITY[e.ty])
                     args[k] = f"{IDENTITY[e.ty]}({args[k]})"
         arg_ty = e.args[0].ty if e.args else e.ty
+        if e.fn in RNG_FORMS:                       # Random's draws (rng.py)
+            form = RNG_FORMS[e.fn]
+            for name in form.helpers:
+                self.helper(name)
+            return form.template.format(*args)
         if e.fn in complexes.COMPLEX_CALLS:
             if e.fn in ("c_mul", "c_div"):
                 # a constant operand is hidden from the driver, which would fold its zero parts

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 from ..backend.pipeline import ShaderCompileError, device_constants, make_pipeline
 from ..codegen.float_ops import device_form
+from ..codegen.rng import device_form as rng_device_form
 from ..errors import GpuKernelError
 
 
@@ -49,6 +50,7 @@ class Pipelines:
         ``(ShaderCompileError, wgsl) -> exception`` raised when the device compiler refuses
         it; ``on_text``: called with the text handed to the device (the WGSL dump)."""
         text = device_form(wgsl, self.ctx.exact_f32_in_f64)
+        text = rng_device_form(text, not self.ctx.missing(["shader-int64"]))   # Random
         if on_text is not None:
             on_text(text)
         try:

@@ -348,13 +348,13 @@ def helper(a: float) -> float:
 
 CALLS = {
     "random.random()": (
-        "'random.random': random numbers are not available on the device yet",
-        "draw them on the host (rng = np.random.default_rng(); r = rng.random(n)) and pass "
-        "them in a list parameter, read as r[i]"),
+        "'random.random': Python's and numpy's random numbers do not run in kernels",
+        "use cthreads.gpu.Random: rng = Random(seed, GlobalIdx.x), then rng.random(), "
+        "rng.uniform(a, b), rng.normal(mu, sigma), rng.randint(a, b)"),
     "rng.random()": (
-        "'rng.random': random numbers are not available on the device yet",
-        "draw them on the host (rng = np.random.default_rng(); r = rng.random(n)) and pass "
-        "them in a list parameter, read as r[i]"),
+        "'rng.random': Python's and numpy's random numbers do not run in kernels",
+        "use cthreads.gpu.Random: rng = Random(seed, GlobalIdx.x), then rng.random(), "
+        "rng.uniform(a, b), rng.normal(mu, sigma), rng.randint(a, b)"),
     "print(v)": (
         "print() is not available on the device yet",
         "to debug, run the kernel as plain Python with kernel.simulate(...) (print works "

@@ -1,0 +1,221 @@
+"""``Random(seed, stream)``: the counter-based generator of kernels, and its plain-Python meaning.
+
+The generator is Philox-4x32-10 (J. K. Salmon, M. A. Moraes, R. O. Dror, D. E. Shaw, "Parallel
+random numbers: as easy as 1, 2, 3", SC11, 2011): a keyed bijection of 128-bit counters, ten
+rounds of two 32x32->64-bit multiplications, with the Weyl key schedule. A ``Random`` holds no
+generator state but a draw counter ``n``; draw ``n`` of stream ``s`` under seed ``seed`` is
+the block
+
+    philox4x32_10(counter = (n, k, s_lo, s_hi), key = (seed_lo, seed_hi))
+
+(``x_lo``/``x_hi``: the low and high 32-bit words of ``x`` taken modulo 2**64, two's
+complement for negative values; ``k`` is 0 except in ``randint``'s rare extra blocks). Every
+method consumes exactly one ``n``:
+
+* ``random()``: float64 ``((w0 >> 5) * 2**26 + (w1 >> 6)) / 2**53`` (53 bits, CPython's
+  construction); in float32 launches the same value truncated to 24 bits, ``(w0 >> 8) / 2**24``
+  (``random32()`` here). Both are exact, so device and plain Python agree bit for bit.
+* ``uniform(a, b)``: ``a + (b - a) * random()``, as Python's ``random.uniform``.
+* ``normal(mu=0.0, sigma=1.0)`` (alias ``gauss``): Box-Muller on the block's two halves,
+  ``mu + sigma * -sqrt(-2 log(1 - u1)) * cos(pi (2 u2 - 1))`` (the cosine's argument kept in
+  [-pi, pi)) with ``u1`` from ``(w0, w1)`` and ``u2`` from ``(w2, w3)`` (24-bit forms in float32
+  launches); the device's log and cos differ from Python's by a few ulp.
+* ``randint(a, b)`` / ``randrange(stop)`` / ``randrange(start, stop)``: unbiased. A range of
+  ``r <= 2**32`` values uses Lemire's multiply-shift method with rejection (D. Lemire, "Fast
+  random integer generation in an interval", ACM TOMACS 2019): the words of the block are tried
+  in order, then blocks ``k = 1, 2, ...``; a range of ``2**32 < r <= 2**64`` values takes
+  64-bit words ``w0 | w1 << 32``, ``w2 | w3 << 32`` masked to the range's bit length, and
+  rejects those ``>= r``. Wider ranges raise ``ValueError``.
+
+A stream has ``2**32`` draws; then its counter wraps (the sequence repeats). ``philox4x32`` and
+``streams_random`` are the numpy-vectorised forms (many counters, or many streams at once).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+M32 = 0xFFFFFFFF
+PHILOX_M = (0xD2511F53, 0xCD9E8D57)     # the round multipliers
+PHILOX_W = (0x9E3779B9, 0xBB67AE85)     # the key schedule's Weyl increments
+ROUNDS = 10
+
+
+def _words(value: int, what: str) -> tuple:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"Random: {what} must be an int, not {type(value).__name__}")
+    value = int(value)
+    if not -2 ** 63 <= value < 2 ** 64:
+        raise ValueError(f"Random: {what} {value} does not fit in 64 bits; pass a value in "
+                         f"[-2**63, 2**64)")
+    value &= 2 ** 64 - 1
+    return value & M32, value >> 32
+
+
+def philox_block(ctr: tuple, key: tuple, rounds: int = ROUNDS) -> tuple:
+    """Philox-4x32-``rounds`` of one counter (four u32) under one key (two u32)."""
+    c0, c1, c2, c3 = ctr
+    k0, k1 = key
+    for r in range(rounds):
+        if r:
+            k0, k1 = (k0 + PHILOX_W[0]) & M32, (k1 + PHILOX_W[1]) & M32
+        p0, p1 = PHILOX_M[0] * c0, PHILOX_M[1] * c2
+        c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ k0, p1 & M32, (p0 >> 32) ^ c3 ^ k1, p0 & M32
+    return c0, c1, c2, c3
+
+
+def philox4x32(ctr, key, rounds: int = ROUNDS) -> np.ndarray:
+    """Philox-4x32-``rounds`` of many counters at once: ``ctr`` of shape (..., 4) and ``key``
+    of shape (..., 2) (broadcast), u32 values; a uint32 array of shape (..., 4)."""
+    ctr = np.asarray(ctr, dtype=np.uint64)
+    key = np.asarray(key, dtype=np.uint64)
+    shape = np.broadcast_shapes(ctr.shape[:-1], key.shape[:-1])
+    c = [np.broadcast_to(ctr[..., j], shape) for j in range(4)]
+    k0, k1 = np.broadcast_to(key[..., 0], shape), np.broadcast_to(key[..., 1], shape)
+    m0, m1, mask = np.uint64(PHILOX_M[0]), np.uint64(PHILOX_M[1]), np.uint64(M32)
+    s32 = np.uint64(32)
+    for r in range(rounds):
+        if r:
+            k0 = (k0 + np.uint64(PHILOX_W[0])) & mask
+            k1 = (k1 + np.uint64(PHILOX_W[1])) & mask
+        p0, p1 = m0 * c[0], m1 * c[2]          # < 2**64: exact in uint64
+        c = [(p1 >> s32) ^ c[1] ^ k0, p1 & mask, (p0 >> s32) ^ c[3] ^ k1, p0 & mask]
+    return np.stack(c, axis=-1).astype(np.uint32)
+
+
+def float53(w0: int, w1: int) -> float:
+    """The float64 in [0, 1) of two words (CPython's 53-bit construction)."""
+    return ((w0 >> 5) * 67108864.0 + (w1 >> 6)) * (1.0 / 9007199254740992.0)
+
+
+def float24(w0: int) -> float:
+    """The float32 in [0, 1) of one word (its top 24 bits; exact in float32)."""
+    return (w0 >> 8) * (1.0 / 16777216.0)
+
+
+class Random:
+    """A stream of random numbers: ``Random(seed, stream)``, the same sequence on every device
+    and in plain Python (see the module docstring for the algorithm). Mutable, as Python's
+    ``random.Random``: each draw advances it, also when drawn in a device function."""
+
+    __slots__ = ("seed", "stream", "n", "_key", "_s")
+
+    def __init__(self, seed: int, stream: int = 0) -> None:
+        self._key = _words(seed, "seed")
+        self._s = _words(stream, "stream")
+        self.seed, self.stream, self.n = int(seed), int(stream), 0
+
+    def __repr__(self) -> str:
+        return f"Random(seed={self.seed}, stream={self.stream}, draws={self.n})"
+
+    def block(self, n: int, k: int = 0) -> tuple:
+        """The four words of draw ``n`` (extra block ``k``), not advancing the stream."""
+        return philox_block((n & M32, k & M32) + self._s, self._key)
+
+    def _next(self) -> int:
+        n = self.n
+        self.n = (n + 1) & M32
+        return n
+
+    def next_words(self) -> tuple:
+        """The four u32 words of the next draw."""
+        return self.block(self._next())
+
+    def random(self) -> float:
+        w = self.next_words()
+        return float53(w[0], w[1])
+
+    def random32(self) -> float:
+        """The next draw as a float32 launch's ``random()`` gives it (24 bits)."""
+        return float24(self.next_words()[0])
+
+    def uniform(self, a: float, b: float) -> float:
+        return a + (b - a) * self.random()
+
+    def normal(self, mu: float = 0.0, sigma: float = 1.0) -> float:
+        w = self.next_words()
+        u1, v = 1.0 - float53(w[0], w[1]), 2.0 * float53(w[2], w[3]) - 1.0
+        return mu + sigma * (-math.sqrt(-2.0 * math.log(u1)) * math.cos(math.pi * v))
+
+    gauss = normal
+
+    def normal32(self, mu: float = 0.0, sigma: float = 1.0) -> float:
+        """``normal()`` from the 24-bit forms a float32 launch uses (computed in float64)."""
+        w = self.next_words()
+        u1, v = 1.0 - float24(w[0]), 2.0 * float24(w[2]) - 1.0
+        return mu + sigma * (-math.sqrt(-2.0 * math.log(u1)) * math.cos(math.pi * v))
+
+    def _below(self, r: int) -> int:
+        """An unbiased int in [0, r), 1 <= r <= 2**64, from one draw."""
+        n = self._next()
+        k = 0
+        if r <= 2 ** 32:
+            t = (2 ** 32 - r) % r
+            while True:
+                for w in self.block(n, k):
+                    m = w * r
+                    if m & M32 >= t:
+                        return m >> 32
+                k += 1
+        mask = (1 << (r - 1).bit_length()) - 1
+        while True:
+            w = self.block(n, k)
+            for x in (w[0] | w[1] << 32, w[2] | w[3] << 32):
+                if x & mask < r:
+                    return x & mask
+            k += 1
+
+    def randint(self, a: int, b: int) -> int:
+        a, b = _int(a, "a", "randint"), _int(b, "b", "randint")
+        if b < a:
+            raise ValueError(f"empty range in randint({a}, {b})")
+        return a + self._below_checked(b - a + 1, f"randint({a}, {b})")
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        start = _int(start, "start", "randrange")
+        if stop is None:
+            start, stop = 0, start
+        stop, step = _int(stop, "stop", "randrange"), _int(step, "step", "randrange")
+        if step == 0:
+            raise ValueError("zero step for randrange()")
+        count = (stop - start + step - (1 if step > 0 else -1)) // step
+        if count <= 0:
+            raise ValueError(f"empty range in randrange({start}, {stop}, {step})")
+        return start + step * self._below_checked(count, f"randrange({start}, {stop})")
+
+    def _below_checked(self, r: int, what: str) -> int:
+        if r > 2 ** 64:
+            raise ValueError(f"{what}: a range of {r} values is wider than 2**64; split it "
+                             "(draw the high and the low part separately)")
+        return self._below(r)
+
+
+def _int(value, name: str, method: str) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, bool):
+        return int(value)
+    raise TypeError(f"{method}(): {name} must be an int, not {type(value).__name__}")
+
+
+def streams_random(seed: int, streams, draws: int, bits: int = 53) -> np.ndarray:
+    """``random()`` of many streams at once: an array of shape (len(streams), draws) whose row
+    ``i`` is what ``Random(seed, streams[i])`` gives on its first ``draws`` calls (``bits``
+    53: float64; 24: the float32 values)."""
+    streams = np.asarray(streams, dtype=np.int64).astype(np.uint64)
+    key = np.array(_words(seed, "seed"), dtype=np.uint64)
+    n = np.arange(draws, dtype=np.uint64)
+    ctr = np.zeros(streams.shape + (draws, 4), dtype=np.uint64)
+    ctr[..., 0] = n
+    ctr[..., 2] = (streams & np.uint64(M32))[:, None]
+    ctr[..., 3] = (streams >> np.uint64(32))[:, None]
+    w = philox4x32(ctr, key).astype(np.uint64)
+    if bits == 24:
+        return (w[..., 0] >> np.uint64(8)).astype(np.float64) * 2.0 ** -24
+    return ((w[..., 0] >> np.uint64(5)).astype(np.float64) * 67108864.0 +
+            (w[..., 1] >> np.uint64(6)).astype(np.float64)) * 2.0 ** -53
+
+
+__all__ = ["Random", "philox4x32", "philox_block", "streams_random"]
