@@ -18,6 +18,7 @@ from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
 from .complexes import ComplexMixin, is_complex
+from .structs import StructMixin
 from .vectors import VecMixin, VecValue
 from .functions import DeviceFunction
 from .int_literals import _fold_int, _int_literal_value
@@ -34,7 +35,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-class ExprMixin(ComplexMixin, AccessMixin, VecMixin):
+class ExprMixin(ComplexMixin, AccessMixin, StructMixin, VecMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:

@@ -28,6 +28,7 @@ class ListRef:
     atomic: bool = False
     ndim: int = 1        # dimensions (parameters only; shared arrays are 1-D)
     vec: int = 0         # list[vec3]: 3 -- a flat list of components (codegen/vectors.py)
+    struct: object = None    # list[Particle]: its StructType, vec words each (codegen/structs.py)
 
 
 # ---------------------------------------------------------------------------- expressions

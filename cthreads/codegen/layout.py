@@ -55,7 +55,8 @@ class Layout:
                 self.bindings[name] = binding
                 self.params.append(ProgramParam(name, str(ty), True, ty.elem,
                                                 binding, None, name in written, name in atomic,
-                                                plain.get(name), ty.ndim, ty.vec))
+                                                plain.get(name), ty.ndim, ty.vec,
+                                                struct=ty.struct))
                 binding += 1
             else:
                 size = elem(ty).size

@@ -114,6 +114,7 @@ class ProgramParam:
     vec: int = 0                # list[vec3] / vec3: 3 (a flat list of components; a vector
                                 # parameter is one ProgramParam per component: codegen/vectors.py)
     component: int = -1         # that component (0 .. vec-1) of a vector parameter
+    struct: object = None       # list[Particle]: its StructType (codegen/structtypes.py)
 
 
 @dataclass(frozen=True)

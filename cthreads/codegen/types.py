@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..lang.arrays import ARRAY_DIMS
 from ..lang.widths import WIDTH_TYPES
+from .structtypes import StructType, struct_of
 from .vectypes import VecType, vector_of
 
 @dataclass(frozen=True)
@@ -174,13 +175,16 @@ class ListType:
     elem: str
     ndim: int = 1        # list[list[float]]: 2; list[list[list[float]]]: 3
     vec: int = 0         # list[vec3]: 3 (elem the component type; codegen/vectors.py)
+    struct: StructType | None = None     # list[Particle]: vec words per element (structs.py)
 
     def __str__(self) -> str:
         inner = VecType(self.vec, self.elem).name if self.vec else self.elem
+        if self.struct is not None:
+            inner = self.struct.name
         return "list[" * self.ndim + inner + "]" * self.ndim
 
     def with_elem(self, elem: str) -> "ListType":
-        return ListType(elem, self.ndim, self.vec)
+        return ListType(elem, self.ndim, self.vec, self.struct)
 
 
 #: the most dimensions a list parameter may have
@@ -305,7 +309,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         name = _scalar_name(obj)
         if name is not None:
             return name
-        vector = vector_of(obj)
+        vector = vector_of(obj) or struct_of(obj)      # vec3 / a @Gpu.struct class
         if vector is not None:
             return vector
         if obj in _LIST_OBJECTS:
@@ -332,9 +336,10 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
                                           "not supported in kernels",
                                           "pass a 3-D array and fold the other dimensions into "
                                           "one")
-                return ListType(inner.elem, inner.ndim + 1, inner.vec)
-            if isinstance(inner, VecType):
-                return ListType(inner.elem, 1, inner.n)
+                return ListType(inner.elem, inner.ndim + 1, inner.vec, inner.struct)
+            if isinstance(inner, (VecType, StructType)):     # flat components / words
+                return ListType(inner.elem, 1, inner.n) if isinstance(inner, VecType) else \
+                    ListType("float", 1, inner.words, inner)
             return ListType(inner)
     text = ast.unparse(node) if not isinstance(node, ast.Constant) else repr(node.value)
     raise AnnotationError(node, f"unsupported annotation '{text}'", hint)

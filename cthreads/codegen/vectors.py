@@ -169,6 +169,9 @@ class VecMixin(VecCallMixin):
 
     def vec_subscript(self, node):
         """A subscript that reads a vector element or component, or None."""
+        field = self.struct_read(node)          # p[i].pos[0] of a list[Particle] (structs.py)
+        if field is not None:
+            return field
         found = self.vec_element(node, "indexed")
         if found is not None:
             lst, more, flat, checks, comp, _ = found
@@ -228,6 +231,9 @@ class VecMixin(VecCallMixin):
 
     def vec_attribute(self, node: ast.Attribute):
         """``v.x`` of a vector expression (a local, an element, a call), or None."""
+        field = self.struct_read(node)          # p[i].mass of a list[Particle] (structs.py)
+        if field is not None:
+            return field
         found = self.vec_element(node, "indexed")
         if found is not None:
             lst, more, flat, checks, comp, _ = found
@@ -366,6 +372,9 @@ class VecMixin(VecCallMixin):
         """An assignment to a vector element ``p[i]``, a component ``p[i].y`` / ``p[i][1]``
         / ``v.x`` / ``v[1]`` (``aug_op``: of ``op=``), as statements; None for other
         targets."""
+        field = self.struct_store(target, value, node, aug_op)     # p[i].vel (structs.py)
+        if field is not None:
+            return field
         found = self.vec_element(target, "written")
         if found is not None:
             return self._store_element(found, value, node, aug_op)

@@ -21,6 +21,7 @@ from .program import LoopRecord, loop_bit
 from .tuple_types import is_tuple
 from .types import ELEM_TYPES, elem
 from . import complexes
+from .structtypes import WORD_CALLS, word_call_text
 from .uniform import Uniformity
 from .visit import Visitor
 
@@ -255,6 +256,8 @@ class Emitter(Visitor):
                     self.helper(IDENTITY[e.ty])
                     args[k] = f"{IDENTITY[e.ty]}({args[k]})"
         arg_ty = e.args[0].ty if e.args else e.ty
+        if e.fn in WORD_CALLS:                  # struct fields in words (codegen/structs.py)
+            return word_call_text(e, args)
         if e.fn in complexes.COMPLEX_CALLS:
             if e.fn in ("c_mul", "c_div"):
                 # a constant operand is hidden from the driver, which would fold its zero parts

@@ -10,6 +10,7 @@ and other objects are refused with a ``GpuInvalidArgument`` naming the expected 
 from __future__ import annotations
 
 from ..errors import GpuInvalidArgument
+from .struct_args import flat_struct
 
 
 def _expected(p) -> str:
@@ -25,7 +26,8 @@ def flat_args(program, args: tuple) -> tuple:
             continue
         if out is None:
             out = list(args)
-        out[k] = _flat(program.name, p, args[k])
+        out[k] = flat_struct(program.name, p, args[k]) if getattr(p, "struct", None) \
+            is not None else _flat(program.name, p, args[k])
     return args if out is None else tuple(out)
 
 
