@@ -18,7 +18,8 @@ from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
 from .complexes import ComplexMixin, is_complex
-from .structs import StructMixin
+from .structs import StructMixin, StructValue
+from .structtypes import struct_of
 from .vectors import VecMixin, VecValue
 from .functions import DeviceFunction
 from .int_literals import _fold_int, _int_literal_value
@@ -206,6 +207,8 @@ class ExprMixin(ComplexMixin, AccessMixin, StructMixin, VecMixin):
                            f"index it ({name}[i]) or take len({name})", cls=GpuKernelTypeError)
         if self.vec_type_of(name) is not None:
             return self.vec_var(name, node)
+        if self.struct_local(name) is not None:     # a struct local (structs.py)
+            return self.struct_read(node)
         if name in self.scope.scalar:
             local = self.scope.scalar[name]
             return ir.Var(self.local_type(name), self.src.loc(node), local.ident)
@@ -245,6 +248,9 @@ class ExprMixin(ComplexMixin, AccessMixin, StructMixin, VecMixin):
         return self.binary(op, left, right, node)
 
     def binary(self, op, left, right, node) -> ir.Expr:
+        for side in (left, right):
+            if isinstance(side, StructValue):       # structs have no arithmetic
+                self.not_vector(side, node)
         if isinstance(left, VecValue) or isinstance(right, VecValue):
             return self.vec_binary(op, left, right, node)
         loc = self.src.loc(node)
@@ -402,6 +408,8 @@ class ExprMixin(ComplexMixin, AccessMixin, StructMixin, VecMixin):
 
     # -- calls -----------------------------------------------------------------------------
     def visit_Call(self, node):
+        if node.keywords and struct_of(self.scope.resolve(node.func)) is not None:
+            return self.struct_call(self.scope.resolve(node.func), node)    # Particle(pos=...)
         if node.keywords:
             self.src.error(node.keywords[0], "keyword arguments are not supported in kernel "
                            "calls", "pass the arguments by position")
@@ -425,7 +433,7 @@ class ExprMixin(ComplexMixin, AccessMixin, StructMixin, VecMixin):
                            "barrier", cls=GpuKernelTypeError)
         if isinstance(obj, DeviceFunction):
             return self.device_call(obj, node)
-        vector = self.vec_call(obj, node)
+        vector = self.vec_call(obj, node) or self.struct_call(obj, node)
         if vector is not None:
             return vector
         callee = self.scope.callee(obj)

@@ -25,6 +25,8 @@ from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_floa
 from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vector_locals,
                       vector_params)
 from .vectypes import VecType
+from .struct_locals import StructLocalMixin, struct_locals
+from .structs import StructValue
 from .visit import Visitor
 
 
@@ -212,15 +214,16 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
 
 def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
     locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
-                    for name, local in scope.scalar.items() if tr.vec_type_of(name) is None)
-    locals_ += vector_locals(scope, tr)
+                    for name, local in scope.scalar.items()
+                    if tr.vec_type_of(name) is None and tr.struct_local(name) is None)
+    locals_ += vector_locals(scope, tr) + struct_locals(scope, tr)
     params, idents = kernel_params(scope, tr)       # a vec3 parameter: one per component
     return ir.Kernel(scope.src.name, params, idents,
                      locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
                      frozenset(uses), tuple(specs))
 
 
-class Translator(TupleMixin, ExprMixin, Visitor):
+class Translator(TupleMixin, StructLocalMixin, ExprMixin, Visitor):
     """One inference pass: statements here, expressions in ``ExprMixin``. The scope is shared
     and fixed; ``types`` (inferred local types) is shared between passes and only widens."""
 
@@ -329,6 +332,8 @@ class Translator(TupleMixin, ExprMixin, Visitor):
         if name in self.scope.lists:
             self.src.error(target, f"list '{name}' cannot be reassigned",
                            f"write elements instead: {name}[i] = value", cls=GpuKernelTypeError)
+        if isinstance(value, StructValue) or self.struct_target(name):     # struct_locals.py
+            return self.struct_assign(target, value, node)
         if isinstance(value, VecValue) or self.vec_is_scalar_target(name):
             return self.vec_assign(target, value, node)
         local = self.scope.scalar[name]

@@ -18,73 +18,83 @@ A mixin of ``frontend.Translator``, reached from the vector hooks (``vectors.Vec
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+
 from ..errors import GpuKernelTypeError
 from . import ir
-from .structtypes import StructType
+from .structtypes import StructType, concrete_kind
 from .types import assignable
 from .vector_calls import VecValue
 from .vectypes import VecType
 
 
-def _concrete(kind, word: str):
-    """A field kind's type in a list of ``word``s."""
-    int_ty = "int64" if word == "float64" else "int"
-    if kind == "float":
-        return word
-    if kind == "int":
-        return int_ty
-    if isinstance(kind, VecType):
-        return VecType(kind.n, int_ty if kind.is_int else word)
-    return kind
+@dataclass(frozen=True)
+class StructValue:
+    """A struct expression: its type and one scalar ``ir.Expr`` per word (leaf order)."""
+    ty: StructType
+    loc: object
+    words: tuple
+
+
+def _fields_hint(kind: StructType) -> str:
+    return f"its fields are {', '.join(n for n, _ in kind.fields)}"
 
 
 class StructMixin:
-    # -- finding the field ---------------------------------------------------------------------
+    # -- finding the place -----------------------------------------------------------------
+    def struct_word(self) -> str:
+        return self.scope.widths.float
+
+    def struct_local(self, name: str):
+        ty = self.types.get(name)
+        return ty if isinstance(ty, StructType) else None
+
+    def struct_idents(self, name: str, ty: StructType) -> tuple:
+        ident = self.scope.scalar[name].ident
+        return tuple(f"ct_s{ident}_{k}" for k in range(ty.words))
+
     def _struct_chain(self, node):
-        """(struct list, element index AST nodes, the operations after the element (outer
-        last), the element's node) of an expression rooted in a struct list element, else
-        None."""
+        """('list', lst, index nodes, ops, element node) for an expression rooted in a struct
+        list element, ('local', name, ops) for one rooted in a struct local, else None."""
         chain, base = [], node
         while isinstance(base, (ast.Attribute, ast.Subscript)):
             chain.insert(0, base)
             base = base.value
-        if not (isinstance(base, ast.Name) and base.id in self.scope.lists):
+        if not isinstance(base, ast.Name):
+            return None
+        if base.id in self.scope.scalar and self.struct_local(base.id) is not None:
+            return "local", base.id, chain
+        if base.id not in self.scope.lists:
             return None
         lst = self.scope.lists[base.id]
         if getattr(lst, "struct", None) is None:
             return None
         parts, k = [], 0
-        while k < len(chain) and isinstance(chain[k], ast.Subscript):
+        while k < len(chain) and isinstance(chain[k], ast.Subscript) and len(parts) < lst.ndim:
             sl = chain[k].slice
             parts.extend(sl.elts if isinstance(sl, ast.Tuple) else [sl])
             k += 1
-            if len(parts) >= lst.ndim:
-                break
         if len(parts) != lst.ndim:
             want = ", ".join("ijk"[:lst.ndim])
             self.src.error(node, f"'{ast.unparse(node)}' needs {lst.ndim} index"
                            f"{'es' if lst.ndim > 1 else ''} of '{lst.pyname}', a list of "
                            f"{lst.struct}", f"write {lst.pyname}[{want}].field",
                            cls=GpuKernelTypeError)
-        element = chain[k - 1] if k else base
-        return lst, parts, chain[k:], element
+        return "list", lst, parts, chain[k:], chain[k - 1]
 
-    def _struct_resolve(self, lst, ops, node):
-        """(concrete kind, word offset) the operations ``ops`` select in an element."""
-        kind, offset = lst.struct, 0
+    def _struct_resolve(self, kind, ops):
+        """(concrete kind, word offset) the operations ``ops`` select in a ``kind`` value."""
+        word, offset = self.struct_word(), 0
         for op in ops:
             if isinstance(kind, StructType):
                 if not isinstance(op, ast.Attribute):
                     self.src.error(op, f"a {kind} is not indexed: name a field",
-                                   f"its fields are {', '.join(n for n, _ in kind.fields)}",
-                                   cls=GpuKernelTypeError)
+                                   _fields_hint(kind), cls=GpuKernelTypeError)
                 found = kind.lookup(op.attr)
                 if found is None:
-                    self.src.error(op, f"{kind} has no field '{op.attr}'",
-                                   f"its fields are {', '.join(n for n, _ in kind.fields)}",
+                    self.src.error(op, f"{kind} has no field '{op.attr}'", _fields_hint(kind),
                                    cls=GpuKernelTypeError)
-                kind, offset = found[0], offset + found[1]
-                kind = _concrete(kind, lst.elem)
+                kind, offset = concrete_kind(found[0], word), offset + found[1]
             elif isinstance(kind, VecType):
                 k = self.vec_component_index(op, kind) if isinstance(op, ast.Attribute) else \
                     self.vec_literal_index(op.slice, kind)
@@ -95,98 +105,120 @@ class StructMixin:
                                cls=GpuKernelTypeError)
         return kind, offset
 
-    def _struct_place(self, node, what: str):
+    def _struct_place(self, node):
+        """(kind, word types, read(k) -> expr, write(k, expr) -> stmt) of a struct place."""
         found = self._struct_chain(node)
         if found is None:
             return None
-        lst, parts, ops, element = found
-        kind, offset = self._struct_resolve(lst, ops, node)
+        loc = self.src.loc(node)
+        if found[0] == "local":
+            _, name, ops = found
+            sty = self.struct_local(name)
+            kind, offset = self._struct_resolve(sty, ops)
+            idents, types = self.struct_idents(name, sty), sty.word_types(self.struct_word())
+
+            def read(k):
+                return ir.Var(types[offset + k], loc, idents[offset + k])
+
+            def write(k, value):
+                return ir.Assign(loc, idents[offset + k], value)
+            return kind, types[offset:], read, write, name
+        _, lst, parts, ops, element = found
+        kind, offset = self._struct_resolve(lst.struct, ops)
+        types = lst.struct.word_types(lst.elem)
         indexes = [self.index_expr(part, lst, d) for d, part in enumerate(parts)]
-        last = indexes[-1]
+        last, more = indexes[-1], indexes[:-1]
         for sub in ir.walk_expr(last):
             if isinstance(sub, (ir.FuncCall, ir.Atomic)):
                 self.src.error(parts[-1], "the index of a struct element calls a function",
                                "assign the index to a local first (j = ...; p[j])",
                                cls=GpuKernelTypeError)
         checks = [self.new_check(element, lst, d) for d in range(lst.ndim)]
-        loc = self.src.loc(node)
 
         def flat(k: int) -> ir.Expr:
             scaled = ir.Binary(last.ty, loc, "mul", last, ir.Const(last.ty, loc, lst.vec))
             return ir.Binary(last.ty, loc, "add", scaled, ir.Const(last.ty, loc, k)) if k \
                 else scaled
-        return lst, indexes[:-1], flat, checks, kind, offset
+
+        def read(k):
+            load = self._vec_load(lst, more, flat, checks, offset + k, loc)
+            ty = types[offset + k]
+            if ty == "bool":
+                return ir.Call("bool", loc, "s_word_bool", (load,))
+            return ir.Call(ty, loc, "s_word_int", (load,)) if "int" in ty else load
+
+        def write(k, value):
+            ty = types[offset + k]
+            if ty == "bool":
+                value = ir.Call(lst.elem, loc, "s_bool_word", (value,))
+            elif "int" in ty:
+                value = ir.Call(lst.elem, loc, "s_int_word", (value,))
+            index = flat(offset + k)
+            idx, extra = (index, ()) if lst.ndim == 1 else (more[0], tuple(more[1:]) + (index,))
+            return ir.Store(loc, lst, idx, value, checks[0], more=extra,
+                            more_checks=tuple(checks[1:]))
+        return kind, types[offset:], read, write, None
 
     # -- reads ---------------------------------------------------------------------------------
-    def _struct_word(self, lst, more, flat, checks, kind: str, k: int, loc) -> ir.Expr:
-        load = self._vec_load(lst, more, flat, checks, k, loc)
-        if kind == "bool":
-            return ir.Call("bool", loc, "s_word_bool", (load,))
-        if "int" in kind:
-            return ir.Call(kind, loc, "s_word_int", (load,))
-        return load
-
     def struct_read(self, node):
-        """The value of ``p[i].field...`` (a scalar ``ir.Expr`` or a ``VecValue``), or None
-        when ``node`` is not rooted in a struct list element."""
-        place = self._struct_place(node, "indexed")
+        """The value of ``p[i]``, ``p[i].field...``, ``q``, ``q.field``: a ``StructValue``, a
+        ``VecValue`` or a scalar ``ir.Expr``; None for other expressions."""
+        place = self._struct_place(node)
         if place is None:
             return None
-        lst, more, flat, checks, kind, offset = place
+        kind, _, read, _, _ = place
         loc = self.src.loc(node)
         if isinstance(kind, StructType):
-            self.src.error(node, f"'{ast.unparse(node)}' is a whole {kind}; kernels read and "
-                           "write structs field by field",
-                           f"name a field: {ast.unparse(node)}."
-                           f"{kind.fields[0][0]} (fields: "
-                           f"{', '.join(n for n, _ in kind.fields)})", cls=GpuKernelTypeError)
+            return StructValue(kind, loc, tuple(read(k) for k in range(kind.words)))
         if isinstance(kind, VecType):
-            return VecValue(kind, loc, tuple(
-                self._struct_word(lst, more, flat, checks, kind.elem, offset + c, loc)
-                for c in range(kind.n)))
-        return self._struct_word(lst, more, flat, checks, kind, offset, loc)
+            return VecValue(kind, loc, tuple(read(c) for c in range(kind.n)))
+        return read(0)
 
     # -- stores --------------------------------------------------------------------------------
-    def _word_of(self, value, kind: str, word: str, node) -> ir.Expr:
+    def _word_of(self, value, kind: str, node) -> ir.Expr:
         if not assignable(value.ty, kind):
             self.src.error(getattr(node, "value", node), f"cannot store a {value.ty} value "
                            f"into a {kind} field", f"convert explicitly, e.g. {kind}(...)",
                            cls=GpuKernelTypeError)
-        value = self.conv(value, kind)
-        if kind == "bool":
-            return ir.Call(word, value.loc, "s_bool_word", (value,))
-        if "int" in kind:
-            return ir.Call(word, value.loc, "s_int_word", (value,))
-        return value
+        return self.conv(value, kind)
+
+    def struct_words_of(self, value, kind, node, what: str) -> list:
+        """The words of ``value`` stored into a ``kind`` place (checked)."""
+        if isinstance(kind, StructType):
+            if not isinstance(value, StructValue) or value.ty != kind:
+                got = value.ty if isinstance(value, (StructValue, VecValue)) else \
+                    f"{value.ty} value"
+                self.src.error(getattr(node, "value", node), f"cannot store a {got} into "
+                               f"{what}, a {kind}", f"build a {kind} ({kind}(...))",
+                               cls=GpuKernelTypeError)
+            return list(value.words)
+        if isinstance(value, StructValue):
+            self.src.error(getattr(node, "value", node), f"cannot store a {value.ty} into "
+                           f"{what}, a {kind}", "name one of its fields",
+                           cls=GpuKernelTypeError)
+        if isinstance(kind, VecType):
+            self.vec_check(value, kind, node, what)
+            return list(value.comps)
+        return [self.not_vector(value, getattr(node, "value", node))]
 
     def struct_store(self, target, value, node, aug_op=None):
-        """``p[i].field = value`` (``aug_op``: ``op=``) as statements, or None."""
-        place = self._struct_place(target, "written")
+        """``p[i] = s``, ``p[i].field = value``, ``q.field = value`` (``aug_op``: ``op=``)
+        as statements, or None."""
+        place = self._struct_place(target)
         if place is None:
             return None
-        lst, more, flat, checks, kind, offset = place
-        loc = self.src.loc(node)
-        if isinstance(kind, StructType):
-            self.src.error(target, f"'{ast.unparse(target)}' is a whole {kind}; kernels write "
-                           "structs field by field", f"assign each field: "
-                           f"{ast.unparse(target)}.{kind.fields[0][0]} = ... (fields: "
-                           f"{', '.join(n for n, _ in kind.fields)})", cls=GpuKernelTypeError)
+        kind, types, _, write, local = place
+        if local is not None:
+            self.struct_no_alias(local, node)
         if aug_op is not None:
             old = self.struct_read(target)
+            if isinstance(old, StructValue):
+                self.src.error(node, f"'{ast.unparse(target)}' is a whole {kind}, which has "
+                               "no arithmetic", "update its fields", cls=GpuKernelTypeError)
             value = self.vec_binary(aug_op, old, value, node) if isinstance(old, VecValue) or \
                 isinstance(value, VecValue) else self.binary(aug_op, old, value, node)
-        if isinstance(kind, VecType):
-            self.vec_check(value, kind, node, f"the field '{ast.unparse(target)}'")
-            pairs = [(kind.elem, offset + c, comp) for c, comp in enumerate(value.comps)]
-        else:
-            pairs = [(kind, offset, self.not_vector(value, getattr(node, "value", node)))]
-        out = []
-        for ty, k, v in pairs:
-            index = flat(k)
-            idx, extra = (index, ()) if lst.ndim == 1 else (more[0], tuple(more[1:]) + (index,))
-            out.append(ir.Store(loc, lst, idx, self._word_of(v, ty, lst.elem, node), checks[0],
-                                more=extra, more_checks=tuple(checks[1:])))
-        return out
+        words = self.struct_words_of(value, kind, node, f"'{ast.unparse(target)}'")
+        return [write(k, self._word_of(w, types[k], node)) for k, w in enumerate(words)]
 
 
-__all__ = ["StructMixin"]
+__all__ = ["StructMixin", "StructValue"]

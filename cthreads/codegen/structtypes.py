@@ -34,6 +34,22 @@ class StructType:
             offset += _words(kind)
         return None
 
+    def concrete(self, widths) -> "StructType":
+        return self                 # its words follow the launch's float width at each use
+
+    def word_types(self, word: str) -> tuple:
+        """The compiler type of each word of an element in a layout of ``word``s."""
+        out = []
+        for _, kind in self.fields:
+            kind = concrete_kind(kind, word)
+            if isinstance(kind, StructType):
+                out.extend(kind.word_types(word))
+            elif isinstance(kind, VecType):
+                out.extend([kind.elem] * kind.n)
+            else:
+                out.append(kind)
+        return tuple(out)
+
     def dtype_for(self, width: str):
         return self.cls.dtype_for("float64" if width == "float64" else "float32")
 
@@ -44,6 +60,19 @@ def _words(kind) -> int:
     if isinstance(kind, StructType):
         return kind.words
     return 1
+
+
+def concrete_kind(kind, word: str):
+    """A field kind's type where the words are ``word`` ('float' / 'float64'): int fields are
+    int64 in float64 layouts."""
+    int_ty = "int64" if word == "float64" else "int"
+    if kind == "float":
+        return word
+    if kind == "int":
+        return int_ty
+    if isinstance(kind, VecType):
+        return VecType(kind.n, int_ty if kind.is_int else word)
+    return kind
 
 
 _TYPES: dict = {}
@@ -78,4 +107,4 @@ def word_call_text(e: ir.Call, args: list) -> str:
     return WORD_CALLS[e.fn][wide].format(*args)
 
 
-__all__ = ["StructType", "WORD_CALLS", "struct_of", "word_call_text"]
+__all__ = ["StructType", "WORD_CALLS", "concrete_kind", "struct_of", "word_call_text"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..errors import GpuKernelTypeError
 from . import ir
 from .types import assignable, is_float
+from .structs import StructValue
 from .vector_calls import VecCallMixin, VecValue
 from .vectypes import COMPONENTS, VecType
 
@@ -305,6 +306,11 @@ class VecMixin(VecCallMixin):
 
     def not_vector(self, e, node=None):
         """``e`` when it is a scalar; a located error for a vector where a scalar belongs."""
+        if isinstance(e, StructValue):
+            self.src.error(node if node is not None else e.loc, f"a {e.ty} is used where a "
+                           "number belongs (structs have no arithmetic)", "name one of its "
+                           f"fields ({', '.join(n for n, _ in e.ty.fields)})",
+                           cls=GpuKernelTypeError)
         if isinstance(e, VecValue):
             where = node if node is not None else e.loc
             self.src.error(where, f"a {e.ty} is used where a scalar belongs",

@@ -111,6 +111,9 @@ def _init(self, *args, **kwargs):
     if len(args) > len(fields):
         raise TypeError(f"{cls.__name__}() takes at most {len(fields)} positional arguments "
                         f"({', '.join(cls.fields())}), got {len(args)}")
+    if len(args) == 1 and not kwargs and (type(args[0]) is cls or (
+            isinstance(args[0], StructRef) and args[0]._ct_cls is cls)):
+        args = tuple(_copy(getattr(args[0], f.name)) for f in fields)     # a copy
     values = dict(zip((f.name for f in fields), args))
     for name, value in kwargs.items():
         if name not in cls.fields():
