@@ -25,7 +25,9 @@ from .types import LATTICE_HEIGHT, NARROW, ListType, Widths, assignable, is_floa
 from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vector_locals,
                       vector_params)
 from .vectypes import VecType
-from .struct_locals import StructLocalMixin, struct_locals
+from .struct_locals import (StructCallMixin, StructLocalMixin, StructReturn, struct_locals,
+                            struct_params, struct_return_of)
+from .structtypes import StructType
 from .structs import StructValue
 from .visit import Visitor
 
@@ -147,10 +149,11 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
     scope = build_scope(func.fn, boundscheck, func=func, list_refs=req.lists, widths=widths)
     progress.src = scope.src
     returns = func.signature.returns
-    vector = isinstance(returns, VecType)
+    vector = isinstance(returns, (VecType, StructType))
     if vector:                      # written into private registers, read by the caller
         ty = returns.concrete(widths)
-        returns = VecReturn(ty, result_registers(req.ident, ty))
+        returns = struct_return_of(req.ident, ty, widths.float) if isinstance(
+            ty, StructType) else VecReturn(ty, result_registers(req.ident, ty))
     else:
         returns = widths.concrete(returns) if returns is not None else None
     tr, body = _infer(scope, progress, functions, returns, len(checks))
@@ -165,11 +168,12 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
                        f"end every path of the function with 'return <{returns} value>'",
                        cls=GpuKernelTypeError)
     uses = set(tr.uses)
-    params = vector_params(scope, tr, tuple((n, scope.scalar[n].ident, t)
-                                            for n, t, _ in scope.params
-                                            if not isinstance(t, ListType)))
+    params = vector_params(scope, tr, struct_params(scope, tr, tuple(
+        (n, scope.scalar[n].ident, t) for n, t, _ in scope.params
+        if not isinstance(t, ListType))))
     kernel = _kernel_ir(scope, tr, body, uses, ())
-    registers = tuple((r, returns.ty.elem) for r in returns.registers) if vector else ()
+    registers = (returns.typed if isinstance(returns, StructReturn) else tuple(
+        (r, returns.ty.elem) for r in returns.registers)) if vector else ()
     return FuncSpec(req.ident, func, params, None if vector else returns, kernel,
                     frozenset(uses), scope.src, registers)
 
@@ -223,7 +227,7 @@ def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
                      frozenset(uses), tuple(specs))
 
 
-class Translator(TupleMixin, StructLocalMixin, ExprMixin, Visitor):
+class Translator(TupleMixin, StructLocalMixin, StructCallMixin, ExprMixin, Visitor):
     """One inference pass: statements here, expressions in ``ExprMixin``. The scope is shared
     and fixed; ``types`` (inferred local types) is shared between passes and only widens."""
 
@@ -575,6 +579,8 @@ class Translator(TupleMixin, StructLocalMixin, ExprMixin, Visitor):
                            "'return' has no value", f"write 'return <{self.returns} value>'",
                            cls=GpuKernelTypeError)
         value = self.expr(node.value)
+        if isinstance(self.returns, StructReturn):
+            return self.struct_return(value, node)
         if isinstance(self.returns, VecReturn):
             return self.vec_return(value, node)
         if not assignable(value.ty, self.returns):

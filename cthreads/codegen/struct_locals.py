@@ -14,6 +14,7 @@ sides implement).
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ..errors import GpuKernelTypeError
 from . import ir
@@ -23,7 +24,7 @@ from .vector_calls import VecValue
 from .vectypes import VecType
 
 
-class StructLocalMixin:
+class StructLocalMixin:  # noqa: D101 - see the module docstring
     def struct_target(self, name: str) -> bool:
         return self.struct_local(name) is not None or \
             isinstance(self.scope.fixed.get(name), StructType)
@@ -165,4 +166,80 @@ def struct_locals(scope, tr) -> tuple:
     return tuple(out)
 
 
-__all__ = ["StructLocalMixin", "struct_locals"]
+
+
+# ----------------------------------------------------------- device functions: by value
+@dataclass(frozen=True)
+class StructReturn:
+    """The result of a device function returning a struct: its type and the private WGSL
+    variables (one per word, with their types) its returns write and its callers read."""
+    ty: StructType
+    registers: tuple
+    types: tuple
+
+    def __str__(self) -> str:
+        return str(self.ty)
+
+    @property
+    def typed(self) -> tuple:
+        return tuple(zip(self.registers, self.types))
+
+
+def struct_return_of(ident: str, ty: StructType, word: str) -> StructReturn:
+    types = ty.word_types(word)
+    return StructReturn(ty, tuple(f"ct_ret_{ident}_s{k}" for k in range(len(types))), types)
+
+
+def struct_params(scope, tr, params) -> tuple:
+    """``(name, ident, type)`` params with each struct parameter expanded into its words
+    (``name.k``, the word local's ident, its type), for ``vectors.vector_params``."""
+    out = []
+    word = scope.widths.float
+    for name, ident, ty in params:
+        if isinstance(ty, StructType):
+            out.extend((f"{name}.{k}", i, t) for k, (i, t) in
+                       enumerate(zip(tr.struct_idents(name, ty), ty.word_types(word))))
+        else:
+            out.append((name, ident, ty))
+    return tuple(out)
+
+
+class StructCallMixin:
+    def struct_argument(self, node, ty: StructType, what: str) -> list:
+        value = self.expr(node)
+        words = self.struct_words_of(value, ty, node, what)
+        types = ty.word_types(self.struct_word())
+        return [self._word_of(w, t, node) for w, t in zip(words, types)]
+
+    def struct_result_call(self, ty: StructType, req, args, node, statement: bool):
+        """A call of a device function returning ``ty``: hoisted before the statement, its
+        result registers copied into hidden locals (as ``vec_result_call``)."""
+        loc = self.src.loc(node)
+        call = ir.FuncCall("none", loc, req.ident, tuple(args))
+        if statement:
+            return call
+        if self.lazy:
+            self.src.error(node, f"a call of {req.func.name}() (a {ty} result) inside 'and', "
+                           "'or', 'x if c else y' or a while test",
+                           f"assign the result to a local first (r = {req.func.name}(...)), "
+                           "before the condition", cls=GpuKernelTypeError)
+        self.pending.append(ir.ExprStmt(loc, call))
+        ret = struct_return_of(req.ident, ty, self.struct_word())
+        words = []
+        for register, t in ret.typed:
+            tmp = self.hidden_local(t)
+            self.pending.append(ir.Assign(loc, tmp, ir.Var(t, loc, register)))
+            words.append(ir.Var(t, loc, tmp))
+        return StructValue(ty, loc, tuple(words))
+
+    def struct_return(self, value, node) -> list:
+        ret = self.returns
+        words = self.struct_words_of(value, ret.ty, node, f"the result of {self.src.name}()")
+        loc = self.src.loc(node)
+        out = [ir.Assign(loc, r, self._word_of(w, t, node))
+               for (r, t), w in zip(ret.typed, words)]
+        return out + [ir.Return(loc)]
+
+
+__all__ = ["StructCallMixin", "StructLocalMixin", "StructReturn", "struct_locals", "struct_params",
+           "struct_return_of"]

@@ -208,6 +208,11 @@ class StructMixin:
         if place is None:
             return None
         kind, types, _, write, local = place
+        if local is not None and self.scope.scalar[local].param:
+            self.src.error(target, f"'{ast.unparse(target)}' assigns a field of the parameter "
+                           f"'{local}', which in Python is the caller's {self.struct_local(local)}"
+                           " (it would change there too)", f"copy it first: {local}2 = "
+                           f"{self.struct_local(local)}({local})", cls=GpuKernelTypeError)
         if local is not None:
             self.struct_no_alias(local, node)
         if aug_op is not None:
