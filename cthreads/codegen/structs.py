@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..errors import GpuKernelTypeError
 from . import ir
-from .structtypes import StructType, concrete_kind
+from .structtypes import StructType, concrete_kind, struct_of
 from .types import assignable
 from .vector_calls import VecValue
 from .vectypes import VecType
@@ -60,6 +60,8 @@ class StructMixin:
         while isinstance(base, (ast.Attribute, ast.Subscript)):
             chain.insert(0, base)
             base = base.value
+        if isinstance(base, ast.Call) and chain and self._struct_callee(base):
+            return "value", self.expr(base), chain          # f(x).pos, Particle(q).vel
         if not isinstance(base, ast.Name):
             return None
         if base.id in self.scope.scalar and self.struct_local(base.id) is not None:
@@ -81,6 +83,12 @@ class StructMixin:
                            f"{lst.struct}", f"write {lst.pyname}[{want}].field",
                            cls=GpuKernelTypeError)
         return "list", lst, parts, chain[k:], chain[k - 1]
+
+    def _struct_callee(self, call: ast.Call) -> bool:
+        """``call`` makes a struct: a constructor, or a device function of a struct result."""
+        obj = self.scope.resolve(call.func)
+        returns = getattr(getattr(obj, "signature", None), "returns", None)
+        return struct_of(obj) is not None or isinstance(returns, StructType)
 
     def _struct_resolve(self, kind, ops):
         """(concrete kind, word offset) the operations ``ops`` select in a ``kind`` value."""
@@ -105,12 +113,20 @@ class StructMixin:
                                cls=GpuKernelTypeError)
         return kind, offset
 
-    def _struct_place(self, node):
-        """(kind, word types, read(k) -> expr, write(k, expr) -> stmt) of a struct place."""
-        found = self._struct_chain(node)
-        if found is None:
-            return None
-        loc = self.src.loc(node)
+    def _struct_value_place(self, found, node, loc):
+        """``_struct_place`` of a struct local's field or of a struct-valued call's."""
+        if found[0] == "value":
+            _, value, ops = found
+            kind, offset = self._struct_resolve(value.ty, ops)
+
+            def read_value(k):
+                return value.words[offset + k]
+
+            def no_write(k, _):
+                self.src.error(node, f"'{ast.unparse(node)}' is a field of a temporary value",
+                               "assign the struct to a local first", cls=GpuKernelTypeError)
+            return kind, value.ty.word_types(self.struct_word())[offset:], read_value, \
+                no_write, None
         if found[0] == "local":
             _, name, ops = found
             sty = self.struct_local(name)
@@ -123,6 +139,15 @@ class StructMixin:
             def write(k, value):
                 return ir.Assign(loc, idents[offset + k], value)
             return kind, types[offset:], read, write, name
+
+    def _struct_place(self, node):
+        """(kind, word types, read(k) -> expr, write(k, expr) -> stmt) of a struct place."""
+        found = self._struct_chain(node)
+        if found is None:
+            return None
+        loc = self.src.loc(node)
+        if found[0] != "list":
+            return self._struct_value_place(found, node, loc)
         _, lst, parts, ops, element = found
         kind, offset = self._struct_resolve(lst.struct, ops)
         types = lst.struct.word_types(lst.elem)
