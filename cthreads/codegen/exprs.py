@@ -403,6 +403,8 @@ class ExprMixin(ComplexMixin, AccessMixin, StructMixin, VecMixin):
     def visit_IfExp(self, node):
         test = self.truthy(self.expr(node.test))
         body, orelse = self.lazy_expr(node.body), self.lazy_expr(node.orelse)
+        if isinstance(body, StructValue) or isinstance(orelse, StructValue):
+            return self.struct_choice(test, body, orelse, node)        # structs.py
         ty = self.unify((body, orelse))
         return ir.IfExp(ty, self.src.loc(node), test, self.conv(body, ty), self.conv(orelse, ty))
 

@@ -199,6 +199,16 @@ class StructMixin:
             return VecValue(kind, loc, tuple(read(c) for c in range(kind.n)))
         return read(0)
 
+    def struct_choice(self, test, body, orelse, node) -> StructValue:
+        """``a if c else b`` of two structs of one type: the choice word by word."""
+        if not isinstance(body, StructValue):
+            body, orelse = orelse, body
+        words = self.struct_words_of(orelse, body.ty, node.orelse if orelse is not body else
+                                     node.body, "the other branch")
+        loc = self.src.loc(node)
+        return StructValue(body.ty, loc, tuple(ir.IfExp(a.ty, loc, test, a, self.conv(b, a.ty))
+                                               for a, b in zip(body.words, words)))
+
     # -- stores --------------------------------------------------------------------------------
     def _word_of(self, value, kind: str, node) -> ir.Expr:
         if not assignable(value.ty, kind):

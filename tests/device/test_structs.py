@@ -146,3 +146,29 @@ def test_prepare_and_pickled_kernels():
     want = _integrate_reference(a, 0.01)
     gpu(pickle.loads(pickle.dumps(integrate)), 64, 0.01, a).join()
     _assert_same(a, want, 1e-6)
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_gpuarrays_of_structs_stay_on_the_device(dtype):
+    from cthreads.gpu import to_device, zeros
+    n = 500
+    a = _particles(n, dtype)
+    d = to_device(a)
+    assert d.shape == (n,) and d.dtype == a.dtype and d.nbytes == a.nbytes
+    gpu(integrate, n, 0.05, d).join()
+    gpu(integrate, n, 0.05, d).join()
+    tol = 1e-6 if dtype is np.float32 else 1e-13
+    _assert_same(d.numpy(), _integrate_reference(_integrate_reference(a, 0.05), 0.05), tol)
+    s = to_device(a)
+    integrate.simulate(n, 0.05, s)                     # on a host copy, written back
+    _assert_same(s.numpy(), _integrate_reference(a, 0.05), tol)
+    _assert_same(pickle.loads(pickle.dumps(d)).numpy(), d.numpy(), 0)
+    z = zeros(3, dtype=Particle.dtype_for(dtype))
+    assert not z.numpy()["mass"].any()
+    z.set(a[:3])
+    gpu(write_n, 3, z).join()
+    want = a[:3].copy()
+    want["mass"] = 1.0
+    _assert_same(z.numpy(), want, 0)
+    with pytest.raises(GpuInvalidArgument, match="nothing was changed"):
+        z.set(a[:4])
