@@ -14,32 +14,11 @@ from __future__ import annotations
 from . import gpu_array
 from .errors import GpuInvalidArgument
 from .gpu_array import GpuArray
+from .runtime.struct_args import word_dtype
 
 
 def _np():
     return gpu_array._np()
-
-
-def word_dtype(dtype, where: str):
-    """The word dtype (float32 / float64) a structured ``dtype`` is held in."""
-    np = _np()
-    sizes = set()
-
-    def leaves(dt):
-        for name in dt.names:
-            sub = dt.fields[name][0]
-            base = sub.base
-            if base.names:
-                leaves(base)
-            else:
-                sizes.add(base.itemsize)
-    leaves(dtype)
-    word = 8 if 8 in sizes else 4
-    if dtype.itemsize % word or not sizes <= {1, word}:
-        raise GpuInvalidArgument(f"{where}: the structured dtype {dtype} is not a @Gpu.struct "
-                                 "layout (one 4- or 8-byte word per scalar); make the array with "
-                                 "dtype=Particle.dtype (or Particle.dtype_for(np.float64))")
-    return np.dtype(np.float64 if word == 8 else np.float32)
 
 
 class StructGpuArray(GpuArray):

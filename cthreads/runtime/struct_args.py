@@ -10,9 +10,16 @@ dtype gives its word view. Anything else is a ``GpuInvalidArgument`` naming the 
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..errors import GpuInvalidArgument
+
+#: (id of a structured numpy array, word) -> its word view: the same view object at each
+#: launch, so that an array bound in a GpuArena (as its view: ``bound_view``) is found
+#: resident (``sharing.lookup`` goes by identity); weak, so nothing is kept alive by it
+_VIEWS: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
 
 
 def flat_struct(kernel: str, p, value):
@@ -41,4 +48,49 @@ def flat_struct(kernel: str, p, value):
                                  "fields in place); this one is a strided view: pass "
                                  "np.ascontiguousarray(...) of it, and copy the results back")
     word = np.float64 if dtype == wide else np.float32
-    return value.view(word)
+    return word_view(value, word)
+
+
+def word_view(value, word):
+    """``value.view(word)``; for a numpy array the same view object while it lives."""
+    if not isinstance(value, np.ndarray):
+        return value.view(word)                 # a GpuArray's word view
+    key = (id(value), np.dtype(word).char)
+    hit = _VIEWS.get(key)
+    if hit is not None and hit.ctypes.data == value.ctypes.data and \
+            hit.nbytes == value.nbytes and hit.shape[:-1] == value.shape[:-1]:
+        return hit           # a view of these very bytes (the same array, or one over them)
+    view = value.view(word)
+    _VIEWS[key] = view
+    return view
+
+
+def bound_view(value):
+    """What ``GpuArena.bind`` binds for ``value``: a structured (``@Gpu.struct``) array's
+    word view, which launches pass for it; any other value itself."""
+    dtype = getattr(value, "dtype", None)
+    if not isinstance(value, np.ndarray) or dtype.names is None or \
+            not value.flags["C_CONTIGUOUS"]:
+        return value
+    return word_view(value, word_dtype(dtype, "GpuArena.bind()"))
+
+
+def word_dtype(dtype, where: str):
+    """The word dtype (float32 / float64) a structured ``dtype`` of the ``@Gpu.struct`` layout
+    is held in (one 4- or 8-byte word per scalar, a bool's byte at the start of its word)."""
+    sizes = set()
+
+    def leaves(dt):
+        for name in dt.names:
+            base = dt.fields[name][0].base
+            if base.names:
+                leaves(base)
+            else:
+                sizes.add(base.itemsize)
+    leaves(dtype)
+    word = 8 if 8 in sizes else 4
+    if dtype.itemsize % word or not sizes <= {1, word}:
+        raise GpuInvalidArgument(f"{where}: the structured dtype {dtype} is not a @Gpu.struct "
+                                 "layout (one 4- or 8-byte word per scalar); make the array with "
+                                 "dtype=Particle.dtype (or Particle.dtype_for(np.float64))")
+    return np.dtype(np.float64 if word == 8 else np.float32)

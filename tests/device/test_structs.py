@@ -172,3 +172,18 @@ def test_gpuarrays_of_structs_stay_on_the_device(dtype):
     _assert_same(z.numpy(), want, 0)
     with pytest.raises(GpuInvalidArgument, match="nothing was changed"):
         z.set(a[:4])
+
+
+def test_struct_arrays_stay_resident_in_an_arena():
+    from cthreads.gpu import GpuArena
+    n = 200
+    a = _particles(n, np.float32)
+    before = a.copy()
+    want = _integrate_reference(_integrate_reference(a, 0.05), 0.05)
+    with GpuArena() as arena:
+        arena.bind(p=a)
+        gpu(integrate, n, 0.05, a).join(download=False)
+        gpu(integrate, n, 0.05, a).join(download=False)
+        _assert_same(a, before, 0)                   # resident: the host copy not synced yet
+        arena.sync()
+        _assert_same(a, want, 1e-6)
