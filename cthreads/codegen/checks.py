@@ -76,11 +76,6 @@ def check_signature(src: KernelSource, lookup) -> list:
     """Return ``[(name, type, node)]`` for the parameters; raise located TypeErrors."""
     fn = src.tree
     params = _parameters(src, lookup, "kernel")
-    for name, ty, node in params:
-        if isinstance(ty, StructType):
-            src.error(node, f"kernel parameter '{name}: {ty}': struct parameters of kernels are "
-                      "not supported yet", f"pass a list[{ty}] of one element ({name}[0]), or "
-                      "its fields as separate parameters", cls=GpuKernelTypeError)
     ret = fn.returns
     if ret is None or not _returns_none(ret):
         where = ret if ret is not None else fn

@@ -23,6 +23,7 @@ from ..errors import GpuKernelTypeError
 from . import ir
 from .types import assignable, is_float
 from .structs import StructValue
+from .structtypes import StructType
 from .vector_calls import VecCallMixin, VecValue
 from .vectypes import COMPONENTS, VecType
 
@@ -493,6 +494,11 @@ def kernel_params(scope, tr) -> tuple:
     one ``ProgramParam`` each, the runtime unpacks the caller's vector: runtime/vector_args.py)."""
     params, idents = [], []
     for name, ty, _ in scope.params:
+        if isinstance(ty, StructType):          # one uniform field per word ('q#3')
+            words = ty.word_types(scope.widths.float)
+            params.extend((f"{name}#{k}", t) for k, t in enumerate(words))
+            idents.extend(tr.struct_idents(name, ty))
+            continue
         if isinstance(ty, VecType):
             for k, ident in enumerate(tr.vec_idents(name, ty)):
                 params.append((f"{name}.{COMPONENTS[k]}", ty.elem))

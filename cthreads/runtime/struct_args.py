@@ -94,3 +94,20 @@ def word_dtype(dtype, where: str):
                                  "layout (one 4- or 8-byte word per scalar); make the array with "
                                  "dtype=Particle.dtype (or Particle.dtype_for(np.float64))")
     return np.dtype(np.float64 if word == 8 else np.float32)
+
+
+def struct_words(kernel: str, p, value) -> list:
+    """The words of a struct parameter's argument (a ``@Gpu.struct`` object, or an element of
+    a struct array in plain Python), in the layout's order: one uniform field each."""
+    from ..lang.structs import StructRef, leaf_words
+    cls = p.struct.cls
+    if not (type(value) is cls or (isinstance(value, StructRef) and value._ct_cls is cls)):
+        raise GpuInvalidArgument(f"{kernel}() parameter {p.name!r} ({p.kind}) takes a "
+                                 f"{p.kind} object ({p.kind}(...)), got {type(value).__name__}")
+    out = []
+    for path, _ in leaf_words(cls):
+        v = value
+        for part in path:
+            v = v[part] if isinstance(part, int) else getattr(v, part)
+        out.append(v)
+    return out

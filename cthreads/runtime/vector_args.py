@@ -10,7 +10,7 @@ and other objects are refused with a ``GpuInvalidArgument`` naming the expected 
 from __future__ import annotations
 
 from ..errors import GpuInvalidArgument
-from .struct_args import flat_struct
+from .struct_args import flat_struct, struct_words
 
 
 def _expected(p) -> str:
@@ -60,7 +60,8 @@ def vector_scalars(program, args: tuple) -> tuple:
     for value in args:
         p = program.params[k]
         if p.component == 0:
-            out.extend(_components(program.name, p, value))
+            out.extend(struct_words(program.name, p, value) if p.struct is not None else
+                       _components(program.name, p, value))
             k += p.vec
         else:
             out.append(value)

@@ -77,3 +77,13 @@ def write_n(n: int, p: list[Particle]) -> None:
     i: int = GlobalIdx.x
     if i < n:
         p[i].mass = 1.0
+
+
+@Gpu
+def fill_from(n: int, q: Particle, t: Tracked, p: list[Particle]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        p[i] = q
+        p[i].pos.x = float(i) + t.stats.total
+        p[i].alive = t.p.alive and q.alive
+        p[i].mass = q.mass * float(t.stats.hits)

@@ -187,3 +187,22 @@ def test_struct_arrays_stay_resident_in_an_arena():
         _assert_same(a, before, 0)                   # resident: the host copy not synced yet
         arena.sync()
         _assert_same(a, want, 1e-6)
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_struct_kernel_parameters(dtype):
+    from cthreads.gpu import vec3
+    from tests.device.struct_kernels import Stats, fill_from
+    q = Particle(vec3(1.0, 2.0, 3.0), vec3(4.0, 5.0, 6.0), 2.5, True)
+    t = Tracked(q, Stats(3, 0.5))
+    a = np.zeros(5, Particle.dtype_for(dtype))
+    gpu(fill_from, 5, q, t, a).join()
+    np.testing.assert_array_equal(a["pos"][:, 0], np.arange(5) + 0.5)
+    np.testing.assert_array_equal(a["pos"][:, 1:], [[2.0, 3.0]] * 5)
+    np.testing.assert_array_equal(a["vel"], [[4.0, 5.0, 6.0]] * 5)
+    assert (a["mass"] == 7.5).all() and a["alive"].all()
+    sim = np.zeros_like(a)
+    fill_from.simulate(5, q, t, sim, n=5)
+    _assert_same(sim, a, 0)
+    with pytest.raises(GpuInvalidArgument, match=r"parameter 'q' \(Particle\) takes a Particle"):
+        gpu(fill_from, 5, 1.0, t, a).join()
