@@ -66,11 +66,51 @@ def struct(cls):
           "__reduce__": _reduce}
     body = {k: v for k, v in cls.__dict__.items() if k not in ("__dict__", "__weakref__")}
     body.update(ns)
-    out = type(cls.__name__, cls.__bases__, body)
+    out = _StructMeta(cls.__name__, cls.__bases__, body)
     out.__qualname__ = cls.__qualname__
     out.__module__ = cls.__module__
     type.__setattr__(out, "dtype", out.dtype_for("float32"))
     return out
+
+
+class _StructMeta(type):
+    """The type of struct classes: they pickle by reference where they can be imported, else
+    by value (``_reduce_class``), so kernels defined in ``__main__`` travel with theirs."""
+
+
+def _reduce_class(cls):
+    import importlib
+    try:
+        found = importlib.import_module(cls.__module__)
+        for part in cls.__qualname__.split("."):
+            found = getattr(found, part)
+    except Exception:   # noqa: BLE001 - not importable: by value
+        found = None
+    if found is cls and cls.__module__ != "__main__":
+        return cls.__qualname__               # a global reference, as for any class
+    spec = tuple((f.name, f.kind, f.default is not _MISSING,
+                  None if f.default is _MISSING else f.default) for f in cls._ct_fields)
+    return _rebuild_class, (cls.__name__, cls.__qualname__, cls.__module__, spec)
+
+
+_REBUILT: dict = {}
+
+
+def _rebuild_class(name, qualname, module, spec):
+    """A struct class from its pickled definition (the same class for the same definition)."""
+    key = (module, qualname, repr(spec))
+    hit = _REBUILT.get(key)
+    if hit is None:
+        body = {"__annotations__": {n: kind for n, kind, _, _ in spec}, "__module__": module,
+                "__qualname__": qualname}
+        body.update({n: default for n, _, has, default in spec if has})
+        hit = _REBUILT[key] = struct(type(name, (), body))
+    return hit
+
+
+import copyreg  # noqa: E402 - next to what it registers
+
+copyreg.pickle(_StructMeta, _reduce_class)
 
 
 class _Missing:

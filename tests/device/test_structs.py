@@ -206,3 +206,41 @@ def test_struct_kernel_parameters(dtype):
     _assert_same(sim, a, 0)
     with pytest.raises(GpuInvalidArgument, match=r"parameter 'q' \(Particle\) takes a Particle"):
         gpu(fill_from, 5, 1.0, t, a).join()
+
+
+MAIN_SCRIPT = """
+import pickle, sys
+from cthreads.gpu import Gpu, GlobalIdx, vec3
+
+@Gpu.struct
+class P:
+    pos: vec3
+    mass: float = 2.0
+
+@Gpu
+def k(n: int, p: list[P]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        p[i].pos.y = p[i].mass + float(i)
+        p[i] = P(pos=p[i].pos)
+
+open(sys.argv[1], "wb").write(pickle.dumps((k, P(vec3(1.0)))))
+"""
+
+
+def test_a_main_kernel_and_its_struct_travel_by_value(tmp_path):
+    import subprocess
+    import sys
+    script, blob = tmp_path / "main_kernel.py", tmp_path / "kernel.pickle"
+    script.write_text(MAIN_SCRIPT)
+    out = subprocess.run([sys.executable, str(script), str(blob)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    kernel, q = pickle.loads(blob.read_bytes())
+    cls = type(q)
+    assert cls.__name__ == "P" and q.mass == 2.0 and tuple(q.pos) == (1.0, 1.0, 1.0)
+    a = np.zeros(3, cls.dtype)
+    a["mass"] = 5.0
+    gpu(kernel, 3, a).join()
+    np.testing.assert_array_equal(a["pos"][:, 1], [5.0, 6.0, 7.0])
+    np.testing.assert_array_equal(a["mass"], [2.0, 2.0, 2.0])      # the default, rebuilt
