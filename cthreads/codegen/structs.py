@@ -168,14 +168,15 @@ class StructMixin:
         def read(k):
             load = self._vec_load(lst, more, flat, checks, offset + k, loc)
             ty = types[offset + k]
-            if ty == "bool":
-                return ir.Call("bool", loc, "s_word_bool", (load,))
+            if ty in ("bool", "uint32"):
+                return ir.Call(ty, loc, f"s_word_{'bool' if ty == 'bool' else 'uint'}", (load,))
             return ir.Call(ty, loc, "s_word_int", (load,)) if "int" in ty else load
 
         def write(k, value):
             ty = types[offset + k]
-            if ty == "bool":
-                value = ir.Call(lst.elem, loc, "s_bool_word", (value,))
+            if ty in ("bool", "uint32"):
+                value = ir.Call(lst.elem, loc, f"s_{'bool' if ty == 'bool' else 'uint'}_word",
+                                (value,))
             elif "int" in ty:
                 value = ir.Call(lst.elem, loc, "s_int_word", (value,))
             index = flat(offset + k)

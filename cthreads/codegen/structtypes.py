@@ -98,6 +98,8 @@ WORD_CALLS = {
     "s_word_int": ("bitcast<i32>({0})", "bitcast<i64>({0})"),
     "s_word_bool": ("((bitcast<u32>({0}) & 0xffu) != 0u)", "((bitcast<i64>({0}) & 255li) != 0li)"),
     "s_int_word": ("bitcast<f32>({0})", "bitcast<f64>({0})"),
+    "s_word_uint": ("bitcast<u32>({0})", "u32(bitcast<i64>({0}) & 4294967295li)"),
+    "s_uint_word": ("bitcast<f32>({0})", "bitcast<f64>(i64({0}))"),
     "s_bool_word": ("bitcast<f32>(select(0u, 1u, {0}))", "bitcast<f64>(select(0li, 1li, {0}))"),
 }
 

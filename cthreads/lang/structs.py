@@ -19,8 +19,9 @@ from __future__ import annotations
 import numbers
 
 from .vectors import VECTOR_TYPES, VecList, _Vec
+from .widths import uint32
 
-_SCALARS = ("float", "int", "bool")
+_SCALARS = ("float", "int", "bool", "uint32")
 
 
 class StructField:
@@ -34,6 +35,8 @@ class StructField:
 def _kind_of(cls_name: str, name: str, annotation):
     if annotation in (float, int, bool):
         return annotation.__name__
+    if annotation is uint32:
+        return "uint32"
     if isinstance(annotation, str) and annotation in _SCALARS:
         return annotation
     if isinstance(annotation, str) and annotation in VECTOR_TYPES:
@@ -42,7 +45,8 @@ def _kind_of(cls_name: str, name: str, annotation):
         return annotation
     raise TypeError(f"@Gpu.struct {cls_name}: field {name!r} has the annotation "
                     f"{getattr(annotation, '__name__', annotation)!r}; struct fields are float, "
-                    "int, bool, vec2/vec3/vec4, ivec2/ivec3/ivec4 or another @Gpu.struct class")
+                    "int, uint32, bool, vec2/vec3/vec4, ivec2/ivec3/ivec4 or another @Gpu.struct "
+                    "class")
 
 
 def is_struct(obj) -> bool:
@@ -137,6 +141,10 @@ def _convert(cls_name: str, f: StructField, value):
         return int(value)
     if kind == "bool":
         return bool(value)
+    if kind == "uint32":
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise TypeError(f"{cls_name}.{f.name} is a uint32, not {type(value).__name__}")
+        return uint32(int(value))            # wrapped modulo 2**32, as the device stores it
     if is_struct(kind):
         if not isinstance(value, kind):
             raise TypeError(f"{cls_name}.{f.name} is a {kind.__name__}, not "
@@ -233,8 +241,8 @@ def _dtype_for(cls, width="float32"):
         if f.kind in ("float", "int"):
             formats.append(words[f.kind])
             offset += key
-        elif f.kind == "bool":
-            formats.append(np.dtype(np.bool_))
+        elif f.kind in ("bool", "uint32"):       # at the start of its word
+            formats.append(np.dtype(np.bool_ if f.kind == "bool" else np.uint32))
             offset += key
         elif is_struct(f.kind):
             sub = f.kind.dtype_for("float64" if key == 8 else "float32")
@@ -290,8 +298,8 @@ class StructRef:
         value = self._ct_rec[name]
         if f.kind == "float":
             return float(value)
-        if f.kind == "int":
-            return int(value)
+        if f.kind in ("int", "uint32"):
+            return int(value) if f.kind == "int" else uint32(int(value))
         if f.kind == "bool":
             return bool(value)
         if is_struct(f.kind):

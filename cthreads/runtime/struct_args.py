@@ -89,7 +89,7 @@ def word_dtype(dtype, where: str):
                 sizes.add(base.itemsize)
     leaves(dtype)
     word = 8 if 8 in sizes else 4
-    if dtype.itemsize % word or not sizes <= {1, word}:
+    if dtype.itemsize % word or not sizes <= {1, 4, word}:
         raise GpuInvalidArgument(f"{where}: the structured dtype {dtype} is not a @Gpu.struct "
                                  "layout (one 4- or 8-byte word per scalar); make the array with "
                                  "dtype=Particle.dtype (or Particle.dtype_for(np.float64))")

@@ -3,7 +3,7 @@ the kernels pickle by reference and the struct classes by name)."""
 
 from __future__ import annotations
 
-from cthreads.gpu import GlobalIdx, Gpu, vec3
+from cthreads.gpu import GlobalIdx, Gpu, uint32, vec3
 
 
 @Gpu.struct
@@ -87,3 +87,19 @@ def fill_from(n: int, q: Particle, t: Tracked, p: list[Particle]) -> None:
         p[i].pos.x = float(i) + t.stats.total
         p[i].alive = t.p.alive and q.alive
         p[i].mass = q.mass * float(t.stats.hits)
+
+
+@Gpu.struct
+class Tagged:
+    tag: uint32
+    x: float
+    n: int
+
+
+@Gpu
+def retag(c: list[Tagged]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(c):
+        c[i].tag = c[i].tag * uint32(3) + uint32(1)
+        c[i].n -= 5
+        c[i].x = float(c[i].tag)

@@ -244,3 +244,19 @@ def test_a_main_kernel_and_its_struct_travel_by_value(tmp_path):
     gpu(kernel, 3, a).join()
     np.testing.assert_array_equal(a["pos"][:, 1], [5.0, 6.0, 7.0])
     np.testing.assert_array_equal(a["mass"], [2.0, 2.0, 2.0])      # the default, rebuilt
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_uint32_and_int_fields_wrap_as_numpy(dtype):
+    from tests.device.struct_kernels import Tagged, retag
+    a = np.zeros(4, Tagged.dtype_for(dtype))
+    a["tag"] = [0, 1, 2 ** 31, 4_000_000_000]
+    a["n"] = [1, -2, 3, 2 ** 31 - 1]
+    sim = a.copy()
+    tags = ((a["tag"].astype(np.uint64) * 3 + 1) % 2 ** 32).astype(np.uint32)
+    gpu(retag, a).join()
+    np.testing.assert_array_equal(a["tag"], tags)
+    np.testing.assert_array_equal(a["n"], [-4, -7, -2, 2 ** 31 - 6])
+    np.testing.assert_array_equal(a["x"], tags.astype(dtype))
+    retag.simulate(sim)
+    _assert_same(sim, a, 0)
