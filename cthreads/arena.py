@@ -14,7 +14,7 @@ named slots and their buffers. An arena belongs to the device selected when it w
 
 from __future__ import annotations
 
-from .runtime import args, convert, nested, residency, sharing
+from .runtime import args, convert, nested, residency, sharing, struct_args
 from . import pickling
 from .backend import device as _device
 from .backend import get_queue
@@ -96,6 +96,7 @@ class GpuArena:
             plans = []
             for name, value in lists.items():
                 where = f"GpuArena.bind({name}=...)"
+                value = struct_args.bound_view(value)     # a @Gpu.struct array: its words
                 other = lookup(value)
                 if other is not None and not (other.arena_ref() is self and other.name == name):
                     owner = "this arena" if other.arena_ref() is self else "another arena"

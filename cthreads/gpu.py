@@ -19,6 +19,7 @@ from .errors import (
 )
 from .devices import current_device, devices, use_device
 from .gpu_array import GpuArray, empty, empty_like, full, to_device, zeros, zeros_like
+from . import struct_gpu_array as _struct_gpu_array  # noqa: F401 - GpuArrays of struct dtypes
 from .gpu_job import GpuJob
 from .gpu_typing import GpuDecorator
 from .lang.indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx

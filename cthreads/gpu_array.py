@@ -29,6 +29,8 @@ from .codegen.types import elem as elem_type
 
 #: arrays of at most this many elements show their values in ``repr``
 REPR_VALUES = 1000
+#: ``struct_gpu_array.new``: GpuArrays of struct dtypes (registered by that module)
+STRUCTURED = None
 
 
 def _np():
@@ -333,6 +335,8 @@ def to_device(a, device=None) -> GpuArray:
             return a.copy()
         a = a.numpy()
     host = a if isinstance(a, np.ndarray) else np.asarray(a)
+    if host.dtype.names and STRUCTURED is not None:        # a @Gpu.struct array
+        return STRUCTURED(host.shape, host.dtype, device, where, host)
     return _new(host.shape, host.dtype, device, where,
                 lambda count, elem: _device_bytes(host, elem))
 
@@ -340,11 +344,15 @@ def to_device(a, device=None) -> GpuArray:
 def empty(shape, dtype=None, device=None) -> GpuArray:
     """An array of ``shape`` whose contents are undefined until written."""
     np = _np()
+    if dtype is not None and np.dtype(dtype).names and STRUCTURED is not None:
+        return STRUCTURED(shape, dtype, device, "empty()")
     return _new(shape, np.float32 if dtype is None else dtype, device, "empty()")
 
 
 def zeros(shape, dtype=None, device=None) -> GpuArray:
     np = _np()
+    if dtype is not None and np.dtype(dtype).names and STRUCTURED is not None:
+        return STRUCTURED(shape, dtype, device, "zeros()")
     return _new(shape, np.float32 if dtype is None else dtype, device, "zeros()",
                 lambda count, elem: np.zeros(count, dtype=elem_type(elem).host_dtype))
 

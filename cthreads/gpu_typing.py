@@ -1,5 +1,6 @@
 """What type checkers see of the ``Gpu`` decorator (``cthreads.gpu.Gpu``, the same object as
-``cthreads.kernel.Gpu``): ``@Gpu``, ``@Gpu(...)`` and ``@Gpu.func``. A function's attribute
+``cthreads.kernel.Gpu``): ``@Gpu``, ``@Gpu(...)``, ``@Gpu.func`` and
+``@Gpu.struct``. A function's attribute
 (``Gpu.func``) is invisible to mypy; this protocol declares it."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .kernel import GpuKernel
 
 class GpuDecorator(Protocol):
     func: type[GpuFunc]
+    struct: Callable[[type], type]       # @Gpu.struct (cthreads/lang/structs.py)
 
     @overload
     def __call__(self, fn: Callable[..., Any], /) -> GpuKernel: ...

@@ -15,7 +15,7 @@ import threading
 import weakref
 
 from . import config, notices, pickling
-from .lang import simulator, vectors
+from .lang import simulator, structs, vectors
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
@@ -218,7 +218,10 @@ class GpuKernel:
         params = self.__dict__.get("_vector_lists")
         if params is None:
             params = self.__dict__["_vector_lists"] = vectors.vector_list_params(self.fn)
-        return vectors.plain_args(params, args)
+        sparams = self.__dict__.get("_struct_lists")
+        if sparams is None:
+            sparams = self.__dict__["_struct_lists"] = structs.struct_list_params(self.fn)
+        return structs.plain_args(sparams, vectors.plain_args(params, args))
 
     def __repr__(self) -> str:
         return f"<GpuKernel {self.fn.__module__}:{self.fn.__qualname__}>"
@@ -312,6 +315,7 @@ def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True, workgroup=None,
 
 
 Gpu.func = GpuFunc
+Gpu.struct = structs.struct
 
 
 __all__ = ["Gpu", "GpuKernel", "all_kernels"]

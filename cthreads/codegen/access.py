@@ -12,6 +12,7 @@ import ast
 from ..errors import GpuKernelTypeError
 from . import ir
 from .types import ListType, assignable, is_float
+from .structtypes import StructType
 from .vectypes import VecType
 from .rngtypes import RngType
 
@@ -120,7 +121,7 @@ class AccessMixin:
         ``tuple_ok``: the caller unpacks or indexes a tuple result (``tuple_calls.py``)."""
         sig = func.signature
         loc = self.src.loc(node)
-        if not (statement or tuple_ok or isinstance(sig.returns, (str, VecType)) or
+        if not (statement or tuple_ok or isinstance(sig.returns, (str, VecType, StructType)) or
                 sig.returns is None):
             self.tuple_error(func, node)
         if sig.returns is None and not statement:
@@ -160,6 +161,8 @@ class AccessMixin:
         req = self.functions.request(func, tuple(lists))
         if not any(r is req for r, _, _ in self.calls):
             self.calls.append((req, node, self.src))
+        if isinstance(sig.returns, StructType):     # by value (struct_locals.py)
+            return self.struct_result_call(sig.returns, req, args, node, statement)
         if isinstance(sig.returns, VecType):
             call = self.vec_result_call(sig.returns.concrete(widths), req, args, node,
                                         statement)
@@ -178,6 +181,9 @@ class AccessMixin:
                            f"takes a {ty}, not the list '{arg.id}'",
                            f"pass an element ({arg.id}[i]) or annotate '{pname}' as a "
                            "list", cls=GpuKernelTypeError)
+        if isinstance(ty, StructType):              # one argument per word
+            return self.struct_argument(arg, ty, f"argument {k + 1} of {func.name}() "
+                                        f"('{pname}: {ty}')")
         if isinstance(ty, VecType):                 # one argument per component
             return self.vec_argument(arg, ty, f"argument {k + 1} of {func.name}() "
                                      f"('{pname}: {ty}')")

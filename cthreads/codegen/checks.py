@@ -15,6 +15,7 @@ from . import unsupported
 from .source import KernelSource
 from .tuple_types import resolve_result
 from .types import AnnotationError, ListType, resolve_annotation
+from .structtypes import StructType
 from .vectypes import VecType
 from .rngtypes import RngType
 
@@ -116,7 +117,7 @@ def check_func_signature(src: KernelSource, lookup) -> tuple:
         src.error(exc.node, f"the result of device function {src.name}: {exc.message}",
                   "annotate the result with int, float, bool or None, or tuple[float, int] "
                   "(a type per value) to return several values", cls=GpuKernelTypeError)
-    if not isinstance(ty, (str, VecType)):
+    if not isinstance(ty, (str, VecType, StructType)):
         src.error(ret, f"device function {src.name} returns a list; device functions return "
                   "a scalar or None", "write results into a list parameter and return None",
                   cls=GpuKernelTypeError)

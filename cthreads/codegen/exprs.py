@@ -18,6 +18,8 @@ from . import ir, unsupported
 from .builtins import MATH, MINMAX, PY_BUILTINS, index_builtin_name
 from .access import AccessMixin
 from .complexes import ComplexMixin, is_complex
+from .structs import StructMixin, StructValue
+from .structtypes import struct_of
 from .vectors import VecMixin, VecValue
 from .rng import RngMixin
 from .functions import DeviceFunction
@@ -36,7 +38,7 @@ CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", 
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 F32_MAX = struct.unpack("<f", struct.pack("<I", 0x7f7fffff))[0]
 
-class ExprMixin(ComplexMixin, AccessMixin, VecMixin, RngMixin):
+class ExprMixin(ComplexMixin, AccessMixin, StructMixin, VecMixin, RngMixin):
     # -- dispatch --------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> ir.Expr:
         if type(node).__name__ not in self._visitors:
@@ -209,6 +211,8 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin, RngMixin):
             return self.vec_var(name, node)
         if self.rng_type_of(name) is not None:
             self.rng_as_value(node)
+        if self.struct_local(name) is not None:     # a struct local (structs.py)
+            return self.struct_read(node)
         if name in self.scope.scalar:
             local = self.scope.scalar[name]
             return ir.Var(self.local_type(name), self.src.loc(node), local.ident)
@@ -248,6 +252,9 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin, RngMixin):
         return self.binary(op, left, right, node)
 
     def binary(self, op, left, right, node) -> ir.Expr:
+        for side in (left, right):
+            if isinstance(side, StructValue):       # structs have no arithmetic
+                self.not_vector(side, node)
         if isinstance(left, VecValue) or isinstance(right, VecValue) or op == "matmul":
             return self.vec_binary(op, left, right, node)
         loc = self.src.loc(node)
@@ -400,6 +407,8 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin, RngMixin):
     def visit_IfExp(self, node):
         test = self.truthy(self.expr(node.test))
         body, orelse = self.lazy_expr(node.body), self.lazy_expr(node.orelse)
+        if isinstance(body, StructValue) or isinstance(orelse, StructValue):
+            return self.struct_choice(test, body, orelse, node)        # structs.py
         ty = self.unify((body, orelse))
         return ir.IfExp(ty, self.src.loc(node), test, self.conv(body, ty), self.conv(orelse, ty))
 
@@ -408,6 +417,8 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin, RngMixin):
         draw = self.rng_call(node)                  # Random(seed, i), rng.random() (rng.py)
         if draw is not None:
             return draw
+        if node.keywords and struct_of(self.scope.resolve(node.func)) is not None:
+            return self.struct_call(self.scope.resolve(node.func), node)    # Particle(pos=...)
         if node.keywords:
             self.src.error(node.keywords[0], "keyword arguments are not supported in kernel "
                            "calls", "pass the arguments by position")
@@ -431,7 +442,7 @@ class ExprMixin(ComplexMixin, AccessMixin, VecMixin, RngMixin):
                            "barrier", cls=GpuKernelTypeError)
         if isinstance(obj, DeviceFunction):
             return self.device_call(obj, node)
-        vector = self.vec_call(obj, node)
+        vector = self.vec_call(obj, node) or self.struct_call(obj, node)
         if vector is not None:
             return vector
         callee = self.scope.callee(obj)

@@ -26,6 +26,10 @@ from .vectors import (VecReturn, VecValue, kernel_params, result_registers, vect
                       vector_params)
 from .vectypes import VecType
 from .rng import RngValue, rng_counters_out, rng_locals, rng_params, rng_registers
+from .struct_locals import (StructCallMixin, StructLocalMixin, StructReturn, struct_locals,
+                            struct_params, struct_return_of)
+from .structtypes import StructType
+from .structs import StructValue
 from .visit import Visitor
 
 
@@ -146,10 +150,11 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
     scope = build_scope(func.fn, boundscheck, func=func, list_refs=req.lists, widths=widths)
     progress.src = scope.src
     returns = func.signature.returns
-    vector = isinstance(returns, VecType)
+    vector = isinstance(returns, (VecType, StructType))
     if vector:                      # written into private registers, read by the caller
         ty = returns.concrete(widths)
-        returns = VecReturn(ty, result_registers(req.ident, ty))
+        returns = struct_return_of(req.ident, ty, widths.float) if isinstance(
+            ty, StructType) else VecReturn(ty, result_registers(req.ident, ty))
     else:
         returns = widths.concrete(returns) if returns is not None else None
     tr, body = _infer(scope, progress, functions, returns, len(checks))
@@ -167,11 +172,12 @@ def _translate_function(req, boundscheck, progress, functions, checks, widths) -
     uses = set(tr.uses)
     named = tuple((n, scope.scalar[n].ident, t) for n, t, _ in scope.params
                   if not isinstance(t, ListType))
-    params = rng_params(vector_params(scope, tr, named))
+    params = rng_params(vector_params(scope, tr, struct_params(scope, tr, named)))
     counters = rng_registers(req.ident, named)      # Random parameters (rng.py)
     body = rng_counters_out(body, counters, scope.src.loc(scope.src.tree))
     kernel = _kernel_ir(scope, tr, body, uses, ())
-    registers = tuple((r, returns.ty.elem) for r in returns.registers) if vector else ()
+    registers = (returns.typed if isinstance(returns, StructReturn) else tuple(
+        (r, returns.ty.elem) for r in returns.registers)) if vector else ()
     registers += tuple((r, "uint32") for r, _ in counters)
     return FuncSpec(req.ident, func, params, None if vector else device_returns, kernel,
                     frozenset(uses), scope.src, registers)
@@ -217,15 +223,16 @@ def _infer(scope: KernelScope, progress: Progress, functions: FunctionSet, retur
 
 def _kernel_ir(scope, tr, body, uses, specs) -> ir.Kernel:
     locals_ = tuple(ir.Local(name, local.ident, tr.local_type(name), local.param)
-                    for name, local in scope.scalar.items() if tr.vec_type_of(name) is None)
-    locals_ = rng_locals(scope, tr, locals_ + vector_locals(scope, tr))
+                    for name, local in scope.scalar.items()
+                    if tr.vec_type_of(name) is None and tr.struct_local(name) is None)
+    locals_ = rng_locals(scope, tr, locals_ + vector_locals(scope, tr) + struct_locals(scope, tr))
     params, idents = kernel_params(scope, tr)       # a vec3 parameter: one per component
     return ir.Kernel(scope.src.name, params, idents,
                      locals_ + tuple(tr.hidden), tuple(scope.lists.values()), tuple(body),
                      frozenset(uses), tuple(specs))
 
 
-class Translator(TupleMixin, ExprMixin, Visitor):
+class Translator(TupleMixin, StructLocalMixin, StructCallMixin, ExprMixin, Visitor):
     """One inference pass: statements here, expressions in ``ExprMixin``. The scope is shared
     and fixed; ``types`` (inferred local types) is shared between passes and only widens."""
 
@@ -334,6 +341,8 @@ class Translator(TupleMixin, ExprMixin, Visitor):
         if name in self.scope.lists:
             self.src.error(target, f"list '{name}' cannot be reassigned",
                            f"write elements instead: {name}[i] = value", cls=GpuKernelTypeError)
+        if isinstance(value, StructValue) or self.struct_target(name):     # struct_locals.py
+            return self.struct_assign(target, value, node)
         if isinstance(value, VecValue) or self.vec_is_scalar_target(name):
             return self.vec_assign(target, value, node)
         if isinstance(value, RngValue) or self.rng_type_of(name) is not None:
@@ -577,6 +586,8 @@ class Translator(TupleMixin, ExprMixin, Visitor):
                            "'return' has no value", f"write 'return <{self.returns} value>'",
                            cls=GpuKernelTypeError)
         value = self.expr(node.value)
+        if isinstance(self.returns, StructReturn):
+            return self.struct_return(value, node)
         if isinstance(self.returns, VecReturn):
             return self.vec_return(value, node)
         if not assignable(value.ty, self.returns):

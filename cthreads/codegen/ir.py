@@ -29,6 +29,7 @@ class ListRef:
     ndim: int = 1        # dimensions (parameters only; shared arrays are 1-D)
     vec: int = 0         # list[vec3]: 3 -- a flat list of components (codegen/vectors.py)
     mat: int = 0         # list[mat33]: 3 (vec 9: entries row by row; codegen/matrices.py)
+    struct: object = None    # list[Particle]: its StructType, vec words each (codegen/structs.py)
 
 
 # ---------------------------------------------------------------------------- expressions

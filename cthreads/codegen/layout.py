@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import ir
 from .lists import shape_field
 from .program import ProgramParam
+from .structtypes import StructType
 from .types import ListType, elem
 
 
@@ -35,9 +36,20 @@ def vector_component(name: str, ty: str, offset: int, kernel, plain) -> ProgramP
                         component=int(comp) if comp.isdigit() else "xyzw".index(comp))
 
 
+def struct_word_param(name: str, ty: str, offset: int, annotated) -> ProgramParam:
+    """The ProgramParam of word ``name`` ('q#3') of a struct parameter (a uniform field)."""
+    pyname, k = name.split("#")
+    struct = dict(annotated)[pyname]
+    plain = "float" if "float" in ty else "int" if "int" in ty else None
+    return ProgramParam(pyname, struct.name, False, ty, None, offset, plain=plain,
+                        vec=struct.words, component=int(k), struct=struct)
+
+
 def _plain(annotation) -> str | None:
     """'float' or 'int' for a parameter annotated with plain float or int (a list of them
     too): its width follows the launch; None for bool and the width types."""
+    if isinstance(annotation, StructType):
+        return None
     name = annotation if isinstance(annotation, str) else annotation.elem   # list, vector
     return name if name in ("float", "int", "complex") else None
 
@@ -57,11 +69,17 @@ class Layout:
                 self.bindings[name] = binding
                 self.params.append(ProgramParam(name, str(ty), True, ty.elem,
                                                 binding, None, name in written, name in atomic,
-                                                plain.get(name), ty.ndim, ty.vec, mat=ty.mat))
+                                                plain.get(name), ty.ndim, ty.vec, mat=ty.mat,
+                                                struct=ty.struct))
                 binding += 1
             else:
                 size = elem(ty).size
                 offset = -(-offset // size) * size         # WGSL aligns a field to its size
+                if "#" in name:                 # a word of a struct parameter (struct_locals.py)
+                    self.params.append(struct_word_param(name, ty, offset, annotated))
+                    self.fields.append(f"    {ident}: {elem(ty).uniform},")
+                    offset += size
+                    continue
                 if "." in name:                             # a component of a vec3 parameter
                     self.params.append(vector_component(name, ty, offset, kernel, plain))
                     self.fields.append(f"    {ident}: {elem(ty).uniform},")

@@ -115,6 +115,7 @@ class ProgramParam:
                                 # parameter is one ProgramParam per component: codegen/vectors.py)
     component: int = -1         # that component (0 .. vec-1) of a vector parameter
     mat: int = 0                # list[mat33]: 3 (vec 9; the caller's (n, 3, 3) array)
+    struct: object = None       # list[Particle]: its StructType (codegen/structtypes.py)
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,7 @@ def build_scope(fn, boundscheck: bool = True, func=None, list_refs: tuple = (),
             lists[name] = next(given)
         elif isinstance(ty, ListType):
             lists[name] = ir.ListRef(name, wgsl_ident(name), ty.elem, None, name in atomic,
-                                     ty.ndim, ty.vec, ty.mat)
+                                     ty.ndim, ty.vec, ty.mat, ty.struct)
         else:
             fixed[name] = ty
             scalar[name] = ir.Local(name, wgsl_ident(name), ty, param=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..lang.arrays import ARRAY_DIMS
 from ..lang.widths import WIDTH_TYPES
 from .mattypes import matrix_of
+from .structtypes import StructType, struct_of
 from .vectypes import VecType, vector_of
 from .rngtypes import rng_of
 
@@ -177,14 +178,17 @@ class ListType:
     ndim: int = 1        # list[list[float]]: 2; list[list[list[float]]]: 3
     vec: int = 0         # list[vec3]: 3 (elem the component type; codegen/vectors.py)
     mat: int = 0         # list[mat33]: 3 (and vec 9; codegen/matrices.py)
+    struct: StructType | None = None     # list[Particle]: vec words per element (structs.py)
 
     def __str__(self) -> str:
         inner = VecType(self.vec, self.elem).name if self.vec else self.elem
         inner = f"mat{self.mat}{self.mat}" if self.mat else inner
+        if self.struct is not None:
+            inner = self.struct.name
         return "list[" * self.ndim + inner + "]" * self.ndim
 
     def with_elem(self, elem: str) -> "ListType":
-        return ListType(elem, self.ndim, self.vec, self.mat)
+        return ListType(elem, self.ndim, self.vec, self.mat, self.struct)
 
 
 #: the most dimensions a list parameter may have
@@ -309,7 +313,7 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
         name = _scalar_name(obj)
         if name is not None:
             return name
-        vector = vector_of(obj) or matrix_of(obj) or rng_of(obj)   # rng_of: codegen/rng.py
+        vector = vector_of(obj) or matrix_of(obj) or rng_of(obj) or struct_of(obj)
         if vector is not None:
             return vector
         if obj in _LIST_OBJECTS:
@@ -333,10 +337,11 @@ def resolve_annotation(node: ast.AST, lookup) -> str | ListType:
             if isinstance(inner, ListType):
                 if inner.ndim >= MAX_NDIM:
                     raise AnnotationError(node, f"lists of more than {MAX_NDIM} dimensions are "
-                                          "not supported in kernels",
-                                          "pass a 3-D array and fold the other dimensions into "
-                                          "one")
-                return ListType(inner.elem, inner.ndim + 1, inner.vec, inner.mat)
+                                          "not supported in kernels", "pass a 3-D array and "
+                                          "fold the other dimensions into one")
+                return ListType(inner.elem, inner.ndim + 1, inner.vec, inner.mat, inner.struct)
+            if isinstance(inner, StructType):
+                return ListType("float", 1, inner.words, struct=inner)       # flat words
             if isinstance(inner, VecType):
                 return ListType(inner.elem, 1, inner.n, inner.mat)
             return ListType(inner)

@@ -25,6 +25,8 @@ from .types import assignable, is_float
 from .matrices import MatMixin, element_target
 from .mattypes import MatType
 from .matrix_calls import is_matrix
+from .structs import StructValue
+from .structtypes import StructType
 from .vector_calls import VecCallMixin, VecValue
 from .vector_index import VecIndexMixin
 from .vectypes import COMPONENTS, VecType
@@ -184,6 +186,9 @@ class VecMixin(MatMixin, VecIndexMixin, VecCallMixin):
         """A subscript that reads a vector element or component, or None."""
         if self.mat_list_of(node) is not None:           # list[mat33]: codegen/matrices.py
             return self.mat_list_subscript(node)
+        field = self.struct_read(node)          # p[i].pos[0] of a list[Particle] (structs.py)
+        if field is not None:
+            return field
         found = self.vec_element(node, "indexed")
         if found is not None:
             lst, more, flat, checks, comp, _ = found
@@ -250,6 +255,9 @@ class VecMixin(MatMixin, VecIndexMixin, VecCallMixin):
         """``v.x`` of a vector expression (a local, an element, a call), or None."""
         if self.mat_list_of(node.value) is not None:    # p[i][r].x: codegen/matrices.py
             return self.mat_list_attribute(node)
+        field = self.struct_read(node)          # p[i].mass of a list[Particle] (structs.py)
+        if field is not None:
+            return field
         found = self.vec_element(node, "indexed")
         if found is not None:
             lst, more, flat, checks, comp, _ = found
@@ -327,6 +335,11 @@ class VecMixin(MatMixin, VecIndexMixin, VecCallMixin):
 
     def not_vector(self, e, node=None):
         """``e`` when it is a scalar; a located error for a vector where a scalar belongs."""
+        if isinstance(e, StructValue):
+            self.src.error(node if node is not None else e.loc, f"a {e.ty} is used where a "
+                           "number belongs (structs have no arithmetic)", "name one of its "
+                           f"fields ({', '.join(n for n, _ in e.ty.fields)})",
+                           cls=GpuKernelTypeError)
         if isinstance(e, VecValue):
             where = node if node is not None else e.loc
             hint = "take an entry (m[0, 1]) or determinant(m)" if is_matrix(e) else \
@@ -397,6 +410,9 @@ class VecMixin(MatMixin, VecIndexMixin, VecCallMixin):
         targets."""
         if self.mat_list_of(target) is not None or self.mat_local_target(target):
             return self.mat_store(target, value, node, aug_op)     # codegen/matrices.py
+        field = self.struct_store(target, value, node, aug_op)     # p[i].vel (structs.py)
+        if field is not None:
+            return field
         found = self.vec_element(target, "written")
         if found is not None:
             return self._store_element(found, value, node, aug_op)
@@ -516,6 +532,11 @@ def kernel_params(scope, tr) -> tuple:
     one ``ProgramParam`` each, the runtime unpacks the caller's vector: runtime/vector_args.py)."""
     params, idents = [], []
     for name, ty, _ in scope.params:
+        if isinstance(ty, StructType):          # one uniform field per word ('q#3')
+            words = ty.word_types(scope.widths.float)
+            params.extend((f"{name}#{k}", t) for k, t in enumerate(words))
+            idents.extend(tr.struct_idents(name, ty))
+            continue
         if isinstance(ty, VecType):
             for k, ident in enumerate(tr.vec_idents(name, ty)):
                 params.append((f"{name}.{ty.component(k)}", ty.elem))

@@ -22,6 +22,7 @@ from .program import LoopRecord, loop_bit
 from .tuple_types import is_tuple
 from .types import ELEM_TYPES, elem
 from . import complexes
+from .structtypes import WORD_CALLS, word_call_text
 from .uniform import Uniformity
 from .visit import Visitor
 
@@ -264,6 +265,8 @@ class Emitter(Visitor):
             for name in form.helpers:
                 self.helper(name)
             return form.template.format(*args)
+        if e.fn in WORD_CALLS:                  # struct fields in words (codegen/structs.py)
+            return word_call_text(e, args)
         if e.fn in complexes.COMPLEX_CALLS:
             if e.fn in ("c_mul", "c_div"):
                 # a constant operand is hidden from the driver, which would fold its zero parts

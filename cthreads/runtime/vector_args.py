@@ -10,6 +10,7 @@ and other objects are refused with a ``GpuInvalidArgument`` naming the expected 
 from __future__ import annotations
 
 from ..errors import GpuInvalidArgument
+from .struct_args import flat_struct, struct_words
 
 
 def _trailing(p) -> tuple:
@@ -30,7 +31,8 @@ def flat_args(program, args: tuple) -> tuple:
             continue
         if out is None:
             out = list(args)
-        out[k] = _flat(program.name, p, args[k])
+        out[k] = flat_struct(program.name, p, args[k]) if getattr(p, "struct", None) \
+            is not None else _flat(program.name, p, args[k])
     return args if out is None else tuple(out)
 
 
@@ -65,7 +67,8 @@ def vector_scalars(program, args: tuple) -> tuple:
     for value in args:
         p = program.params[k]
         if p.component == 0:
-            out.extend(_components(program.name, p, value))
+            out.extend(struct_words(program.name, p, value) if p.struct is not None else
+                       _components(program.name, p, value))
             k += p.vec
         else:
             out.append(value)
