@@ -184,6 +184,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         fast_requires=fast_requires,
         vec_guard=vec_plan.guard if vec_plan else None,
         vec_lists=vec_plan.lists if vec_plan else (),
+        vec_width=vec_plan.width if vec_plan else 1,
         has_loops=has_loops,
         widths=widths.key,
         shapes=tuple(layout.shapes),

@@ -153,11 +153,14 @@ def fast_ok(fast_checks: tuple, scalars: list, lengths: list, dims: list | None 
     return True
 
 
-def vec_form(guard: int, vec_lists: tuple, scalars: list, lengths: list) -> str:
+def vec_form(guard: int, vec_lists: tuple, scalars: list, lengths: list, width: int = 1) -> str:
     """The four-lane variant's form for this launch: ``"vec_whole"`` (the guard scalar a
     multiple of 4), ``"vec_tail"`` (a partial last step), or ``""`` (the scalar kernel: a list
-    the variant reads is shorter than the guard)."""
-    g = scalars[guard]
+    the variant reads is shorter than the guard). ``width``: list[vecN] kernels' N (the guard
+    counts elements of N components, the lengths components; KernelProgram.vec_width)."""
+    g = scalars[guard] * width
+    if g >= 1 << 31:                # past the variant's i32 flat index: the scalar kernel
+        return ""
     for k in vec_lists:
         if g > lengths[k]:
             return ""
@@ -228,6 +231,7 @@ class LaunchRules:
         self.nd_rows_from = nd_rows_from
         self.max_groups = max_groups
         self.per_list = bool(vec_check is not None or fast_checks)
+        self.vec_width = program.vec_width      # the four-lane variant's components per index
         self._variants: dict = {}
         self._known: dict = {}
 
@@ -301,7 +305,7 @@ def choose(rules: LaunchRules, scalars: list, lengths: list | None, dims: list |
     if rules.per_list:
         if vec and rules.vec_check is not None:
             guard, vec_lists = rules.vec_check
-            form = vec_form(guard, vec_lists, scalars, lengths)
+            form = vec_form(guard, vec_lists, scalars, lengths, rules.vec_width)
         fast = not form and fast_ok(rules.fast_checks, scalars, lengths, dims)
     key = (n, form, fast)
     choice = rules._known.get(key)
@@ -314,7 +318,10 @@ def choose(rules: LaunchRules, scalars: list, lengths: list | None, dims: list |
 
 def _choose(rules: LaunchRules, n, form: str, fast: bool) -> Choice:
     if rules.nd is None:
-        shape = rules.shape_rule.shape(n, bool(form))
+        # the four-lane variant of list[vecN] kernels steps over the components of the
+        # elements the scalar kernel runs (n rounded up to 64, the spec's GridDim), N each
+        w = rules.vec_width
+        shape = rules.shape_rule.shape(-(-n // 64) * 64 * w if form and w > 1 else n, bool(form))
         return Choice(rules.variant(fast, shape.coarsen, form or "flat"), shape.hidden,
                       shape.groups)
     if rules.nd_grid:
