@@ -68,6 +68,8 @@ class _Prover(Visitor):
             e = e.left
         if isinstance(e, ir.Len):
             return ("len", e.lst.pyname, e.dim), k
+        if _vec_len(e):             # len(p) of a list[vecN]: its flat length // N
+            return ("len", e.left.lst.pyname, e.left.dim), k
         if isinstance(e, ir.Var) and e.ident in self.params:
             return ("param", self.params[e.ident]), k
         return None
@@ -157,6 +159,8 @@ class _Prover(Visitor):
         compares that param with the list's size along ``dim``: ``BoundsCheck.dim``)."""
         if check is None or lst.shared_size is not None:
             return
+        if lst.vec and dim == lst.ndim - 1:
+            index = _element(index, lst.vec)    # list[vecN]: in range iff its element is
         v, c = _offset(index)
         if v not in self.gid:
             return
@@ -215,6 +219,8 @@ class _Prover(Visitor):
 
 def _offset(e) -> tuple:
     """(local ident, c) when ``e`` is ``v``, ``v + c``, ``c + v`` or ``v - c``; else (None, 0)."""
+    if e is None:
+        return None, 0
     if isinstance(e, ir.Var):
         return e.ident, 0
     if isinstance(e, ir.Binary) and e.op in ("add", "sub"):
@@ -225,6 +231,26 @@ def _offset(e) -> tuple:
                 type(a.value) is int:
             return b.ident, a.value
     return None, 0
+
+
+def _element(e, n: int):
+    """The element index ``j`` of the flat index ``j * n + k`` (``0 <= k < n``) of a
+    ``list[vecN]`` component (vectors.py); None for any other index."""
+    if isinstance(e, ir.Binary) and e.op == "add" and isinstance(e.right, ir.Const) and \
+            type(e.right.value) is int and 0 <= e.right.value < n:
+        e = e.left
+    if isinstance(e, ir.Binary) and e.op == "mul" and isinstance(e.right, ir.Const) and \
+            e.right.value == n:
+        return e.left
+    return None
+
+
+def _vec_len(e) -> bool:
+    """``e`` is ``len(p)`` (or ``p.shape[d]``, last ``d``) of a ``list[vecN]``: the
+    frontend's flat length divided by N."""
+    return isinstance(e, ir.Binary) and e.op == "floordiv" and isinstance(e.left, ir.Len) \
+        and e.left.lst.vec and e.left.dim == e.left.lst.ndim - 1 and \
+        isinstance(e.right, ir.Const) and e.right.value == e.left.lst.vec
 
 
 def _same_index(a, b) -> bool:

@@ -146,9 +146,10 @@ def fast_ok(fast_checks: tuple, scalars: list, lengths: list, dims: list | None 
     (its length for dimension 0; KernelProgram.fast_requires). ``dims``: the lists' shapes."""
     if not fast_checks:
         return False
-    for si, li, dim in fast_checks:
+    for si, li, dim, *scale in fast_checks:
         size = lengths[li] if dim == 0 or dims is None else dims[li][dim]
-        if scalars[si] > size:
+        # (list[vecN]: the scalar bounds elements, the list's last dimension counts components)
+        if scalars[si] * (scale[0] if scale else 1) > size:
             return False
     return True
 
@@ -279,7 +280,8 @@ def launch_rules(program: KernelProgram, facts: DeviceFacts, settings,
     nd_rows_from = rows_rule[1] if coarsen is None else 0
     scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
     list_pos = {p.name: k for k, p in enumerate(program.lists)}
-    fast_checks = tuple((scalar_pos[sp], list_pos[lp], dim)
+    fast_checks = tuple((scalar_pos[sp], list_pos[lp], dim, _scale(program.lists[list_pos[lp]],
+                                                                    dim))
                         for sp, lp, dim in program.fast_requires)
     # the four-lane variant (codegen/vectorize.py): where its guard and lists sit among the
     # launch's scalars and lists; CTHREADS_VEC=0 turns it off
@@ -292,6 +294,12 @@ def launch_rules(program: KernelProgram, facts: DeviceFacts, settings,
     return LaunchRules(program, workgroup_size, loop_report, shape_rule, fast_checks,
                        vec_check, vec_sizes, nd, nd_grid, nd_rows, nd_rows_from,
                        facts.max_groups)
+
+
+def _scale(p, dim: int) -> int:
+    """Components per element of list parameter ``p`` along ``dim``: N on a list[vecN]'s last
+    dimension (the flat view the kernel binds), else 1."""
+    return p.vec if p.vec and dim == p.ndim - 1 else 1
 
 
 def choose(rules: LaunchRules, scalars: list, lengths: list | None, dims: list | None, n,

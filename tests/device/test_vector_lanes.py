@@ -252,3 +252,63 @@ def test_split_arrays(lanes, limit, kernel, k):
         head = (n, 2.0) if k == 3 else (n, vec2(2.0, 2.0))
         gpu(kernel, *head, x, y).join()
     np.testing.assert_allclose(y, want, rtol=1e-6)
+
+
+# -- bounds checks proven on the host for list[vecN] (codegen/proofs.py) ----------------------
+@Gpu
+def gather(n: int, p: list[vec3], out: list[vec3]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    acc = vec3(0.0)
+    for j in range(n):
+        acc += p[j] * 0.5
+    out[i] = acc + p[i]
+
+
+@Gpu
+def scale_image(w: int, h: int, img: list[list[vec3]]) -> None:
+    x: int = GlobalIdx.x
+    y: int = GlobalIdx.y
+    if x < w and y < h:
+        img[y, x] = img[y, x] * 2.0
+
+
+def _ran_proven(kernel) -> bool:
+    return any(v.checks == "proven" for rt in kernel._runtimes.values()
+               for v in rt.compiled_variants())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_element_bounds_proven_on_the_host(dtype):
+    """``p[i]`` after ``if i >= n: return`` is in range when n <= len(p) (elements, not
+    components): the check-free variant runs; n = len(p) + 1 still reports element len(p)."""
+    assert set(gather.program.fast_requires) == {("n", "p", 0), ("n", "out", 0)}
+    gather.forget_runtimes()
+    rng = np.random.default_rng(8)
+    p = rng.standard_normal((50, 3)).astype(dtype)
+    out = np.zeros_like(p)
+    gpu(gather, 50, p, out).join()
+    assert _ran_proven(gather)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, p.sum(0) * 0.5 + p, rtol=tol, atol=tol)
+    out[:] = 0
+    with pytest.raises(GpuIndexError, match=r"index 50 is out of range for list '(p|out)' of "
+                                            r"length 50"):
+        gpu(gather, 51, p, out).join()
+    assert not out.any()
+
+
+def test_image_bounds_proven_along_the_last_dimension():
+    """(h, w, 3): x < w proves img[y, x] along w when w <= the image's width (elements)."""
+    assert ("w", "img", 1) in scale_image.program.fast_requires
+    scale_image.forget_runtimes()
+    img = np.arange(5 * 7 * 3, dtype=np.float32).reshape(5, 7, 3)
+    got = img.copy()
+    gpu(scale_image, 7, 5, got, threads=(7, 5)).join()
+    assert _ran_proven(scale_image)
+    np.testing.assert_array_equal(got, img * 2)
+    got = img.copy()
+    with pytest.raises(GpuIndexError):
+        gpu(scale_image, 8, 5, got, threads=(8, 5)).join()
+    np.testing.assert_array_equal(got, img)
