@@ -137,7 +137,23 @@ class _Prover(Visitor):
     def visit_ForRange(self, s, facts) -> None:
         for e in (s.start, s.stop, s.step):
             self.expr(e, facts)
-        self.block(s.body, facts)
+        self.block(s.body, facts | self._range_facts(s))
+
+    def _range_facts(self, s) -> frozenset:
+        """Inside ``for j in range(c, p)`` (``c`` a literal >= 0, step 1, ``p`` an int
+        parameter the kernel never assigns, ``j`` assigned by nothing else): ``c <= j < p``.
+        Only a parameter bound (the runtime compares it with the list's size), never
+        ``len()``: the checks proven by it stay in the variant with checks."""
+        if self.counts.get(s.ident) != 2 or not (
+                isinstance(s.start, ir.Const) and type(s.start.value) is int and
+                s.start.value >= 0 and isinstance(s.step, ir.Const) and s.step.value == 1):
+            return frozenset()
+        bound = self._bound(s.stop)
+        if bound is None or bound[0][0] != "param":
+            return frozenset()
+        self.gid.add(s.ident)
+        return frozenset({("upper", s.ident, bound[0], bound[1]),
+                          ("lower", s.ident, s.start.value)})
 
     def visit_Store(self, s, facts) -> None:
         self.access(s.lst, s.index, s.check, facts)

@@ -99,3 +99,25 @@ def test_components_in_a_lazy_operand_keep_their_checks():
     # (length_sq reads each component twice: six loads, checked in the lazy operand)
     assert _body(lazy).count("ct_ld_p(") == 6
     assert _body(eager).count("ct_ld_p(") == 2
+
+
+def test_range_loop_index_is_proven_by_its_parameter_bound():
+    """``for j in range(n)``: x[j] is in range when n <= len(x) (a per-launch proof); a loop
+    from a negative start, with a step, or over len(x) is not proven that way."""
+    @Gpu
+    def total(n: int, x: list[float], out: list[float]) -> None:
+        acc = 0.0
+        for j in range(n):
+            acc += x[j]
+        out[0] = acc
+
+    @Gpu
+    def stepped(n: int, x: list[float], out: list[float]) -> None:
+        acc = 0.0
+        for j in range(0, n, 2):
+            acc += x[j]
+        out[0] = acc
+    assert total.program.fast_requires == (("n", "x", 0),)
+    assert stepped.program.fast_requires == ()
+    proven = total.program._templates.template("proven", False, "flat")
+    assert "ct_ld_x(" not in proven.split("fn ct_body")[1]
