@@ -415,6 +415,16 @@ class VecMixin(VecCallMixin):
         else:
             value = self.not_vector(value, getattr(node, "value", node))
         out = []
+        if comp is None and _reads_other_components(value, ty.n):
+            # Python evaluates the whole vector before storing it: a component that reads
+            # another component of a vector list (p[i] = vec3(p[i].y, p[i].x, 0.0)) must not
+            # see the stores of the components before it
+            comps = []
+            for c in value.comps:
+                tmp = self.hidden_local(c.ty)
+                out.append(ir.Assign(loc, tmp, c))
+                comps.append(ir.Var(c.ty, loc, tmp))
+            value = VecValue(value.ty, value.loc, tuple(comps))
         for k in ks:
             rhs = value.comps[k] if isinstance(value, VecValue) else value
             index = flat(k)
@@ -430,6 +440,23 @@ class VecMixin(VecCallMixin):
                 out.append(ir.Store(loc, lst, idx, self.conv(rhs, lst.elem), checks[0],
                                     more=extra, more_checks=tuple(checks[1:])))
         return out
+
+
+def _reads_other_components(value, n: int) -> bool:
+    """Some component ``k >= 1`` of ``value`` loads a ``list[vecN]`` component other than
+    ``k`` (or at an index of another form)."""
+    if not isinstance(value, VecValue):
+        return False
+    for k, c in enumerate(value.comps[1:], 1):
+        for x in ir.walk_expr(c):
+            if isinstance(x, ir.Load) and x.lst.vec:
+                index = x.more[-1] if x.more else x.index
+                own = isinstance(index, ir.Binary) and index.op == "add" and \
+                    isinstance(index.right, ir.Const) and index.right.value == k and \
+                    isinstance(index.left, ir.Binary) and index.left.op == "mul"
+                if not own or x.lst.vec != n:
+                    return True
+    return False
 
 
 @dataclass(frozen=True)
