@@ -77,11 +77,11 @@ KERNELS = (saxpy3, step_g, step_lit, scale2, scale4, swizzle, one_component)
 def lanes(monkeypatch, device_name):
     def reset(vec: bool):
         monkeypatch.setenv("CTHREADS_VEC", "1" if vec else "0")
-        for k in KERNELS:
+        for k in KERNELS + (through_function,):
             k.forget_runtimes()
     yield reset
     monkeypatch.delenv("CTHREADS_VEC")
-    for k in KERNELS:
+    for k in KERNELS + (through_function,):
         k.forget_runtimes()
 
 
@@ -312,3 +312,35 @@ def test_image_bounds_proven_along_the_last_dimension():
     with pytest.raises(GpuIndexError):
         gpu(scale_image, 8, 5, got, threads=(8, 5)).join()
     np.testing.assert_array_equal(got, img)
+
+
+@Gpu.func
+def _sq1(a: float) -> float:
+    return a * a + 1.0
+
+
+@Gpu
+def through_function(n: int, x: list[vec3], y: list[vec3]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i] = vec3(_sq1(x[i].x), _sq1(x[i].y), _sq1(x[i].z)) * 0.5
+
+
+def test_device_function_per_component(lanes):
+    """The same device function on each component: one four-lane program (inlined)."""
+    n = 999
+    x = np.random.default_rng(11).random((n, 3)).astype(np.float32)
+    got = _both(lanes, through_function, lambda: (x, np.zeros_like(x)), n)
+    for vec in (True, False):
+        np.testing.assert_allclose(got[vec][1], (x * x + 1) * 0.5, rtol=1e-6)
+
+
+def test_pickled_kernel_keeps_the_four_lane_form(lanes):
+    import pickle
+    lanes(True)
+    k = pickle.loads(pickle.dumps(saxpy3))
+    assert k is saxpy3 and k.program.vec_width == 3
+    x = np.ones((100, 3), np.float32)
+    y = np.ones((100, 3), np.float32)
+    gpu(k, 100, 2.0, x, y).join()
+    assert _ran_vec(k) and (y == 3.0).all()
