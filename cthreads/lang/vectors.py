@@ -448,8 +448,8 @@ def _rows_of(value, depth: int, n: int) -> bool:
 
 
 def vector_list_params(fn) -> tuple:
-    """The ``(position, depth, class)`` of ``fn``'s ``list[veck]`` parameters (annotations that
-    cannot be evaluated count as none)."""
+    """The ``(position, depth, class)`` of ``fn``'s ``list[veck]`` parameters (depth 1 or 2)
+    and ``veck`` parameters (depth 0); annotations that cannot be evaluated count as none."""
     import inspect
     try:
         hints = inspect.get_annotations(fn, eval_str=True)
@@ -458,21 +458,35 @@ def vector_list_params(fn) -> tuple:
         return ()
     out = []
     for pos, name in enumerate(names):
-        found = _vector_list_depth(hints.get(name))
+        hint = hints.get(name)
+        found = _vector_list_depth(hint)
         if found is not None:
             out.append((pos, *found))
+        elif isinstance(hint, type) and issubclass(hint, _Vec):
+            out.append((pos, 0, hint))          # a vector parameter (depth 0)
     return tuple(out)
 
 
 def plain_args(params: tuple, args: tuple) -> tuple:
     """``args`` with each numpy array passed for a ``list[veck]`` parameter (``params`` from
     ``vector_list_params``) of trailing shape ``(k,)`` seen as a ``VecList``, and each list of
-    rows of ``k`` numbers as a ``RowVecList`` (lists of vector objects are lists already)."""
+    rows of ``k`` numbers as a ``RowVecList`` (lists of vector objects are lists already);
+    ``veck`` parameters given as ``k`` numbers as a ``veck``."""
     if not params:
         return args
     args = list(args)
     for pos, depth, cls in params:
         a = args[pos] if pos < len(args) else None
+        if depth == 0:
+            # a vec3 parameter given as n numbers (a tuple, a list, a numpy row), which the
+            # device launch takes too: the plain run sees the vector
+            if not isinstance(a, _Vec) and isinstance(a, (tuple, list)) or (
+                    getattr(a, "shape", None) == (cls._N,)):
+                try:
+                    args[pos] = cls(*a)
+                except TypeError:
+                    pass                # not n numbers: left for Python to refuse
+            continue
         shape = getattr(a, "shape", None)
         if shape is not None and hasattr(a, "dtype") and len(shape) == depth + 1 and \
                 shape[-1] == cls._N:

@@ -206,3 +206,16 @@ def test_a_vector_store_reads_its_element_before_writing(device_name, dtype):
     sim = p0.copy()
     swap_xy.simulate(10, sim)
     np.testing.assert_array_equal(sim, want)
+
+
+def test_vector_parameter_as_numbers_in_every_run(device_name):
+    """g given as a tuple: the launch, simulate() and the plain call all take it."""
+    p0, v0 = _sample(20, 5)
+    p, v = p0.astype(np.float32), v0.astype(np.float32)
+    gpu(step, 20, 0.01, (0.0, -9.8, 0.0), p, v).join()
+    sp, sv = p0.astype(np.float32), v0.astype(np.float32)
+    step.simulate(20, 0.01, (0.0, -9.8, 0.0), sp, sv)
+    np.testing.assert_allclose(v, sv, rtol=1e-5, atol=1e-6)
+    cp, cv = p0.astype(np.float32), v0.astype(np.float32)
+    step(20, 0.01, [0.0, -9.8, 0.0], cp, cv)            # the plain call: GlobalIdx.x = 0
+    np.testing.assert_allclose(cv[0], sv[0], rtol=1e-5)
