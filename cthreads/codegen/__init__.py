@@ -35,6 +35,7 @@ from .split import part_bindings
 from .program import KernelProgram, LoopRecord, SharedArray
 from .source import SourceLoc
 from .proofs import prove_in_range
+from .vec_checks import share_checks
 from .scope import build_scope
 from .tuple_types import scalar_types, wgsl_type
 from .types import NARROW, ListType, Widths, elem
@@ -113,7 +114,7 @@ def _internal_error(fn, progress: Progress, exc: Exception) -> GpuKernelError:
 
 def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> KernelProgram:
     fe = translate(fn, boundscheck, progress, widths)
-    kernel = fe.kernel
+    kernel = share_checks(fe.kernel)     # list[vecN]: one check per element (vec_checks.py)
     checks = fe.checks
     progress.lineno = None          # past the translation: the def line until emission starts
     uses = kernel.uses
@@ -184,6 +185,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         fast_requires=fast_requires,
         vec_guard=vec_plan.guard if vec_plan else None,
         vec_lists=vec_plan.lists if vec_plan else (),
+        vec_width=vec_plan.width if vec_plan else 1,
         has_loops=has_loops,
         widths=widths.key,
         shapes=tuple(layout.shapes),

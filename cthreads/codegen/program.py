@@ -200,6 +200,9 @@ class KernelProgram:
     # ``j`` below ``ct_threads`` (then n rounded up to 64, divided by 4), each over ``4j..4j+3``.
     vec_guard: str | None = None
     vec_lists: tuple[str, ...] = ()
+    # list[vecN] kernels (codegen/vec_lanes.py): N -- that variant runs over the N * g flat
+    # components (lengths of its lists count components), 4 per index step
+    vec_width: int = 1
     # Kernels with loops have variants for CPU drivers (``Variant.loop_report``), which note
     # loops the driver ended early in status word 3; ``loops`` lists their ``LoopRecord``s.
     has_loops: bool = False

@@ -68,6 +68,8 @@ class _Prover(Visitor):
             e = e.left
         if isinstance(e, ir.Len):
             return ("len", e.lst.pyname, e.dim), k
+        if _vec_len(e):             # len(p) of a list[vecN]: its flat length // N
+            return ("len", e.left.lst.pyname, e.left.dim), k
         if isinstance(e, ir.Var) and e.ident in self.params:
             return ("param", self.params[e.ident]), k
         return None
@@ -135,7 +137,23 @@ class _Prover(Visitor):
     def visit_ForRange(self, s, facts) -> None:
         for e in (s.start, s.stop, s.step):
             self.expr(e, facts)
-        self.block(s.body, facts)
+        self.block(s.body, facts | self._range_facts(s))
+
+    def _range_facts(self, s) -> frozenset:
+        """Inside ``for j in range(c, p)`` (``c`` a literal >= 0, step 1, ``p`` an int
+        parameter the kernel never assigns, ``j`` assigned by nothing else): ``c <= j < p``.
+        Only a parameter bound (the runtime compares it with the list's size), never
+        ``len()``: the checks proven by it stay in the variant with checks."""
+        if self.counts.get(s.ident) != 2 or not (
+                isinstance(s.start, ir.Const) and type(s.start.value) is int and
+                s.start.value >= 0 and isinstance(s.step, ir.Const) and s.step.value == 1):
+            return frozenset()
+        bound = self._bound(s.stop)
+        if bound is None or bound[0][0] != "param":
+            return frozenset()
+        self.gid.add(s.ident)
+        return frozenset({("upper", s.ident, bound[0], bound[1]),
+                          ("lower", s.ident, s.start.value)})
 
     def visit_Store(self, s, facts) -> None:
         self.access(s.lst, s.index, s.check, facts)
@@ -157,6 +175,8 @@ class _Prover(Visitor):
         compares that param with the list's size along ``dim``: ``BoundsCheck.dim``)."""
         if check is None or lst.shared_size is not None:
             return
+        if lst.vec and dim == lst.ndim - 1:
+            index = _element(index, lst.vec)    # list[vecN]: in range iff its element is
         v, c = _offset(index)
         if v not in self.gid:
             return
@@ -215,6 +235,8 @@ class _Prover(Visitor):
 
 def _offset(e) -> tuple:
     """(local ident, c) when ``e`` is ``v``, ``v + c``, ``c + v`` or ``v - c``; else (None, 0)."""
+    if e is None:
+        return None, 0
     if isinstance(e, ir.Var):
         return e.ident, 0
     if isinstance(e, ir.Binary) and e.op in ("add", "sub"):
@@ -225,6 +247,26 @@ def _offset(e) -> tuple:
                 type(a.value) is int:
             return b.ident, a.value
     return None, 0
+
+
+def _element(e, n: int):
+    """The element index ``j`` of the flat index ``j * n + k`` (``0 <= k < n``) of a
+    ``list[vecN]`` component (vectors.py); None for any other index."""
+    if isinstance(e, ir.Binary) and e.op == "add" and isinstance(e.right, ir.Const) and \
+            type(e.right.value) is int and 0 <= e.right.value < n:
+        e = e.left
+    if isinstance(e, ir.Binary) and e.op == "mul" and isinstance(e.right, ir.Const) and \
+            e.right.value == n:
+        return e.left
+    return None
+
+
+def _vec_len(e) -> bool:
+    """``e`` is ``len(p)`` (or ``p.shape[d]``, last ``d``) of a ``list[vecN]``: the
+    frontend's flat length divided by N."""
+    return isinstance(e, ir.Binary) and e.op == "floordiv" and isinstance(e.left, ir.Len) \
+        and e.left.lst.vec and e.left.dim == e.left.lst.ndim - 1 and \
+        isinstance(e.right, ir.Const) and e.right.value == e.left.lst.vec
 
 
 def _same_index(a, b) -> bool:

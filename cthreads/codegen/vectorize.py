@@ -32,6 +32,7 @@ from . import ir, library
 from .builtins import CALLS
 from .tuple_types import is_tuple
 from .types import elem
+from .vec_lanes import flatten
 from .visit import Visitor
 from .entry import grid_entry
 from .wgsl import _const_tree, fold_guard, literal
@@ -56,6 +57,7 @@ class VecPlan:
     guard: str                   # the int parameter g of the guard
     lists: tuple                 # Python names of the lists the body accesses
     divides: bool = False        # its WGSL declares the pipeline constant ct_fused_f32 (ct_div4)
+    width: int = 1               # list[vecN] bodies: N (the guard and steps count components)
 
 
 class _NotLanewise(Exception):
@@ -120,6 +122,8 @@ class _Printer(Visitor):
         self.lines: list[str] = []          # the statements for four indexes below the guard
         self.tail: list[str] = []           # the same where only the first k < 4 are: stores
         self.divides = False                # keep the other lanes (ct_mask)
+        self.width = 1                      # list[vecN] bodies over flat components: N
+        self.picks = False                  # ... whose leaves differ per component (ct_c)
 
     def div(self, a: str, b: str) -> str:
         if self.ty != "float":
@@ -221,6 +225,15 @@ class _Printer(Visitor):
             return self.div(left, right)
         return f"({left} {_ARITH[e.op]} {right})"
 
+    def visit_Pick(self, e):
+        """A leaf per component (vec_lanes.py): lane by lane, the one of its component
+        ``ct_c`` (the flat index modulo N)."""
+        self.picks = True
+        text = f"{self.vt}({self.expr(e.leaves[0])})"
+        for k, leaf in enumerate(e.leaves[1:], 1):
+            text = f"select({text}, {self.vt}({self.expr(leaf)}), ct_c == vec4<u32>({k}u))"
+        return text
+
     def visit_FuncCall(self, e):
         """A device function whose body is ``return <lane-wise expression>`` of its
         parameters: that expression, with the arguments' lanes for the parameters."""
@@ -304,6 +317,12 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
     floats = {ref.elem for ref in kernel.lists if elem(ref.elem).kind == "f"}
     ty = floats.pop() if len(floats) == 1 else "float"
     printer = _Printer(index, locals_, {spec.ident: spec for spec in kernel.functions}, ty)
+    if any(ref.vec for ref in kernel.lists):
+        # list[vecN] kernels: the same body over the flat components (vec_lanes.py)
+        found = flatten(straight, index, locals_)
+        if found is None:
+            return None
+        printer.width, straight = found
     try:
         for s in straight:
             printer.stmt(s, src)
@@ -329,8 +348,15 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
                 body.append(f"    let {local.ident}: {t} = {init};")
         else:
             body.append(f"    var {local.ident}: {printer.vt};")
-    helpers = ["", div4_text()] if printer.divides else []
-    start = ["    let ct_i: i32 = i32(ct_j * 4u);", f"    if (ct_i >= {g}) {{ return; }}"]
+    helpers = ["", div4_text()] if printer.divides else ["", _ZERO] if printer.picks else []
+    # the guard on the flat index: N * g for list[vecN] bodies (each lane a component)
+    w = printer.width
+    g_flat = g if w == 1 else f"({w}i * {g})"
+    start = ["    let ct_i: i32 = i32(ct_j * 4u);", f"    if (ct_i >= {g_flat}) {{ return; }}"]
+    if printer.picks:       # each lane's component (ct_zero: not folded, vectorize._ZERO)
+        start.append(f"    let ct_c = (vec4<u32>(ct_j * 4u + ct_zero()) + vec4<u32>(0u, 1u, 2u, "
+                     f"3u)) % vec4<u32>({w}u);")
+    g = g_flat
     # the form for guards that are multiples of 4 (every step whole), without the partial-step
     # branch: faster on CPU drivers, equal on GPUs (docs/performance.md, "The four-lane variant")
     whole = body + start + ["    " + text for text in printer.lines] + ["}"]
@@ -341,6 +367,6 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
     ] + ["        " + text for text in printer.tail] + ["    }", "}"]
     entry = grid_entry("ct_vbody", "ct_g")
     templates = ["\n".join(head + decls + helpers + form + entry) for form in (whole, tail)]
-    pyname = next(loc.pyname for loc in kernel.locals if loc.ident == g)
+    pyname = next(loc.pyname for loc in kernel.locals if loc.ident == guard[1])
     return templates[0], templates[1], VecPlan(pyname, tuple(printer.lists),
-                                               printer.divides)
+                                               printer.divides, w)

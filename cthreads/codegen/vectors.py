@@ -484,8 +484,6 @@ class VecMixin(MatMixin, VecIndexMixin, VecCallMixin):
                 out.append(ir.Store(loc, lst, idx, self.conv(rhs, lst.elem), checks[0],
                                     more=extra, more_checks=tuple(checks[1:])))
         return out
-
-
 @dataclass(frozen=True)
 class VecReturn:
     """The result of a device function returning a vector: its type and the private WGSL
@@ -495,6 +493,7 @@ class VecReturn:
 
     def __str__(self) -> str:
         return str(self.ty)
+
 
 
 def result_registers(ident: str, ty: VecType) -> tuple:

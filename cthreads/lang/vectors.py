@@ -399,9 +399,58 @@ def _vector_list_depth(annotation):
     return None
 
 
+class RowVecList:
+    """A Python list of rows of ``k`` numbers (``[[x, y, z], ...]``, nested once more for
+    ``list[list[vec3]]``) seen as a list of ``cls`` vectors: ``p[i]`` views row ``i`` (its
+    writes go into the row list), ``p[i] = v`` fills that row in place."""
+    __slots__ = ("rows", "cls", "depth")
+
+    def __init__(self, rows: list, cls, depth: int = 1):
+        self.rows, self.cls, self.depth = rows, cls, depth
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def shape(self) -> tuple:
+        return (len(self.rows),) if self.depth == 1 else (len(self.rows), len(self.rows[0]))
+
+    def __getitem__(self, index):
+        if isinstance(index, tuple):
+            first, *rest = index
+            out = self[first]
+            return out[tuple(rest) if len(rest) > 1 else rest[0]] if rest else out
+        row = self.rows[index]
+        if self.depth == 1:
+            return self.cls._view(row)
+        return RowVecList(row, self.cls, self.depth - 1)
+
+    def __setitem__(self, index, value):
+        if isinstance(index, tuple):
+            *head, last = index
+            (self[tuple(head) if len(head) > 1 else head[0]])[last] = value
+            return
+        if self.depth != 1 or not isinstance(value, self.cls):
+            raise TypeError(f"a list[{self.cls.__name__}] element takes a {self.cls.__name__}, "
+                            f"not {type(value).__name__}")
+        self.rows[index][:] = [self.cls._convert(c) for c in value]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+def _rows_of(value, depth: int, n: int) -> bool:
+    """``value`` is a list nested ``depth`` levels whose first element is a row of ``n``."""
+    for _ in range(depth):
+        if not isinstance(value, list) or not value:
+            return False
+        value = value[0]
+    return isinstance(value, list) and len(value) == n
+
+
 def vector_list_params(fn) -> tuple:
-    """The ``(position, depth, class)`` of ``fn``'s ``list[veck]`` parameters (annotations that
-    cannot be evaluated count as none)."""
+    """The ``(position, depth, class)`` of ``fn``'s ``list[veck]`` parameters (depth 1 or 2)
+    and ``veck`` parameters (depth 0); annotations that cannot be evaluated count as none."""
     import inspect
     try:
         hints = inspect.get_annotations(fn, eval_str=True)
@@ -410,15 +459,20 @@ def vector_list_params(fn) -> tuple:
         return ()
     out = []
     for pos, name in enumerate(names):
-        found = _vector_list_depth(hints.get(name))
+        hint = hints.get(name)
+        found = _vector_list_depth(hint)
         if found is not None:
             out.append((pos, *found))
+        elif isinstance(hint, type) and issubclass(hint, _Vec):
+            out.append((pos, 0, hint))          # a vector parameter (depth 0)
     return tuple(out)
 
 
 def plain_args(params: tuple, args: tuple) -> tuple:
     """``args`` with each numpy array passed for a ``list[veck]`` parameter (``params`` from
-    ``vector_list_params``) of trailing shape ``(k,)`` seen as a ``VecList``."""
+    ``vector_list_params``) of trailing shape ``(k,)`` seen as a ``VecList``, and each list of
+    rows of ``k`` numbers as a ``RowVecList`` (lists of vector objects are lists already);
+    ``veck`` parameters given as ``k`` numbers as a ``veck``."""
     if not params:
         return args
     args = list(args)
@@ -428,13 +482,25 @@ def plain_args(params: tuple, args: tuple) -> tuple:
             if pos < len(args):
                 args[pos] = cls._plain_list(a, depth)
             continue
+        if depth == 0:
+            # a vec3 parameter given as n numbers (a tuple, a list, a numpy row), which the
+            # device launch takes too: the plain run sees the vector
+            if not isinstance(a, _Vec) and isinstance(a, (tuple, list)) or (
+                    getattr(a, "shape", None) == (cls._N,)):
+                try:
+                    args[pos] = cls(*a)
+                except TypeError:
+                    pass                # not n numbers: left for Python to refuse
+            continue
         shape = getattr(a, "shape", None)
         if shape is not None and hasattr(a, "dtype") and len(shape) == depth + 1 and \
                 shape[-1] == cls._N:
             args[pos] = VecList(a, cls)
+        elif _rows_of(a, depth, cls._N):
+            args[pos] = RowVecList(a, cls, depth)
     return tuple(args)
 
 
 __all__ = ["vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "dot", "cross", "length",
            "length_sq", "normalize", "distance", "abs", "min", "max", "clamp", "floor", "ceil",
-           "sqrt", "exp", "log", "sin", "cos", "VECTOR_TYPES", "VecList"]
+           "sqrt", "exp", "log", "sin", "cos", "VECTOR_TYPES", "VecList", "RowVecList"]

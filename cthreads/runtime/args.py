@@ -401,6 +401,12 @@ def _kind_by_mro(cls):
     return kind
 
 
+def register_kind(cls, kind: ArgKind) -> None:
+    """``kind`` handles arguments of class ``cls`` (a handler defined in another module:
+    ``vector_rows.py``)."""
+    _BY_TYPE[cls] = kind
+
+
 def kind_of(value, ndim: int | None = None) -> ArgKind:
     """The handler of a list argument ``value`` that is not resident: for a Python list, the
     nested-list one when ``ndim`` (the parameter's dimensions) is above 1, or (``ndim`` None)

@@ -22,7 +22,7 @@ from .plan import Binding, LaunchPlan
 def eligible(rt, lists: list, split: list) -> int:
     """The common elements per part ``P`` when ``rt``'s launch of ``lists`` (``split``: the
     (parameter, buffers, bytes, elements per part) of its split lists) may run part by part,
-    else 0 (the guard is checked in ``plans``)."""
+    else 0 (the guard is checked in ``plans``); list[vecN] kernels: in vectors of N."""
     prog = rt.program
     if rt.rules.nd is not None or prog.vec_guard is None or len(split) != len(lists):
         return 0
@@ -31,7 +31,10 @@ def eligible(rt, lists: list, split: list) -> int:
     elems = split[0][3]
     if any(s[3] != elems for s in split):
         return 0
-    return elems
+    # list[vecN] kernels (KernelProgram.vec_width): parts of whole vectors, counted in them
+    if elems % prog.vec_width:
+        return 0
+    return elems // prog.vec_width
 
 
 def plans(rt, plan: LaunchPlan, scalars: list, lists: list, n: int, split: list,
@@ -44,7 +47,7 @@ def plans(rt, plan: LaunchPlan, scalars: list, lists: list, n: int, split: list,
     g = scalars[guard_at]
     accessed = set(prog.vec_lists)
     for a in lists:
-        if a.param.name in accessed and g > len(a.value):
+        if a.param.name in accessed and g * prog.vec_width > len(a.value):
             return None
     hi = min(g, n)
     if hi <= 0:
@@ -59,7 +62,7 @@ def plans(rt, plan: LaunchPlan, scalars: list, lists: list, n: int, split: list,
         for p, held, sizes, _ in split:
             j = min(k, len(held) - 1)
             entries.append(Binding(p.binding, held[j], sizes[j]))
-            lengths.append(sizes[j] // (sizes[0] // elems))
+            lengths.append(sizes[j] // (sizes[0] // (elems * prog.vec_width)))
         if rt.status is not None:
             entries.append(rt.status_entry)
         sub = plan if k == 0 else LaunchPlan()

@@ -146,18 +146,22 @@ def fast_ok(fast_checks: tuple, scalars: list, lengths: list, dims: list | None 
     (its length for dimension 0; KernelProgram.fast_requires). ``dims``: the lists' shapes."""
     if not fast_checks:
         return False
-    for si, li, dim in fast_checks:
+    for si, li, dim, *scale in fast_checks:
         size = lengths[li] if dim == 0 or dims is None else dims[li][dim]
-        if scalars[si] > size:
+        # (list[vecN]: the scalar bounds elements, the list's last dimension counts components)
+        if scalars[si] * (scale[0] if scale else 1) > size:
             return False
     return True
 
 
-def vec_form(guard: int, vec_lists: tuple, scalars: list, lengths: list) -> str:
+def vec_form(guard: int, vec_lists: tuple, scalars: list, lengths: list, width: int = 1) -> str:
     """The four-lane variant's form for this launch: ``"vec_whole"`` (the guard scalar a
     multiple of 4), ``"vec_tail"`` (a partial last step), or ``""`` (the scalar kernel: a list
-    the variant reads is shorter than the guard)."""
-    g = scalars[guard]
+    the variant reads is shorter than the guard). ``width``: list[vecN] kernels' N (the guard
+    counts elements of N components, the lengths components; KernelProgram.vec_width)."""
+    g = scalars[guard] * width
+    if g >= 1 << 31:                # past the variant's i32 flat index: the scalar kernel
+        return ""
     for k in vec_lists:
         if g > lengths[k]:
             return ""
@@ -228,6 +232,7 @@ class LaunchRules:
         self.nd_rows_from = nd_rows_from
         self.max_groups = max_groups
         self.per_list = bool(vec_check is not None or fast_checks)
+        self.vec_width = program.vec_width      # the four-lane variant's components per index
         self._variants: dict = {}
         self._known: dict = {}
 
@@ -275,7 +280,8 @@ def launch_rules(program: KernelProgram, facts: DeviceFacts, settings,
     nd_rows_from = rows_rule[1] if coarsen is None else 0
     scalar_pos = {p.name: k for k, p in enumerate(program.scalars)}
     list_pos = {p.name: k for k, p in enumerate(program.lists)}
-    fast_checks = tuple((scalar_pos[sp], list_pos[lp], dim)
+    fast_checks = tuple((scalar_pos[sp], list_pos[lp], dim, _scale(program.lists[list_pos[lp]],
+                                                                    dim))
                         for sp, lp, dim in program.fast_requires)
     # the four-lane variant (codegen/vectorize.py): where its guard and lists sit among the
     # launch's scalars and lists; CTHREADS_VEC=0 turns it off
@@ -290,6 +296,12 @@ def launch_rules(program: KernelProgram, facts: DeviceFacts, settings,
                        facts.max_groups)
 
 
+def _scale(p, dim: int) -> int:
+    """Components per element of list parameter ``p`` along ``dim``: N on a list[vecN]'s last
+    dimension (the flat view the kernel binds), else 1."""
+    return p.vec if p.vec and dim == p.ndim - 1 else 1
+
+
 def choose(rules: LaunchRules, scalars: list, lengths: list | None, dims: list | None, n,
            vec: bool = True) -> Choice:
     """The variant and shape of one launch over ``n`` indexes (N-D launches: the threads per
@@ -301,7 +313,7 @@ def choose(rules: LaunchRules, scalars: list, lengths: list | None, dims: list |
     if rules.per_list:
         if vec and rules.vec_check is not None:
             guard, vec_lists = rules.vec_check
-            form = vec_form(guard, vec_lists, scalars, lengths)
+            form = vec_form(guard, vec_lists, scalars, lengths, rules.vec_width)
         fast = not form and fast_ok(rules.fast_checks, scalars, lengths, dims)
     key = (n, form, fast)
     choice = rules._known.get(key)
@@ -314,7 +326,10 @@ def choose(rules: LaunchRules, scalars: list, lengths: list | None, dims: list |
 
 def _choose(rules: LaunchRules, n, form: str, fast: bool) -> Choice:
     if rules.nd is None:
-        shape = rules.shape_rule.shape(n, bool(form))
+        # the four-lane variant of list[vecN] kernels steps over the components of the
+        # elements the scalar kernel runs (n rounded up to 64, the spec's GridDim), N each
+        w = rules.vec_width
+        shape = rules.shape_rule.shape(-(-n // 64) * 64 * w if form and w > 1 else n, bool(form))
         return Choice(rules.variant(fast, shape.coarsen, form or "flat"), shape.hidden,
                       shape.groups)
     if rules.nd_grid:

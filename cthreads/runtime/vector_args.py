@@ -3,13 +3,16 @@ list of components the compiler addresses (``codegen/vectors.py``), without a co
 
 A C-contiguous numpy array's flat view (``reshape``) shares its memory, so the launch reads and
 writes the caller's array in place (numpy's packed layout: 12 bytes per float32 vec3, nothing
-padded); a ``GpuArray`` gives its reshaped view. Other trailing shapes, non-contiguous arrays
-and other objects are refused with a ``GpuInvalidArgument`` naming the expected shape.
+padded); a ``GpuArray`` gives its reshaped view; a Python list of rows or vector objects is
+passed as ``vector_rows.VecRows`` (packed, written back into the same rows or objects). Other
+trailing shapes, non-contiguous arrays and other objects are refused with a
+``GpuInvalidArgument`` naming the expected shape.
 """
 
 from __future__ import annotations
 
 from ..errors import GpuInvalidArgument
+from . import vector_rows
 from .struct_args import flat_struct, struct_words
 
 
@@ -38,6 +41,8 @@ def flat_args(program, args: tuple) -> tuple:
 
 def _flat(kernel: str, p, value):
     where = f"{kernel}() parameter {p.name!r} ({p.kind})"
+    if isinstance(value, list) and value and not p.mat:   # rows of numbers / vectors
+        return vector_rows.wrap(kernel, p, value)
     shape = getattr(value, "shape", None)
     if shape is None or not hasattr(value, "reshape"):
         raise GpuInvalidArgument(f"{where} takes a numpy array or GpuArray of shape "

@@ -343,5 +343,5 @@ def test_strided_and_non_array_arguments_are_refused():
     with pytest.raises(GpuInvalidArgument, match="C-contiguous"):
         gpu(particle_step, 10, 0.1, base[:, ::2], v).join()
     with pytest.raises(GpuInvalidArgument, match=r"numpy array or GpuArray of shape \(n, 3\)"):
-        gpu(particle_step, 10, 0.1, [[0.0, 0.0, 0.0]] * 10, v).join()
+        gpu(particle_step, 10, 0.1, ((0.0, 0.0, 0.0),) * 10, v).join()   # (lists: taken)
     assert not base.any() and not v.any()
