@@ -72,6 +72,8 @@ def _options(obj) -> dict:
     options = {"log": obj.log, "boundscheck": obj.boundscheck}
     if getattr(obj, "workgroup", None) is not None:
         options["workgroup"] = obj.workgroup
+    if getattr(obj, "print_limit", 1000) != 1000:
+        options["print_limit"] = obj.print_limit
     return options
 
 

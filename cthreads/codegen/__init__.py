@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import CThreadsGPUError, GpuKernelError
-from . import ir, library, loop_entry, tuple_types
+from . import ir, library, loop_entry, printing, tuple_types
 from .float_ops import OVERRIDES
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
@@ -147,7 +147,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     templates = _Templates(fn, fe, kernel, layout, always, frozenset(proofs), fixed, has_loops)
     templates.texts[("all", False, "flat")] = template
     vec_plan = None
-    if not fixed and "float_atomic" not in uses:
+    if not fixed and "float_atomic" not in uses and printing.USES not in uses:
         head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__} (four lanes per index "
                 "step)"] + layout.uniform_decl()
         found = vectorize(kernel, layout, src, head, layout.written)
@@ -194,6 +194,9 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         shared_arrays=_shared_arrays(kernel, src),
         index_reads=_index_reads(kernel),
         overrides=overrides,
+        print_sites=printing.sites(kernel),
+        print_binding=layout.print_binding,
+        refused=printing.breakpoint_error(progress),
         _templates=templates,
     )
 
@@ -334,6 +337,8 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     em.pylines = [em.pylines[k] for k in keep]
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl(nd) + lists.declarations()
+    if layout.print_binding is not None:
+        head += printing.declarations(layout.print_binding)
     helper_blocks = tuple_types.declarations(kernel.functions)
     helper_blocks += [library.get(name).text for name in sorted(em.helpers)]
     helper_blocks += lists.helper_text()
@@ -436,6 +441,9 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     root = functions.request(func, ())
     specs = translate_functions([(root, func.src.tree, func.src)], functions, True, progress,
                                 [], widths)
+    if any(printing.USES in spec.uses for spec in specs):
+        raise TypeError(f"{func.name}.reduce(): the operation calls print(), which reductions "
+                        "do not run; print from a kernel that calls the function")
     hidden = [name for spec in specs for name in spec.uses
               if name in ("GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim")]
     if hidden:
@@ -467,6 +475,8 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):
+    if printing.prints(kernel):
+        em.line(printing.start_line(em.nd))
     for local in kernel.locals:
         t = wgsl_type(local.ty)
         if local.param:

@@ -8,7 +8,7 @@ buffer when the kernel has bounds checks.
 
 from __future__ import annotations
 
-from . import ir
+from . import ir, printing
 from .lists import shape_field
 from .program import ProgramParam
 from .types import ListType, elem
@@ -84,6 +84,8 @@ class Layout:
         self.uniform_size = max(16, (offset + 15) // 16 * 16)
         self.nd_uniform_size = max(16, (offset + 12 + 15) // 16 * 16)
         self.status_binding = binding if has_checks else None
+        # print(): its record buffer after the status buffer's place (codegen/printing.py)
+        self.print_binding = binding + 1 if printing.prints(kernel) else None
         self.written = written
 
     def uniform_decl(self, nd: bool = False) -> list[str]:

@@ -229,6 +229,10 @@ class KernelProgram:
     # that does not fit these widths' plain float or int, in a kernel valid at other widths
     # (a float64 launch of ``x[i] * 1e200``; ``compile_kernel``). None for valid programs.
     refused: object = None
+    # print() (codegen/printing.py): the kernel's print sites, by ident, and the binding of
+    # its record buffer; () and None for kernels that do not print
+    print_sites: tuple = ()
+    print_binding: int | None = None
     # The compiler's side of ``render``: an object with ``template(checks, loop_report, form)``
     # (the text before the entry point's step count and workgroup are filled in, rendered on
     # first use) and ``loops()``; set by ``compile_kernel``. Rendered texts are kept per variant.

@@ -356,9 +356,8 @@ CALLS = {
         "draw them on the host (rng = np.random.default_rng(); r = rng.random(n)) and pass "
         "them in a list parameter, read as r[i]"),
     "print(v)": (
-        "print() is not available on the device yet",
-        "to debug, run the kernel as plain Python with kernel.simulate(...) (print works "
-        "there), or store the values into a list parameter and print them after join()"),
+        "print() is a statement in kernels: it has no value to use",
+        "call print(...) on a line of its own (its lines are written at join())"),
     "np.tanh(v)": (
         "numpy function 'np.tanh' does not run in kernels",
         "write math.tanh(x) (import math): kernels compute one value at a time"),
