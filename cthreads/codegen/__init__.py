@@ -253,8 +253,8 @@ class _Templates:
         progress = Progress()
         progress.src = fe.src
         try:
-            parts = part_bindings([p.name for p in layout.params if p.is_list], split) \
-                if split else None
+            parts = part_bindings([p.name for p in layout.params if p.is_list], split,
+                                  layout.print_binding is not None) if split else None
             text, _, _, em = _render(fn, fe, kernel, layout, skip,
                                      nd == "tile" if nd else self.fixed, progress,
                                      cpu=loop_report, nd=nd, split=parts)

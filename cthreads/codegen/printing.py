@@ -14,8 +14,8 @@ differ in size, and lie one after another from word 0); a second counter counts 
 print, and a record past the buffer's end is counted, not written (the cursor only grows, so
 the records written are exactly those below the first that did not fit). The host
 (``runtime/printing.py``) sorts the records by thread and sequence and formats them with
-Python's ``format``. Kernels without ``print``
-declare nothing of this (their WGSL is unchanged).
+Python's ``format``. Kernels without ``print`` declare nothing of this (their WGSL is
+unchanged).
 """
 
 from __future__ import annotations
@@ -293,12 +293,17 @@ def emit(em, s: ir.Print) -> None:
         words += _words(text, e.ty)
     size = HEADER_WORDS + len(words)
     base = em.temp("ct_pb")
+    room = em.temp("ct_pr")
     em.line(f"atomicAdd(&{BUFFER}.count, 1u);")
-    em.line(f"let {base}: u32 = atomicAdd(&{BUFFER}.n, {size}u);")
-    em.line(f"if ({base} + {size}u <= arrayLength(&{BUFFER}.w)) {{")
+    # a full buffer's cursor stops growing (it cannot wrap around past 2**32 words)
+    em.line(f"let {room}: u32 = arrayLength(&{BUFFER}.w);")
+    em.line(f"if (atomicLoad(&{BUFFER}.n) < {room}) {{")
+    em.line(f"    let {base}: u32 = atomicAdd(&{BUFFER}.n, {size}u);")
+    em.line(f"    if ({base} + {size}u <= {room}) {{")
     head = [f"{THREAD}.x", f"{THREAD}.y", f"{THREAD}.z", SEQ, f"{s.site.ident}u"]
     for k, w in enumerate(head + words):
-        em.line(f"    {BUFFER}.w[{base} + {k}u] = {w};")
+        em.line(f"        {BUFFER}.w[{base} + {k}u] = {w};")
+    em.line("    }")
     em.line("}")
     em.line(f"{SEQ} = {SEQ} + 1u;")
 

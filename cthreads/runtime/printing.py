@@ -9,7 +9,8 @@ number within the thread, formatted with Python's ``format`` (the specs the comp
 and written to ``sys.stdout`` in one write: at most ``print_limit`` lines, then one line
 counting the dropped ones. The buffer holds ``4 * print_limit`` records (at least one): when
 more arrive the device keeps those it wrote first, and the lines kept are the first
-``print_limit`` of these in thread order.
+``print_limit`` of these in thread order (the buffer stays within 32 MiB, so a very large
+``print_limit`` keeps fewer records than 4 times it).
 
 Values: ints, bools and float64 as Python has them; a float32 value is converted to the Python
 float of exactly its value and formatted as Python formats that (the float32 nearest 0.1
@@ -29,6 +30,8 @@ _F = struct.Struct("<f")
 _HEADER = 5              # codegen/printing.HEADER_WORDS
 #: ``@Gpu(print_limit=...)``'s default: lines kept per launch
 PRINT_LIMIT = 1000
+#: the most bytes of records a launch keeps (a large print_limit's buffer stays bindable)
+_MAX_BYTES = 32 << 20
 
 
 def _f32(word: int) -> float:
@@ -93,7 +96,8 @@ class Printer:
         self.sizes = {s.ident: _HEADER + s.words for s in program.print_sites}
         self.record = max(self.sizes.values(), default=_HEADER)
         self.limit = limit
-        self.capacity = max(1, 4 * limit)          # records of the largest site
+        # records of the largest site: 4 * limit, within a binding every device takes
+        self.capacity = max(1, min(4 * limit, _MAX_BYTES // (4 * self.record)))
         self.nbytes = 8 + 4 * self.record * self.capacity
 
     def buffer(self, queue):

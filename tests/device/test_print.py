@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import (
-    GlobalIdx, Gpu, GpuArena, GpuIndexError, GpuKernelError, GpuKernelTypeError, float64, gpu,
+    BlockIdx, GlobalIdx, Gpu, GpuArena, ThreadIdx, shared, GpuIndexError, GpuKernelError, GpuKernelTypeError, float64, gpu,
     int64, ivec3, to_device, uint32, vec3,
 )
 from cthreads.codegen import compile_kernel
+from cthreads.sync import __sync_threads
 
 
 @Gpu
@@ -129,6 +130,29 @@ def silent(n: int, x: list[float]) -> None:
     i: int = GlobalIdx.x
     if i < n:
         x[i] = x[i] * 2.0
+
+
+@Gpu
+def with_barrier(n: int, x: list[float]) -> None:
+    t: list[float] = shared(64)
+    i: int = GlobalIdx.x
+    t[ThreadIdx.x] = 1.0 * i
+    __sync_threads()
+    if i < n:
+        print("block", BlockIdx.x, "thread", ThreadIdx.x, "sees", t[63 - ThreadIdx.x])
+        x[i] = t[63 - ThreadIdx.x]
+
+
+@Gpu
+def with_loop(n: int, x: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        s: int = 0
+        for k in range(i):
+            s += k
+            if k % 2 == 1:
+                print(i, k, s)
+        x[i] = s
 
 
 @Gpu
@@ -332,10 +356,32 @@ def test_a_pickled_kernel_prints(device_name, capsys):
     assert got.splitlines()[-1].startswith("[cthreads] kernel limited: 2 more")
 
 
-def test_prepare_and_compile_with_print(device_name):
-    from cthreads.gpu import compile as compile_all
-    compiled = compile_all()
-    assert compiled
+def test_barriers_workgroup_indexes_and_loops(device_name, capsys):
+    x = np.zeros(100, np.float32)
+    want = _simulated(capsys, with_barrier, 100, x.copy())
+    assert want.count("\n") == 100
+    assert _device(capsys, with_barrier, 100, x) == want
+    y = np.zeros(9, np.int32)
+    want = _simulated(capsys, with_loop, 9, y.copy())
+    assert _device(capsys, with_loop, 9, y) == want
+    np.testing.assert_array_equal(y, [k * (k - 1) // 2 for k in range(9)])
+
+
+def test_split_arrays_print(device_name, capsys):
+    from cthreads import config
+    with config.override(binding_bytes=4096):
+        a = to_device(np.zeros(3000, np.float32))            # split in parts
+        lines = _device(capsys, resident, 3000, a).splitlines()
+    assert len(lines) == 1001 and lines[:2] == ["0 1.0", "1 1.0"]
+    assert lines[999] == "999 1.0" and "2000 more" in lines[1000]
+    np.testing.assert_array_equal(a.numpy(), np.ones(3000))
+
+
+def test_compile_and_prepare_with_print(device_name, capsys):
+    from cthreads.gpu import compile as compile_all, prepare
+    compile_all()
+    prepare()
+    assert _device(capsys, separators, 1) == "0-1-2!\n\nab\n\n"
 
 
 def _kernel(src: str, name: str = "k"):
