@@ -156,6 +156,26 @@ def with_loop(n: int, x: list[int]) -> None:
 
 
 @Gpu
+def literals(n: int, z: list[complex], k: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        print(1, 2.5, True, None, "text", f"{k[i]!s:>4}|{k[i]!a}|{z[i]}|{z[i]:.2f}")
+
+
+@Gpu(boundscheck=False)
+def unchecked(n: int, x: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        print(i, x[i])
+
+
+@Gpu.func
+def noisy_add(a: float, b: float) -> float:
+    print(a, b)
+    return a + b
+
+
+@Gpu
 def stops(n: int, x: list[float]) -> None:
     i: int = GlobalIdx.x
     if i < n:
@@ -409,6 +429,26 @@ def test_errors_are_located(line, message):
     text = str(info.value)
     assert message in text, text
     assert ", line 4, in k" in text and line in text
+
+
+def test_literals_conversions_and_complex(device_name, capsys):
+    z = np.array([1.5 - 2j, 0.25j], np.complex64)
+    k = np.array([-3, 12], np.int32)
+    got = _device(capsys, literals, 2, z, k)
+    assert got == "".join(f"1 2.5 True None text {int(b)!s:>4}|{int(b)!a}|{complex(a)}|"
+                          f"{complex(a):.2f}\n" for a, b in zip(z, k))
+    assert got.startswith("1 2.5 True None text   -3|-3|(1.5-2j)|1.50-2.00j\n")
+
+
+def test_without_bounds_checks(device_name, capsys):
+    assert unchecked.program.status_binding is None
+    x = np.array([0.5, 4.0], np.float32)
+    assert _device(capsys, unchecked, 2, x) == "0 0.5\n1 4.0\n"
+
+
+def test_a_reduction_operation_cannot_print(device_name):
+    with pytest.raises(TypeError, match="calls print"):
+        noisy_add.reduce(np.ones(4, np.float32))
 
 
 def test_breakpoint_stops_simulate_and_is_refused_on_the_device(device_name, monkeypatch):
