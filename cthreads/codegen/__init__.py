@@ -157,7 +157,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
             templates.texts[("all", False, "vec_tail")] = vec_tail
     features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
         (("shader-int64-atomic-all-ops",) if "int64_atomic" in uses else ()) + \
-        types_features(kernel)
+        types_features(kernel) + printing.features(kernel)
     # the features the helpers' headers name (float64 helpers work on the bits as u64)
     features += tuple(f for name in em.helpers for f in library.get(name).features)
     features = tuple(sorted(set(features)))

@@ -246,6 +246,14 @@ def sites(kernel) -> tuple:
     return tuple(found[k] for k in sorted(found))
 
 
+def features(kernel) -> tuple:
+    """The device features the kernel's prints need beyond their values' own: float64 values
+    go to the buffer through their 64-bit integer bits."""
+    wide = any(slot.elem in ("float64", "complex128") for site in sites(kernel)
+               for slot in site.slots)
+    return ("shader-int64",) if wide else ()
+
+
 def declarations(binding: int) -> list:
     """The print buffer and the invocation's thread id and sequence number."""
     return ["struct CtPrint {", "    n: atomic<u32>,", "    count: atomic<u32>,",
@@ -309,4 +317,4 @@ def emit(em, s: ir.Print) -> None:
 
 
 __all__ = ["HEADER_WORDS", "PrintSite", "Slot", "breakpoint_error", "declarations", "emit",
-           "prints", "sites", "start_line", "statement"]
+           "features", "prints", "sites", "start_line", "statement"]
