@@ -374,6 +374,14 @@ def test_a_pickled_kernel_prints(device_name, capsys):
     again = pickle.loads(pickle.dumps(limited))
     got = _device(capsys, again, 12, np.zeros(12, np.int32))
     assert got.splitlines()[-1].startswith("[cthreads] kernel limited: 2 more")
+    src = ("def k(n: int) -> None:\n    i: int = GlobalIdx.x\n    if i < n:\n"
+           "        print('k', i)\n")
+    made, _ = _kernel(src)
+    made = Gpu(print_limit=3)(made.fn)
+    copy = pickle.loads(pickle.dumps(made))          # by value: not importable
+    assert copy is not made and copy.print_limit == 3
+    lines = _device(capsys, copy, 5).splitlines()
+    assert lines[:3] == ["k 0", "k 1", "k 2"] and "2 more" in lines[3]
 
 
 def test_barriers_workgroup_indexes_and_loops(device_name, capsys):
