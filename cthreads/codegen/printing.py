@@ -12,7 +12,8 @@ an atomic word cursor reserves the record, which holds the thread's (x, y, z), i
 number within the thread, the site and the values' 32-bit words (so records of one kernel
 differ in size, and lie one after another from word 0); a second counter counts every
 print, and a record past the buffer's end is counted, not written (the cursor only grows, so
-the records written are exactly those below the first that did not fit). The host
+the records written are exactly those below the first that did not fit: a third word, the
+largest end of a written record, says where they stop). The host
 (``runtime/printing.py``) sorts the records by thread and sequence and formats them with
 Python's ``format``. Kernels without ``print`` declare nothing of this (their WGSL is
 unchanged).
@@ -257,7 +258,7 @@ def features(kernel) -> tuple:
 def declarations(binding: int) -> list:
     """The print buffer and the invocation's thread id and sequence number."""
     return ["struct CtPrint {", "    n: atomic<u32>,", "    count: atomic<u32>,",
-            "    w: array<u32>,", "}",
+            "    end: atomic<u32>,", "    w: array<u32>,", "}",
             f"@group(0) @binding({binding}) var<storage, read_write> {BUFFER}: CtPrint;",
             f"var<private> {THREAD}: vec3<u32>;", f"var<private> {SEQ}: u32;"]
 
@@ -311,6 +312,7 @@ def emit(em, s: ir.Print) -> None:
     head = [f"{THREAD}.x", f"{THREAD}.y", f"{THREAD}.z", SEQ, f"{s.site.ident}u"]
     for k, w in enumerate(head + words):
         em.line(f"        {BUFFER}.w[{base} + {k}u] = {w};")
+    em.line(f"        atomicMax(&{BUFFER}.end, {base} + {size}u);")
     em.line("    }")
     em.line("}")
     em.line(f"{SEQ} = {SEQ} + 1u;")

@@ -28,6 +28,7 @@ from ..lang import vectors as pyvec
 
 _F = struct.Struct("<f")
 _HEADER = 5              # codegen/printing.HEADER_WORDS
+_COUNTERS = 3            # the buffer's first words: cursor, prints, end of the records written
 #: ``@Gpu(print_limit=...)``'s default: lines kept per launch
 PRINT_LIMIT = 1000
 #: the most bytes of records a launch keeps (a large print_limit's buffer stays bindable)
@@ -98,13 +99,13 @@ class Printer:
         self.limit = limit
         # records of the largest site: 4 * limit, within a binding every device takes
         self.capacity = max(1, min(4 * limit, _MAX_BYTES // (4 * self.record)))
-        self.nbytes = 8 + 4 * self.record * self.capacity
+        self.nbytes = 4 * (_COUNTERS + self.record * self.capacity)
 
     def buffer(self, queue):
         """A launch's record buffer, its counter zeroed before the dispatch."""
         pooled = queue.pool.acquire(self.nbytes)
         try:
-            queue.upload(pooled, bytes(8))
+            queue.upload(pooled, bytes(_COUNTERS * 4))
         except BaseException:
             queue.pool.release(pooled)
             raise
@@ -113,14 +114,12 @@ class Printer:
     def text(self, raw) -> str:
         """The lines of the records in ``raw`` (the buffer's bytes), in thread order."""
         mv = memoryview(raw).cast("I")
-        end, total = min(mv[0], len(mv) - 2), mv[1]
-        words = mv[2:2 + end].tolist()
+        total, end = mv[1], min(mv[2], len(mv) - _COUNTERS)
+        words = mv[_COUNTERS:_COUNTERS + end].tolist()
         records = []
         at = 0
-        while at < end:
+        while at < end:            # the records written, one after another up to ``end``
             size = self.sizes[words[at + 4]]
-            if at + size > end:
-                break
             records.append(words[at:at + size])
             at += size
         records.sort(key=lambda w: (w[2], w[1], w[0], w[3]))

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import (
-    BlockIdx, GlobalIdx, Gpu, GpuArena, ThreadIdx, shared, GpuIndexError, GpuKernelError, GpuKernelTypeError, float64, gpu,
-    int64, ivec3, to_device, uint32, vec3,
+    BlockIdx, GlobalIdx, Gpu, GpuArena, GpuIndexError, GpuKernelError, GpuKernelTypeError,
+    ThreadIdx, float64, gpu, int64, ivec3, shared, to_device, uint32, vec3,
 )
 from cthreads.codegen import compile_kernel
 from cthreads.sync import __sync_threads
