@@ -10,7 +10,8 @@ have written into the caller's own list objects, all from one mapped staging buf
 ``join(download=False)`` only waits; a bounds-check failure of such a launch is reported by the
 next join with download or ``GpuArena.sync()`` (reading the status costs a map, a large share
 of a small resident launch: docs/performance.md, "Shader shape"). ``done()`` polls without
-blocking.
+blocking. A kernel that prints (runtime/printing.py) writes its lines at the first ``wait()``
+that finds the launch finished or at the first join, once, before a failed check raises.
 
 Waits run in short slices (``DeviceQueue.wait``): ``timeout=`` is honoured (``GpuTimeout``, a
 ``TimeoutError``) and Ctrl-C raises ``KeyboardInterrupt``; either way the job stays joinable.

@@ -3,7 +3,8 @@
 Follows ``program.py``: binding 0 is the uniform (a hidden count first: workgroups for kernels
 that observe workgroups, threads for the others; then scalars in declaration order, 4 bytes
 each), lists from binding 1 in declaration order, then the status
-buffer when the kernel has bounds checks.
+buffer when the kernel has bounds checks, then (the binding after the status buffer's, with or
+without it) the print records of a kernel that prints.
 """
 
 from __future__ import annotations
