@@ -28,6 +28,9 @@ Binding layout of every generated shader (group 0):
   0 when the probe at the invocation's end did. Only the variants for CPU drivers
   (``Variant.loop_report``) write it; kernels with loops get the status buffer even with bounds
   checks off.
+* a kernel that calls ``print``: the ``read_write`` record buffer at the binding after the
+  status buffer's (``KernelProgram.print_binding``, with or without a status buffer; the parts
+  of split lists follow it), records as ``codegen/printing.py`` writes them.
 
 Dispatch: the runtime dispatches ``(gx, gy, 1)`` workgroups with ``gx = min(groups, 65535)``,
 ``gy = ceil(groups / gx)``. Kernels with ``fixed_workgroup_size`` get ``groups`` in the
