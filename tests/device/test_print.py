@@ -143,6 +143,14 @@ def with_barrier(n: int, x: list[float]) -> None:
         x[i] = t[63 - ThreadIdx.x]
 
 
+@Gpu(workgroup=(4, 2))
+def tiles(a: list[list[int]]) -> None:
+    x: int = GlobalIdx.x
+    y: int = GlobalIdx.y
+    if x < a.shape[1] and y < a.shape[0]:
+        print(x, y, "tile", BlockIdx.x, BlockIdx.y, "at", ThreadIdx.x, ThreadIdx.y)
+
+
 @Gpu
 def with_loop(n: int, x: list[int]) -> None:
     i: int = GlobalIdx.x
@@ -393,6 +401,15 @@ def test_barriers_workgroup_indexes_and_loops(device_name, capsys):
     want = _simulated(capsys, with_loop, 9, y.copy())
     assert _device(capsys, with_loop, 9, y) == want
     np.testing.assert_array_equal(y, [k * (k - 1) // 2 for k in range(9)])
+
+
+def test_nd_workgroup_tiles_print_in_thread_order(device_name, capsys):
+    a = np.zeros((5, 9), np.int32)
+    want = _simulated(capsys, tiles, a, threads=(9, 5))
+    got = _device(capsys, tiles, a, threads=(9, 5))
+    assert got == want
+    assert [tuple(int(v) for v in line.split()[:2]) for line in got.splitlines()] == \
+        [(x, y) for y in range(5) for x in range(9)]
 
 
 def test_split_arrays_print(device_name, capsys):
