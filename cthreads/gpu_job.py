@@ -10,7 +10,8 @@ have written into the caller's own list objects, all from one mapped staging buf
 ``join(download=False)`` only waits; a bounds-check failure of such a launch is reported by the
 next join with download or ``GpuArena.sync()`` (reading the status costs a map, a large share
 of a small resident launch: docs/performance.md, "Shader shape"). ``done()`` polls without
-blocking.
+blocking. A kernel that prints (runtime/printing.py) writes its lines at the first ``wait()``
+that finds the launch finished or at the first join, once, before a failed check raises.
 
 Waits run in short slices (``DeviceQueue.wait``): ``timeout=`` is honoured (``GpuTimeout``, a
 ``TimeoutError``) and Ctrl-C raises ``KeyboardInterrupt``; either way the job stays joinable.
@@ -87,7 +88,29 @@ class GpuJob(Job):
                                      f"number) or None, got {timeout!r}")
         if self._joined or self._stale():
             return True
-        return self._rt.queue.wait(self._seq, timeout)
+        done = self._rt.queue.wait(self._seq, timeout)
+        readback = self._readback
+        if done and readback is not None and readback.prints is not None:
+            self._print_now()
+        return done
+
+    def _print_now(self) -> None:
+        """Fetch the finished launch's results and write its printed lines (a kernel that
+        prints: runtime/printing.py); join() checks and writes back the rest. A device error
+        here is left for join() to raise."""
+        with self._join_lock:
+            readback = self._readback
+            if readback is None or readback.prints is None:
+                return
+            try:
+                with residency.launch_lock:
+                    if self._stale():
+                        return
+                    if readback.raw is None:
+                        readback.fetch(self._rt.queue, self._seq)
+            except CThreadsGPUError:
+                return
+            readback.emit_prints()
 
     def join(self, download: bool = True, timeout: float | None = None):
         """Wait for the device; with ``download`` check bounds and write lists back. Returns None.
@@ -145,10 +168,12 @@ class GpuJob(Job):
                                 f"{self!r}: the device was shut down while this job ran and "
                                 "its results could not be saved; they are lost. Join jobs "
                                 "before calling cthreads.gpu.shutdown()")
+                        readback.emit_prints()
                         readback.check(self._seq, live=False)
                     else:
                         if readback.raw is None:
                             readback.fetch(self._rt.queue, self._seq)
+                        readback.emit_prints()       # before a failed check raises
                         readback.check(self._seq)
             except CThreadsGPUError as exc:
                 self._error = exc

@@ -68,7 +68,7 @@ class GpuKernel:
     """A ``@Gpu`` kernel: compiled at decoration, runnable as plain Python."""
 
     def __init__(self, fn, *, log: bool = False, boundscheck: bool = True, workgroup=None,
-                 timed: bool = False):
+                 timed: bool = False, print_limit: int = 1000):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise GpuKernelTypeError(
                 f"@Gpu expects a function defined with 'def', got {type(fn).__name__}")
@@ -79,6 +79,7 @@ class GpuKernel:
         self.workgroup = _check_workgroup(workgroup)
         #: launches measure ``GpuJob.device_time`` (``gpu(..., timed=...)`` overrides)
         self.timed = bool(timed)
+        self.print_limit = _check_print_limit(print_limit)
         self._runtimes = {}           # runtime key -> KernelRuntime (``runtime_for``)
         #: where ``gpu()`` keeps this kernel's last resident launch (``MemoSlot``)
         self.memo_slot = MemoSlot()
@@ -299,19 +300,30 @@ def _check_workgroup(workgroup) -> tuple | None:
     return tuple(workgroup) + (1,) * (3 - len(workgroup))
 
 
+def _check_print_limit(limit) -> int:
+    """``@Gpu(print_limit=...)``: the lines of print() kept per launch, checked."""
+    if limit.__class__ is bool or not isinstance(limit, int) or limit < 0:
+        raise TypeError(f"@Gpu(print_limit={limit!r}): write a number of lines, an int >= 0 "
+                        "(the default is 1000)")
+    return int(limit)
+
+
 def Gpu(fn=None, *, log: bool = False, boundscheck: bool = True, workgroup=None,
-        timed: bool = False):
+        timed: bool = False, print_limit: int = 1000):
     """Decorate a kernel: ``@Gpu``, ``@Gpu(log=True)``, ``@Gpu(boundscheck=False)``,
     ``@Gpu(workgroup=(16, 16))`` (N-D launches), ``@Gpu(timed=True)`` (jobs measure their
-    ``device_time``); ``@Gpu.func`` decorates a device function (``cthreads.func.GpuFunc``)."""
+    ``device_time``), ``@Gpu(print_limit=100)`` (print() lines kept per launch); ``@Gpu.func``
+    decorates a device function (``cthreads.func.GpuFunc``)."""
     if fn is None:
         _check_workgroup(workgroup)
+        _check_print_limit(print_limit)
         return lambda f: GpuKernel(f, log=log, boundscheck=boundscheck, workgroup=workgroup,
-                                   timed=timed)
+                                   timed=timed, print_limit=print_limit)
     if isinstance(fn, (bool, int, str)):
         raise TypeError("use @Gpu, @Gpu(log=True), @Gpu(boundscheck=False) or "
                         "@Gpu(workgroup=(x, y))")
-    return GpuKernel(fn, log=log, boundscheck=boundscheck, workgroup=workgroup)
+    return GpuKernel(fn, log=log, boundscheck=boundscheck, workgroup=workgroup, timed=timed,
+                     print_limit=print_limit)
 
 
 Gpu.func = GpuFunc

@@ -74,6 +74,8 @@ def _options(obj) -> dict:
         options["workgroup"] = obj.workgroup
     if getattr(obj, "timed", False):
         options["timed"] = True
+    if getattr(obj, "print_limit", 1000) != 1000:
+        options["print_limit"] = obj.print_limit
     return options
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import CThreadsGPUError, GpuKernelError
-from . import ir, library, loop_entry, tuple_types
+from . import ir, library, loop_entry, printing, tuple_types
 from .float_ops import OVERRIDES
 from .frontend import Progress, check_function, translate, translate_functions
 from .function_wgsl import function_text, has_loops as has_function_loops
@@ -148,7 +148,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     templates = _Templates(fn, fe, kernel, layout, always, frozenset(proofs), fixed, has_loops)
     templates.texts[("all", False, "flat")] = template
     vec_plan = None
-    if not fixed and "float_atomic" not in uses:
+    if not fixed and "float_atomic" not in uses and printing.USES not in uses:
         head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__} (four lanes per index "
                 "step)"] + layout.uniform_decl()
         found = vectorize(kernel, layout, src, head, layout.written)
@@ -158,7 +158,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
             templates.texts[("all", False, "vec_tail")] = vec_tail
     features = (("shader-float32-atomic",) if "float_atomic" in uses else ()) + \
         (("shader-int64-atomic-all-ops",) if "int64_atomic" in uses else ()) + \
-        types_features(kernel)
+        types_features(kernel) + printing.features(kernel)
     # the features the helpers' headers name (float64 helpers work on the bits as u64)
     features += tuple(f for name in em.helpers for f in library.get(name).features)
     features = tuple(sorted(set(features)))
@@ -196,6 +196,9 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         shared_arrays=_shared_arrays(kernel, src),
         index_reads=_index_reads(kernel),
         overrides=overrides,
+        print_sites=printing.sites(kernel),
+        print_binding=layout.print_binding,
+        refused=printing.breakpoint_error(progress),
         _templates=templates,
     )
 
@@ -253,8 +256,8 @@ class _Templates:
         progress = Progress()
         progress.src = fe.src
         try:
-            parts = part_bindings([p.name for p in layout.params if p.is_list], split) \
-                if split else None
+            parts = part_bindings([p.name for p in layout.params if p.is_list], split,
+                                  layout.print_binding is not None) if split else None
             text, _, _, em = _render(fn, fe, kernel, layout, skip,
                                      nd == "tile" if nd else self.fixed, progress,
                                      cpu=loop_report, nd=nd, split=parts)
@@ -337,6 +340,8 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     em.pylines = [em.pylines[k] for k in keep]
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
     head += layout.uniform_decl(nd) + lists.declarations()
+    if layout.print_binding is not None:
+        head += printing.declarations(layout.print_binding)
     helper_blocks = tuple_types.declarations(kernel.functions)
     helper_blocks += [library.get(name).text for name in sorted(em.helpers)]
     helper_blocks += lists.helper_text()
@@ -439,6 +444,9 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
     root = functions.request(func, ())
     specs = translate_functions([(root, func.src.tree, func.src)], functions, True, progress,
                                 [], widths)
+    if any(printing.USES in spec.uses for spec in specs):
+        raise TypeError(f"{func.name}.reduce(): the operation calls print(), which reductions "
+                        "do not run; print from a kernel that calls the function")
     hidden = [name for spec in specs for name in spec.uses
               if name in ("GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim")]
     if hidden:
@@ -470,6 +478,8 @@ def compile_operation(func, widths: Widths = NARROW) -> "OpSource":
 
 
 def _emit_main(em: Emitter, kernel: ir.Kernel):
+    if printing.prints(kernel):
+        em.line(printing.start_line(em.nd))
     for local in kernel.locals:
         t = wgsl_type(local.ty)
         if local.param:

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from ..errors import CThreadsGPUError, GpuKernelError, GpuKernelTypeError
-from . import ir, unsupported
+from . import ir, printing, unsupported
 from .exprs import BINOPS, ExprMixin
 from .functions import DeviceFunction, FuncSpec, FunctionSet, placeholder_lists
 from .program import BoundsCheck
@@ -334,6 +334,8 @@ class Translator(TupleMixin, StructLocalMixin, StructCallMixin, ExprMixin, Visit
                                    cls=GpuKernelTypeError)
                 self.uses.add("barrier")
                 return ir.Barrier(self.src.loc(node))
+            if obj is print or obj is breakpoint:          # codegen/printing.py
+                return printing.statement(self, obj, v)
         return ir.ExprStmt(self.src.loc(node), self.not_vector(self.expr(v), v))
 
     def assign_scalar(self, target: ast.Name, value: ir.Expr, node) -> ir.Stmt:

@@ -301,6 +301,14 @@ class Barrier(Stmt):
 
 
 @dataclass(frozen=True)
+class Print(Stmt):
+    """``print(...)``: the scalar values of its slots, in order (codegen/printing.py)."""
+    EXPR_SEQS = ("values",)
+    values: tuple = ()
+    site: object = None          # printing.PrintSite
+
+
+@dataclass(frozen=True)
 class Local:
     """A scalar local (or scalar parameter copied into a local)."""
     pyname: str

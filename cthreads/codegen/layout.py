@@ -3,12 +3,13 @@
 Follows ``program.py``: binding 0 is the uniform (a hidden count first: workgroups for kernels
 that observe workgroups, threads for the others; then scalars in declaration order, 4 bytes
 each), lists from binding 1 in declaration order, then the status
-buffer when the kernel has bounds checks.
+buffer when the kernel has bounds checks, then (the binding after the status buffer's, with or
+without it) the print records of a kernel that prints.
 """
 
 from __future__ import annotations
 
-from . import ir
+from . import ir, printing
 from .lists import shape_field
 from .program import ProgramParam
 from .structtypes import StructType
@@ -104,6 +105,8 @@ class Layout:
         self.uniform_size = max(16, (offset + 15) // 16 * 16)
         self.nd_uniform_size = max(16, (offset + 12 + 15) // 16 * 16)
         self.status_binding = binding if has_checks else None
+        # print(): its record buffer after the status buffer's place (codegen/printing.py)
+        self.print_binding = binding + 1 if printing.prints(kernel) else None
         self.written = written
 
     def uniform_decl(self, nd: bool = False) -> list[str]:

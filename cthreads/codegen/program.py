@@ -28,6 +28,9 @@ Binding layout of every generated shader (group 0):
   0 when the probe at the invocation's end did. Only the variants for CPU drivers
   (``Variant.loop_report``) write it; kernels with loops get the status buffer even with bounds
   checks off.
+* a kernel that calls ``print``: the ``read_write`` record buffer at the binding after the
+  status buffer's (``KernelProgram.print_binding``, with or without a status buffer; the parts
+  of split lists follow it), records as ``codegen/printing.py`` writes them.
 
 Dispatch: the runtime dispatches ``(gx, gy, 1)`` workgroups with ``gx = min(groups, 65535)``,
 ``gy = ceil(groups / gx)``. Kernels with ``fixed_workgroup_size`` get ``groups`` in the
@@ -236,6 +239,10 @@ class KernelProgram:
     # that does not fit these widths' plain float or int, in a kernel valid at other widths
     # (a float64 launch of ``x[i] * 1e200``; ``compile_kernel``). None for valid programs.
     refused: object = None
+    # print() (codegen/printing.py): the kernel's print sites, by ident, and the binding of
+    # its record buffer; () and None for kernels that do not print
+    print_sites: tuple = ()
+    print_binding: int | None = None
     # The compiler's side of ``render``: an object with ``template(checks, loop_report, form)``
     # (the text before the entry point's step count and workgroup are filled in, rendered on
     # first use) and ``loops()``; set by ``compile_kernel``. Rendered texts are kept per variant.

@@ -21,10 +21,11 @@ from __future__ import annotations
 from .types import elem
 
 
-def part_bindings(list_names, split: tuple) -> dict:
+def part_bindings(list_names, split: tuple, printing: bool = False) -> dict:
     """List name -> (parts, shift, bindings of parts 1..) for ``Variant.split`` of a kernel
-    whose list parameters are ``list_names`` (in order)."""
-    base = len(tuple(list_names)) + 2
+    whose list parameters are ``list_names`` (in order); ``printing``: the kernel prints, its
+    record buffer takes the binding after the status binding (codegen/printing.py)."""
+    base = len(tuple(list_names)) + 2 + int(printing)
     out = {}
     for name, parts, shift in split:
         out[name] = (parts, shift, tuple(range(base, base + parts - 1)))

@@ -99,13 +99,18 @@ def _module_of(obj) -> str:
     return module
 
 
+#: print() used as a value
+PRINT_VALUE = ("print() is a statement in kernels: it has no value to use",
+               "call print(...) on a line of its own (its lines are written at join())")
+
+
 def call_hint(obj, text: str, math_names) -> tuple | None:
     """(message, hint) for a call of ``obj`` (written ``text``) that kernels cannot make and
     that has a precise way out: numpy functions (their math-module equivalent, a loop for
     reductions), the random module, print, builtins such as sum; None for others.
     ``math_names``: the math functions kernels have."""
-    if obj is print:
-        return NOT_YET["print"]
+    if obj is print:          # a print statement is translated (codegen/printing.py)
+        return PRINT_VALUE
     module = _module_of(obj)
     if module in ("random", "numpy.random"):
         message, hint = NOT_YET["random"]

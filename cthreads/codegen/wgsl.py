@@ -12,7 +12,7 @@ import math
 import struct
 from dataclasses import fields
 
-from . import ir, library, loop_entry
+from . import ir, library, loop_entry, printing
 from .builtins import CALLS, TO_INT, f64_call
 from .rng import RNG_FORMS
 from .float_ops import FLOAT_TO_INT
@@ -612,6 +612,9 @@ class Emitter(Visitor):
             self.line("ct_live = false;")
             if mode == "inner" and loops:
                 self.line("break;")
+
+    def visit_Print(self, s, mode, loops):
+        printing.emit(self, s)
 
     def visit_Barrier(self, s, mode, loops):
         if any(lst.shared_size is None and lst.written for lst in self.lists.refs):

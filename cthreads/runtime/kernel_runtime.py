@@ -33,6 +33,7 @@ from .device_program import Pipelines, StatusWords, internal_error
 from . import nested, part_launch
 from .parts import SplitLayouts, byte_slices, shift_of
 from .plan import Binding, LaunchPlan
+from .printing import PRINT_LIMIT, Printer
 from .readback import Readback
 from .variants import Choice, DeviceFacts, choose, launch_rules, variants, vec_nbytes
 
@@ -147,6 +148,11 @@ class KernelRuntime:
                      for p in program.lists]
         if has_status:
             bindings.append((program.status_binding, READ_WRITE))
+        # print(): a record buffer per launch (runtime/printing.py)
+        self.printer = None
+        if program.print_binding is not None:
+            bindings.append((program.print_binding, READ_WRITE))
+            self.printer = Printer(program, getattr(kernel, "print_limit", PRINT_LIMIT))
         self.bindings = tuple(bindings)
         # Pipelines are compiled on first need, one per Variant (runtime/variants.py)
         self.layout = make_bind_group_layout(self.ctx, self.bindings)
@@ -279,6 +285,8 @@ class KernelRuntime:
                         readback = plan.readback = Readback()
                     readback.add_list(source, a.value, a.nbytes, p.elem,
                                       f"{self.program.name}() parameter {p.name!r}")
+            if self.printer is not None:
+                readback = plan.readback = self._print_buffer(plan, entries, readback)
             if self.status is not None:
                 entries.append(self.status_entry)
                 if readback is not None:   # the status rides along with this job's results
@@ -290,6 +298,17 @@ class KernelRuntime:
             plan.release(queue.pool)
             raise
         return plan
+
+    def _print_buffer(self, plan: LaunchPlan, entries: list, readback) -> Readback:
+        """Bind this launch's print records (the plan owns the buffer); the readback that
+        brings them back, made if the launch had none."""
+        printer = self.printer
+        pooled = printer.buffer(self.queue)
+        plan.owned.append(pooled)
+        entries.append(Binding(printer.binding, pooled, printer.nbytes))
+        readback = readback if readback is not None else Readback()
+        readback.add_prints(pooled.buffer, printer.nbytes, printer)
+        return readback
 
     def _settle(self, plan: LaunchPlan, scalars: list, lists: list, n, entries: list,
                 split: tuple | None) -> None:

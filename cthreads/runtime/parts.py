@@ -96,7 +96,7 @@ class SplitLayouts:
         from ..codegen.split import part_bindings  # noqa: PLC0415
 
         prog = self.program
-        plan = part_bindings([p.name for p in prog.lists], split)
+        plan = part_bindings([p.name for p in prog.lists], split, prog.print_binding is not None)
         kinds = dict(self.bindings)
         extra = tuple((b, kinds[p.binding]) for p in prog.lists if p.name in plan
                       for b in plan[p.name][2])

@@ -61,6 +61,7 @@ class Readback:
         self.raw: bytes | None = None     # the staging bytes, once fetched
         self.base = 0                     # the staging offset raw starts at
         self.fresh = False                # the first download's target is a new array
+        self.prints = None    # (Download of a printing kernel's records, its Printer), or None
 
     def add_list(self, source, target, nbytes: int, elem: str, what: str = "a list",
                  src_offset: int = 0, fresh: bool = False) -> None:
@@ -78,8 +79,23 @@ class Readback:
         self.statuses.append((rt, off))
         self.size = off + rt.status_nbytes
 
+    def add_prints(self, source, nbytes: int, printer) -> None:
+        """The record buffer of a kernel that prints (runtime/printing.py)."""
+        off = _align8(self.size)
+        self.prints = (Download(source, None, off, nbytes, "uint32", "print()"), printer)
+        self.size = off + nbytes
+
+    def emit_prints(self) -> None:
+        """Write the launch's printed lines to sys.stdout, once (``raw`` fetched)."""
+        if self.prints is None or self.raw is None:
+            return
+        d, printer = self.prints
+        self.prints = None
+        off = d.offset - self.base
+        printer.emit(memoryview(self.raw)[off:off + d.nbytes])
+
     def __bool__(self) -> bool:
-        return bool(self.lists or self.statuses)
+        return bool(self.lists or self.statuses or self.prints)
 
     def copies(self, pool) -> list:
         """Acquire the staging buffer; the copies to encode into it."""
@@ -95,6 +111,9 @@ class Readback:
             else:
                 out.append((d.source, d.src_offset, dst, d.offset, d.nbytes))
         out += [(rt.status.buffer, 0, dst, off, rt.status_nbytes) for rt, off in self.statuses]
+        if self.prints is not None:
+            d = self.prints[0]
+            out.append((d.source, 0, dst, d.offset, d.nbytes))
         return out
 
     def fetch(self, queue, seq: int) -> None:

@@ -356,9 +356,8 @@ CALLS = {
         "use cthreads.gpu.Random: rng = Random(seed, GlobalIdx.x), then rng.random(), "
         "rng.uniform(a, b), rng.normal(mu, sigma), rng.randint(a, b)"),
     "print(v)": (
-        "print() is not available on the device yet",
-        "to debug, run the kernel as plain Python with kernel.simulate(...) (print works "
-        "there), or store the values into a list parameter and print them after join()"),
+        "print() is a statement in kernels: it has no value to use",
+        "call print(...) on a line of its own (its lines are written at join())"),
     "np.tanh(v)": (
         "numpy function 'np.tanh' does not run in kernels",
         "write math.tanh(x) (import math): kernels compute one value at a time"),

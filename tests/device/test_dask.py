@@ -108,6 +108,32 @@ def test_local_cluster_runs_a_kernel_defined_in_main(cluster, device_name):
     np.testing.assert_array_equal(got, 2 * x + 7)
 
 
+def test_local_cluster_runs_a_kernel_that_prints(cluster, device_name):
+    """print() in a kernel on a worker: its lines go to the worker's stdout at the task's join
+    (nothing to check there from here); the blocks' results are right and nothing breaks."""
+    namespace = {"__name__": "__main__"}
+    source = textwrap.dedent('''
+        from cthreads.gpu import Gpu, GlobalIdx
+
+
+        @Gpu(print_limit=2)
+        def noisy(x: list[int], y: list[int], n: int) -> None:
+            i = GlobalIdx.x
+            if i < n:
+                print(f"block element {i}: {x[i]:5d}")
+                y[i] = x[i] + 1
+    ''')
+    import linecache  # noqa: PLC0415 - an exec'd "script" needs its source findable
+
+    linecache.cache["<dask-print>"] = (len(source), None, source.splitlines(True),
+                                       "<dask-print>")
+    exec(compile(source, "<dask-print>", "exec"), namespace)  # noqa: S102
+    x = np.arange(N, dtype=np.int32)
+    dx = da.from_array(x, chunks=CHUNK)
+    got = cluster.compute(map_blocks(namespace["noisy"], dx, None, out="y")).result()
+    np.testing.assert_array_equal(got, x + 1)
+
+
 def test_misuse_is_reported_before_any_work(device_name):
     x, y, dx, dy = _inputs()
     with pytest.raises(GpuInvalidArgument, match=r"parameters 'x' and 'y' have different "

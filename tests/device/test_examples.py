@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import CThreadsGPUError, GpuIndexError, gpu
-from examples import (blur_image, bounds_error, heat2d, histogram, nbody, numpy_saxpy,
-                      reduce_sum, volume)
+from examples import (blur_image, bounds_error, debug_print, heat2d, histogram, nbody,
+                      numpy_saxpy, reduce_sum, volume)
 from tests.conftest import run_python
 from tests.device.kernels import assert_saxpy
 
@@ -151,11 +151,32 @@ def test_bounds_error_kernels_checked_and_unchecked():
     assert bounds_error.smooth_unchecked.program.status_binding is None
 
 
+# -- debug_print ------------------------------------------------------------------------------
+
+def test_debug_print_names_the_stuck_threads_in_order(device_name, capsys):
+    r = debug_print.main(48)
+    x, steps, stuck = r["x"], r["steps"], r["stuck"]
+    np.testing.assert_array_equal(stuck, np.flatnonzero(steps == debug_print.CAP))
+    assert 4 < len(stuck) <= 16              # within the buffer: the kept lines are the first
+    lines = r["printed"].splitlines()
+    shown = [int(line.split()[1].rstrip(":")) for line in lines[:-1]]
+    assert shown == list(stuck[:4])          # the stuck threads, in thread order
+    for line, i in zip(lines, shown):       # each thread's own value, as Python formats it
+        assert f"x = {float(x[i]):<10.6g} " in line
+    assert lines[-1].startswith(f"[cthreads] kernel newton_buggy: {len(stuck) - 4} more "
+                                "print() line(s) dropped")
+    assert capsys.readouterr().out.count("\n") == len(lines) + 2
+    # the fix: every thread stops early, at float32's square root
+    assert r["fixed_steps"].max() < debug_print.CAP
+    np.testing.assert_allclose(r["fixed_root"], np.sqrt(x.astype(np.float64)), rtol=1e-6)
+    assert r["ok"] is True
+
+
 def test_examples_run_as_scripts(device_name):
     code = textwrap.dedent(f"""
         import runpy, sys
-        for name in ("reduce_sum", "histogram", "numpy_saxpy", "bounds_error"):
-            sys.argv = [name, "3000"]
+        for name in ("reduce_sum", "histogram", "numpy_saxpy", "bounds_error", "debug_print"):
+            sys.argv = [name, "3000" if name != "debug_print" else "48"]
             try:
                 runpy.run_path(f"{EXAMPLES}/{{name}}.py", run_name="__main__")
             except SystemExit as exc:
@@ -164,7 +185,7 @@ def test_examples_run_as_scripts(device_name):
     out = run_python(code)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    for name in ("reduce_sum", "histogram", "numpy_saxpy", "bounds_error"):
+    for name in ("reduce_sum", "histogram", "numpy_saxpy", "bounds_error", "debug_print"):
         assert f"{name} exit 0" in lines, out.stdout + out.stderr
 
 
