@@ -62,6 +62,7 @@ COMPLEX_CALLS = {
     "c_ne": _row((2,), "bool", "!all({0} == {1})", "!all({0} == {1})"),
     "c_conj": _helpers("cconj"),
     "c_mul": _helpers("cmul", 2),
+    "c_sq": _helpers("csq"),
     "c_div": _helpers("cdiv", 2),
     "c_exp": _helpers("cexp"),
     "c_log": _helpers("clog"),
@@ -138,10 +139,12 @@ class ComplexMixin:
         if op == "pow":
             if isinstance(right, ir.Const) and not is_complex(right.ty) and \
                     float(right.value) == 2.0:
-                return ir.Call(ty, loc, "c_mul", (a, a))
+                return ir.Call(ty, loc, "c_sq", (a,))
             self.src.error(node, "'**' of complex values is not supported in kernels (only "
                            "z ** 2)", "write z * z, or cmath.exp(w * cmath.log(z))",
                            cls=GpuKernelTypeError)
+        if op == "mul" and isinstance(a, ir.Var) and isinstance(b, ir.Var) and a.ident == b.ident:
+            return ir.Call(ty, loc, "c_sq", (a,))        # z * z: the same value, fewer operations
         return ir.Call(ty, loc, "c_mul" if op == "mul" else "c_div", (a, b))
 
     def complex_neg(self, e: ir.Expr, node) -> ir.Expr:

@@ -268,7 +268,7 @@ class Emitter(Visitor):
         if e.fn in WORD_CALLS:                  # struct fields in words (codegen/structs.py)
             return word_call_text(e, args)
         if e.fn in complexes.COMPLEX_CALLS:
-            if e.fn in ("c_mul", "c_div"):
+            if e.fn in ("c_mul", "c_div", "c_sq"):
                 # a constant operand is hidden from the driver, which would fold its zero parts
                 # (x * 0.0 -> 0.0, 0.0 - y -> -y) as if NaN, inf and -0.0 did not exist
                 for k, arg in enumerate(e.args):

@@ -34,8 +34,8 @@ A stream has ``2**32`` draws; then its counter wraps (the sequence repeats). ``p
 from __future__ import annotations
 
 import math
+import sys
 
-import numpy as np
 
 M32 = 0xFFFFFFFF
 PHILOX_M = (0xD2511F53, 0xCD9E8D57)     # the round multipliers
@@ -43,8 +43,15 @@ PHILOX_W = (0x9E3779B9, 0xBB67AE85)     # the key schedule's Weyl increments
 ROUNDS = 10
 
 
+def _is_int(value) -> bool:
+    """An int or a numpy integer (without importing numpy: kernels that never draw in numpy
+    keep it unloaded)."""
+    np = sys.modules.get("numpy")          # a numpy integer implies numpy is loaded
+    return isinstance(value, int) or (np is not None and isinstance(value, np.integer))
+
+
 def _words(value: int, what: str) -> tuple:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not _is_int(value):
         raise TypeError(f"Random: {what} must be an int, not {type(value).__name__}")
     value = int(value)
     if not -2 ** 63 <= value < 2 ** 64:
@@ -66,9 +73,10 @@ def philox_block(ctr: tuple, key: tuple, rounds: int = ROUNDS) -> tuple:
     return c0, c1, c2, c3
 
 
-def philox4x32(ctr, key, rounds: int = ROUNDS) -> np.ndarray:
+def philox4x32(ctr, key, rounds: int = ROUNDS):
     """Philox-4x32-``rounds`` of many counters at once: ``ctr`` of shape (..., 4) and ``key``
     of shape (..., 2) (broadcast), u32 values; a uint32 array of shape (..., 4)."""
+    import numpy as np
     ctr = np.asarray(ctr, dtype=np.uint64)
     key = np.asarray(key, dtype=np.uint64)
     shape = np.broadcast_shapes(ctr.shape[:-1], key.shape[:-1])
@@ -193,17 +201,18 @@ class Random:
 
 
 def _int(value, name: str, method: str) -> int:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+    if _is_int(value) and not isinstance(value, bool):
         return int(value)
     if isinstance(value, bool):
         return int(value)
     raise TypeError(f"{method}(): {name} must be an int, not {type(value).__name__}")
 
 
-def streams_random(seed: int, streams, draws: int, bits: int = 53) -> np.ndarray:
+def streams_random(seed: int, streams, draws: int, bits: int = 53):
     """``random()`` of many streams at once: an array of shape (len(streams), draws) whose row
     ``i`` is what ``Random(seed, streams[i])`` gives on its first ``draws`` calls (``bits``
     53: float64; 24: the float32 values)."""
+    import numpy as np
     streams = np.asarray(streams, dtype=np.int64).astype(np.uint64)
     key = np.array(_words(seed, "seed"), dtype=np.uint64)
     n = np.arange(draws, dtype=np.uint64)

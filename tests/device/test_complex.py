@@ -448,3 +448,44 @@ def test_complex_arrays_past_the_binding_limit(dt):
         gpu(mirror, n, a, numpy_b).join()          # numpy arrays passed straight, in parts
     assert np.allclose(got, want, rtol=8 * EPS[dt], atol=8 * EPS[dt])
     assert np.allclose(numpy_b, want, rtol=8 * EPS[dt], atol=8 * EPS[dt])
+
+
+@Gpu
+def squares(a: list[complex], out: list[complex], out2: list[complex], out3: list[complex]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(a):
+        z = a[i]
+        w = a[i]
+        out[i] = z * z              # one operand twice: the squaring form (complexes.c_sq)
+        out2[i] = z ** 2
+        out3[i] = z * w             # two operands: the general product
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_squares_are_the_textbook_product(dt):
+    """``z * z`` and ``z ** 2`` compile to a squaring helper; they agree with the general
+    product ``z * w`` and with the textbook product in numpy (x*x - y*y, x*y + y*x) to the
+    rounding a fused multiply-add may change (docs/language.md), and inf / NaN / -0.0 parts
+    give the textbook product's values."""
+    ft = np.float32 if dt == np.complex64 else np.float64
+    r = np.random.default_rng(0)
+    a = (r.standard_normal(2000) * np.exp(r.uniform(-20, 20, 2000))
+         + 1j * r.standard_normal(2000) * np.exp(r.uniform(-20, 20, 2000))).astype(dt)
+    a[:4] = [complex(np.inf, 1), complex(np.nan, 0), complex(-0.0, 0.0), complex(3e38, 0.0)]
+    before = a.copy()
+    out, out2, out3 = np.zeros_like(a), np.zeros_like(a), np.zeros_like(a)
+    gpu(squares, a, out, out2, out3).join()
+    x, y = a.real.astype(ft), a.imag.astype(ft)
+    with np.errstate(all="ignore"):
+        re, im = x * x - y * y, x * y + y * x          # float arrays: no complex arithmetic
+        ulp = 4 * np.finfo(ft).eps * (x * x + y * y)[4:]
+    for got in (out, out2, out3):
+        for part, want in ((got.real, re), (got.imag, im)):
+            assert np.all(np.abs(part[4:] - want[4:]) <= ulp)
+    # the special values through the squaring form (the general product of two equal values
+    # may be re-associated by the driver into (x + x) * y, docs/language.md)
+    for got in (out, out2):
+        for part, want in ((got.real, re), (got.imag, im)):
+            np.testing.assert_array_equal(part[:4], want[:4])
+            assert (np.signbit(part[:4]) == np.signbit(want[:4])).all()
+    np.testing.assert_array_equal(a, before)

@@ -25,6 +25,22 @@ fn ct_cmul_d(a: vec2<f64>, b: vec2<f64>) -> vec2<f64> {
     return vec2<f64>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
+// helper: ct_csq_f
+// z * z: the product's value (x*y + y*x is exactly 2 (x*y), overflow included) in fewer
+// operations than ct_cmul_f(z, z); a driver may fuse t + t into fma(z.x, z.y, t) as it fuses
+// the product's a * b + c (docs/language.md, "Fused multiply-adds")
+fn ct_csq_f(z: vec2<f32>) -> vec2<f32> {
+    let t = z.x * z.y;
+    return vec2<f32>(z.x * z.x - z.y * z.y, t + t);
+}
+
+// helper: ct_csq_d
+// features: shader-f64
+fn ct_csq_d(z: vec2<f64>) -> vec2<f64> {
+    let t = z.x * z.y;
+    return vec2<f64>(z.x * z.x - z.y * z.y, t + t);
+}
+
 // helper: ct_cdiv_f
 // requires: ct_div_f
 // Smith's method, as CPython's complex division: the ratio of the divisor's smaller part to its
