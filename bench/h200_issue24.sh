@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Issues 24 and 25's H200 checks and figures in one device call:
 #   export VK_DRIVER_FILES=...; bash .gl/enter.sh; PYTHONPATH=/tmp/site:$PWD bash bench/h200_issue24.sh [parts]
-# parts (default all): tests vectors complex random timing print. Logs go to $OUT (or ./h200-logs).
+# parts (default all): tests vectors complex random write timing print. Logs go to $OUT (or ./h200-logs).
 set -u
 out=${OUT:-h200-logs}
 mkdir -p "$out"
-parts=${1:-tests,vectors,complex,random,timing,print}
+parts=${1:-tests,vectors,complex,random,write,timing,print}
 has() { [[ ",$parts," == *",$1,"* ]]; }
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv > "$out/gpu.txt" 2>&1
 if has tests; then
@@ -20,7 +20,8 @@ if has tests; then
   echo "tests rc=$?" >> "$out/tests.txt"
 fi
 if has vectors; then
-  timeout 200 python3 bench/vectors.py > "$out/vectors.txt" 2>&1; echo "vectors rc=$?" >> "$out/vectors.txt"
+  timeout 240 python3 bench/vectors.py --n 67108864 --nbody-n 32768 --rounds 5 \
+      > "$out/vectors.txt" 2>&1; echo "vectors rc=$?" >> "$out/vectors.txt"
 fi
 if has complex; then
   timeout 120 python3 bench/complex_mandelbrot.py 4096 4096 256 5 > "$out/complex.txt" 2>&1
@@ -28,6 +29,9 @@ if has complex; then
 fi
 if has random; then
   timeout 150 python3 bench/random_fill.py > "$out/random.txt" 2>&1; echo "random rc=$?" >> "$out/random.txt"
+fi
+if has write; then
+  timeout 100 python3 bench/probe_write.py > "$out/write.txt" 2>&1; echo "write rc=$?" >> "$out/write.txt"
 fi
 if has timing; then
   timeout 150 python3 bench/device_time.py > "$out/device_time.txt" 2>&1
