@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Issues 24 and 25's H200 checks and figures in one device call:
 #   export VK_DRIVER_FILES=...; bash .gl/enter.sh; PYTHONPATH=/tmp/site:$PWD bash bench/h200_issue24.sh [parts]
-# parts (default all): tests vectors complex random write timing print. Logs go to $OUT (or ./h200-logs).
+# parts (default all): tests vectors complex random write layout timing print. Logs go to $OUT (or ./h200-logs).
 set -u
 out=${OUT:-h200-logs}
 mkdir -p "$out"
-parts=${1:-tests,vectors,complex,random,write,timing,print}
+parts=${1:-tests,vectors,complex,random,write,layout,timing,print}
 has() { [[ ",$parts," == *",$1,"* ]]; }
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv > "$out/gpu.txt" 2>&1
 if has tests; then
@@ -32,6 +32,9 @@ if has random; then
 fi
 if has write; then
   timeout 100 python3 bench/probe_write.py > "$out/write.txt" 2>&1; echo "write rc=$?" >> "$out/write.txt"
+fi
+if has layout; then
+  timeout 150 python3 bench/probe_vec_layout.py > "$out/layout.txt" 2>&1; echo "layout rc=$?" >> "$out/layout.txt"
 fi
 if has timing; then
   timeout 150 python3 bench/device_time.py > "$out/device_time.txt" 2>&1
