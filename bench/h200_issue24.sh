@@ -35,6 +35,8 @@ if has write; then
 fi
 if has layout; then
   timeout 150 python3 bench/probe_vec_layout.py > "$out/layout.txt" 2>&1; echo "layout rc=$?" >> "$out/layout.txt"
+  timeout 100 python3 bench/probe_nbody_cuda.py > "$out/layout-cuda.txt" 2>&1
+  echo "layout-cuda rc=$?" >> "$out/layout-cuda.txt"
 fi
 if has timing; then
   timeout 150 python3 bench/device_time.py > "$out/device_time.txt" 2>&1
