@@ -21,7 +21,7 @@ from .lists import ListAccess
 from .program import LoopRecord, loop_bit
 from .tuple_types import is_tuple
 from .types import ELEM_TYPES, elem
-from . import complexes
+from . import complexes, literal_entry
 from .structtypes import WORD_CALLS, word_call_text
 from .uniform import Uniformity
 from .visit import Visitor
@@ -303,7 +303,7 @@ class Emitter(Visitor):
         return f"{self.expr(e.value)}.m{e.index}"
 
     def visit_FuncCall(self, e):
-        args = [self.expr(a) for a in e.args]
+        args = [self.entry(a) for a in e.args]
         args += [ident for ident, _ in self.specs[e.fn].hidden_params(self.nd)]
         return f"{e.fn}({', '.join(args)})"
 
@@ -476,7 +476,15 @@ class Emitter(Visitor):
         self.visit(s, mode, loops)
 
     def visit_Assign(self, s, mode, loops):
-        self.line(f"{s.ident} = {self.expr(s.value)};")
+        self.line(f"{s.ident} = {self.entry(s.value)};")
+
+    def entry(self, e) -> str:
+        """``e`` stored into a name: a float constant hidden from the driver (literal_entry)."""
+        text = self.expr(e)
+        if not literal_entry.hides(e, OPAQUE):
+            return text
+        self.helper(OPAQUE[e.ty])
+        return f"{OPAQUE[e.ty]}({text})"
 
     def visit_ExprStmt(self, s, mode, loops):
         text = self.expr(s.value)
@@ -696,10 +704,13 @@ def fold_guard(e: ir.Binary) -> tuple:
     """The operands ('left', 'right') of a float ``+ - *`` to hide from the driver's compiler,
     which folds x * 0.0 to 0.0, x + 0.0 to x, x - x and -x + x to 0.0 (lavapipe's and NVIDIA's:
     wrong for NaN, infinities and -0.0); () for every other expression."""
-    if e.op not in ("add", "sub", "mul") or elem(e.left.ty).kind != "f" or \
+    if e.op not in ("add", "sub", "mul", "truediv") or elem(e.left.ty).kind != "f" or \
             e.left.ty not in OPAQUE:
         return ()
-    hide = tuple(side for side, x in (("left", e.left), ("right", e.right)) if _zero_literal(x))
+    hide = literal_entry.operand_folds(e)
+    if e.op == "truediv":
+        return hide
+    hide += tuple(side for side, x in (("left", e.left), ("right", e.right)) if _zero_literal(x))
     if e.op == "sub" and same_value(e.left, e.right):
         hide += ("right",)
     if e.op == "add":
