@@ -14,6 +14,8 @@ int values) stay visible: their folds are exact.
 
 from __future__ import annotations
 
+import math
+
 from . import ir
 from .types import elem
 
@@ -22,10 +24,29 @@ def _const_tree(e: ir.Expr) -> bool:
     return not any(x.RUNTIME for x in ir.walk_expr(e))
 
 
+def _literal_value(e: ir.Expr):
+    """The value of a literal (through conversions), or None for any other expression."""
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return e.value if isinstance(e, ir.Const) and not isinstance(e.value, bool) else None
+
+
+def fold_prone(value) -> bool:
+    """A constant whose folds are wrong for NaN, infinities or -0.0: +-0.0 (``x * 0.0 ->
+    0.0``, ``x + 0.0 -> x``), +-1.0 (``x * 1.0 -> x``, then ``x - x -> 0.0``), inf and NaN.
+    The folds of any other value are exact."""
+    v = float(value)
+    return v == 0.0 or abs(v) == 1.0 or not math.isfinite(v)
+
+
 def hides(e: ir.Expr, opaque: dict) -> bool:
     """True when ``e``, a value stored into a local or parameter (or returned), is a float
-    constant to hide (its type has a helper in ``opaque``: wgsl.OPAQUE)."""
-    return e.ty in opaque and elem(e.ty).kind == "f" and _const_tree(e)
+    constant to hide (its type has a helper in ``opaque``: wgsl.OPAQUE): a fold-prone
+    literal or a constant expression of a value not known here (``min(1.0, 0.0)``)."""
+    if e.ty not in opaque or elem(e.ty).kind != "f" or not _const_tree(e):
+        return False
+    value = _literal_value(e)
+    return value is None or fold_prone(value)
 
 
 def _literal(e: ir.Expr) -> bool:
