@@ -6,7 +6,7 @@ The drivers' compilers simplify float arithmetic as if NaN, infinities and -0.0 
 through a name is as dangerous: a local set to it (``t = 0.0``, the components of
 ``vec3(0.0, -9.8, 0.0)``, an augmented assignment's start ``s = 0.0; s += x``), a device
 function's parameter given it (the driver inlines the call) or its constant result. Such a
-value enters the shader hidden (``ct_opaque_f(0.0)``: one integer xor with a zero the driver
+value enters the shader hidden (``ct_enter_f(0.0)``: one integer xor with a zero the driver
 cannot see, where the value is stored, not where it is used), so the arithmetic on it keeps
 IEEE's (and Python's) results. Constants elsewhere (comparisons, list indexes, loop bounds,
 int values) stay visible: their folds are exact.
@@ -14,39 +14,24 @@ int values) stay visible: their folds are exact.
 
 from __future__ import annotations
 
-import math
-
 from . import ir
 from .types import elem
+
+
+#: the helper hiding a constant that enters a name, per float type (library/literal_entry.wgsl)
+ENTER = {"float": "ct_enter_f", "float64": "ct_enter_d"}
 
 
 def _const_tree(e: ir.Expr) -> bool:
     return not any(x.RUNTIME for x in ir.walk_expr(e))
 
 
-def _literal_value(e: ir.Expr):
-    """The value of a literal (through conversions), or None for any other expression."""
-    while isinstance(e, ir.Cast):
-        e = e.operand
-    return e.value if isinstance(e, ir.Const) and not isinstance(e.value, bool) else None
-
-
-def fold_prone(value) -> bool:
-    """A constant whose folds are wrong for NaN, infinities or -0.0: +-0.0 (``x * 0.0 ->
-    0.0``, ``x + 0.0 -> x``), +-1.0 (``x * 1.0 -> x``, then ``x - x -> 0.0``), inf and NaN.
-    The folds of any other value are exact."""
-    v = float(value)
-    return v == 0.0 or abs(v) == 1.0 or not math.isfinite(v)
-
-
-def hides(e: ir.Expr, opaque: dict) -> bool:
+def hides(e: ir.Expr) -> bool:
     """True when ``e``, a value stored into a local or parameter (or returned), is a float
-    constant to hide (its type has a helper in ``opaque``: wgsl.OPAQUE): a fold-prone
-    literal or a constant expression of a value not known here (``min(1.0, 0.0)``)."""
-    if e.ty not in opaque or elem(e.ty).kind != "f" or not _const_tree(e):
-        return False
-    value = _literal_value(e)
-    return value is None or fold_prone(value)
+    constant to hide (with ``ENTER[e.ty]``). Every constant, not
+    only the fold-prone ones (+-0.0, +-1.0, inf, NaN): the driver computes with the others
+    too (``t = 2.0; w = t - 2.0`` is a zero it sees)."""
+    return e.ty in ENTER and _const_tree(e)
 
 
 def _literal(e: ir.Expr) -> bool:

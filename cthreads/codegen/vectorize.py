@@ -35,7 +35,7 @@ from .types import elem
 from .vec_lanes import flatten
 from .visit import Visitor
 from .entry import grid_entry
-from .wgsl import OPAQUE, _const_tree, fold_guard, literal
+from .wgsl import _const_tree, fold_guard, literal
 from . import literal_entry
 
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
@@ -125,7 +125,7 @@ class _Printer(Visitor):
         self.divides = False                # keep the other lanes (ct_mask)
         self.width = 1                      # list[vecN] bodies over flat components: N
         self.picks = False                  # ... whose leaves differ per component (ct_c)
-        self.hides = False                  # a float constant stored hidden (ct_opaque_f)
+        self.hides = False                  # a float constant stored hidden (ct_enter_f)
 
     def div(self, a: str, b: str) -> str:
         if self.ty != "float":
@@ -181,10 +181,10 @@ class _Printer(Visitor):
     def entry(self, e: ir.Expr) -> str:
         """``e`` stored into a name: a float constant hidden from the driver, as the scalar
         kernel hides it (literal_entry.py), then splat."""
-        if not literal_entry.hides(e, OPAQUE):
+        if not literal_entry.hides(e):
             return self.lanes(e)
         self.hides = True
-        return f"{self.vt}({OPAQUE[self.ty]}({self.expr(e)}))"
+        return f"{self.vt}({literal_entry.ENTER[self.ty]}({self.expr(e)}))"
 
     def access(self, lst: ir.ListRef, index: ir.Expr) -> ir.ListRef:
         if lst.elem != self.ty or lst.shared_size is not None or lst.atomic \
@@ -261,12 +261,12 @@ class _Printer(Visitor):
         for (ident, ty), arg in zip(spec.params, e.args):
             if ty != self.ty:
                 raise _NotLanewise
-            texts[ident] = f"({self.entry(arg)})" if literal_entry.hides(arg, OPAQUE) \
+            texts[ident] = f"({self.entry(arg)})" if literal_entry.hides(arg) \
                 else f"({self.expr(arg)})"
         self.args.append(texts)
         try:
             value = pick(body[0].value)
-            return f"({self.entry(value)})" if literal_entry.hides(value, OPAQUE) else \
+            return f"({self.entry(value)})" if literal_entry.hides(value) else \
                 f"({self.expr(value)})"
         finally:
             self.args.pop()
@@ -365,7 +365,7 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
     if printer.hides:
         if not helpers:
             helpers = ["", _ZERO]
-        helpers.append(library.get(OPAQUE[ty]).text)
+        helpers.append(library.get(literal_entry.ENTER[ty]).text)
     # the guard on the flat index: N * g for list[vecN] bodies (each lane a component)
     w = printer.width
     g_flat = g if w == 1 else f"({w}i * {g})"

@@ -200,10 +200,16 @@ class Emitter(Visitor):
         if hide:
             # shapes a driver simplifies as if NaN, inf and -0.0 did not exist (x * 0.0,
             # x + 0.0, x - x, -x + x): the operand it would need is hidden from it
-            ident = OPAQUE[e.left.ty]
-            self.helper(ident)
-            a = f"{ident}({a})" if "left" in hide else a
-            b = f"{ident}({b})" if "right" in hide else b
+            # (literal_entry's shapes with its own helper: one the division helpers' own
+            # hiding cannot undo)
+            entered = literal_entry.operand_folds(e)
+            for side in hide:
+                ident = (literal_entry.ENTER if side in entered else OPAQUE)[e.left.ty]
+                self.helper(ident)
+                if side == "left":
+                    a = f"{ident}({a})"
+                else:
+                    b = f"{ident}({b})"
         if e.op in ("lshift", "rshift") and _const_tree(e.right):
             # a count the driver can see is checked against the width at shader creation
             # (WGSL refuses 33u for a u32): write it modulo the width, as the language takes it
@@ -481,10 +487,10 @@ class Emitter(Visitor):
     def entry(self, e) -> str:
         """``e`` stored into a name: a float constant hidden from the driver (literal_entry)."""
         text = self.expr(e)
-        if not literal_entry.hides(e, OPAQUE):
+        if not literal_entry.hides(e):
             return text
-        self.helper(OPAQUE[e.ty])
-        return f"{OPAQUE[e.ty]}({text})"
+        self.helper(literal_entry.ENTER[e.ty])
+        return f"{literal_entry.ENTER[e.ty]}({text})"
 
     def visit_ExprStmt(self, s, mode, loops):
         text = self.expr(s.value)

@@ -40,10 +40,9 @@ def stored(n: int, x: list[float], o: list[float]) -> None:
 def test_fold_prone_constants_stored_in_locals_are_hidden():
     body = compile_kernel(stored).wgsl()
     for name, value in (("t", "0.0f"), ("z", "(-0.0f)"), ("u", "1.0f"),
-                        ("h", "bitcast<f32>(0x7f800000u)"), ("g", "0.0f")):
-        assert f"{name} = ct_opaque_f({value});" in body, name
-    assert "c = 2.5f;" in body                   # folds of other values are exact: visible
-    assert "fn ct_opaque_f(" in body
+                        ("h", "bitcast<f32>(0x7f800000u)"), ("g", "0.0f"), ("c", "2.5f")):
+        assert f"{name} = ct_enter_f({value});" in body, name     # (c - 2.5 is a zero too)
+    assert "fn ct_enter_f(" in body
 
 
 def test_float64_locals_use_the_float64_helper():
@@ -54,7 +53,7 @@ def test_float64_locals_use_the_float64_helper():
             o[i] = x[i] * t
     from cthreads.codegen.types import Widths
     body = compile_kernel(k64, widths=Widths(float="float64")).wgsl()
-    assert "t = ct_opaque_d(0.0lf);" in body
+    assert "t = ct_enter_d(0.0lf);" in body
 
 
 def calls(n: int, x: list[float], o: list[float]) -> None:
@@ -67,9 +66,9 @@ def calls(n: int, x: list[float], o: list[float]) -> None:
 def test_device_function_arguments_and_results():
     text = compile_kernel(calls).wgsl()
     body = text.split("fn ct_body")[1]
-    assert "ct_f0_scaled(ct_ld_x(i, 1u), ct_opaque_f(0.0f))" in body     # the driver inlines
-    assert "ct_f0_scaled(ct_ld_x(i, 2u), 3.0f)" in body and "ct_opaque_f(3.0f)" not in body
-    assert "return ct_opaque_f(0.0f);" in text           # the constant result
+    assert "ct_f0_scaled(ct_ld_x(i, 1u), ct_enter_f(0.0f))" in body     # the driver inlines
+    assert "ct_f0_scaled(ct_ld_x(i, 2u), ct_enter_f(3.0f))" in body
+    assert "return ct_enter_f(0.0f);" in text           # the constant result
 
 
 def shapes(n: int, x: list[float], k: list[int], o: list[float]) -> None:
@@ -85,13 +84,13 @@ def shapes(n: int, x: list[float], k: list[int], o: list[float]) -> None:
 
 def test_fold_guard_shapes():
     body = compile_kernel(shapes).wgsl().split("fn ct_body")[1]
-    assert "ct_opaque_f(f32(m))" in body                 # an int the driver may know
-    assert "ct_opaque_f(1.0f)" in body                   # x * 1.0 (then x - x)
-    assert "ct_div_f(ct_opaque_f(0.0f)," in body         # 0.0 / x
-    assert "ct_opaque_f(ct_min_f(" in body               # a constant expression
+    assert "ct_enter_f(f32(m))" in body                 # an int the driver may know
+    assert "ct_enter_f(1.0f)" in body                   # x * 1.0 (then x - x)
+    assert "ct_div_f(ct_enter_f(0.0f)," in body         # 0.0 / x
+    assert "ct_enter_f(ct_min_f(" in body               # a constant expression
     # an int read from a list, a literal 2.0, a comparison's and a store's constant: visible
-    assert "ct_opaque_f(f32(ct_ld_k" not in body and "ct_opaque_f(f32(k[" not in body
-    assert "ct_opaque_f(2.0f)" not in body
+    assert "ct_enter_f(f32(ct_ld_k" not in body and "ct_enter_f(f32(k[" not in body
+    assert "ct_enter_f(2.0f)" not in body
     assert "> 0.0f" in body
 
 
@@ -103,7 +102,7 @@ def ints(n: int, x: list[int], o: list[int]) -> None:
 
 
 def test_int_locals_stay_visible():
-    assert "ct_opaque" not in compile_kernel(ints).wgsl()
+    assert "ct_enter" not in compile_kernel(ints).wgsl()
 
 
 def step(n: int, dt: float, v: list[vec3]) -> None:
@@ -117,10 +116,11 @@ def step(n: int, dt: float, v: list[vec3]) -> None:
 def test_vector_components_and_the_four_lane_form():
     program = compile_kernel(step)
     scalar = program.wgsl()
-    assert scalar.count("= ct_opaque_f(0.0f);") == 2 and "ct_opaque_f((-9.8f))" not in scalar
+    assert scalar.count("= ct_enter_f(0.0f);") == 2 and "= ct_enter_f((-9.8f));" in scalar
     lanes = program.render(Variant(form="vec_whole"))
-    assert lanes.count("= vec4<f32>(ct_opaque_f(0.0f));") == 2
-    assert "fn ct_opaque_f(" in lanes and "fn ct_zero(" in lanes
+    assert lanes.count("= vec4<f32>(ct_enter_f(0.0f));") == 2
+    assert "= vec4<f32>(ct_enter_f((-9.8f)));" in lanes
+    assert "fn ct_enter_f(" in lanes and "fn ct_zero(" in lanes
 
 
 def test_kernels_without_such_constants_are_unchanged():
@@ -128,4 +128,4 @@ def test_kernels_without_such_constants_are_unchanged():
         i = GlobalIdx.x
         if i < n:
             y[i] = a * x[i] + y[i]
-    assert "ct_opaque" not in compile_kernel(saxpy).wgsl()
+    assert "ct_enter" not in compile_kernel(saxpy).wgsl()

@@ -52,16 +52,20 @@ def through_locals(n: int, x: list[float], o: list[float]) -> None:
     z = -0.0
     u = 1.0
     h = math.inf
-    o[i * 10 + 0] = x[i] * t
-    o[i * 10 + 1] = t * x[i]
-    o[i * 10 + 2] = x[i] + t
-    o[i * 10 + 3] = t - x[i]
-    o[i * 10 + 4] = x[i] - z
-    o[i * 10 + 5] = x[i] * z
-    o[i * 10 + 6] = x[i] * u - x[i]
-    o[i * 10 + 7] = x[i] - x[i] * u
-    o[i * 10 + 8] = x[i] * h
-    o[i * 10 + 9] = t / x[i]
+    o[i * 12 + 0] = x[i] * t
+    o[i * 12 + 1] = t * x[i]
+    o[i * 12 + 2] = x[i] + t
+    o[i * 12 + 3] = t - x[i]
+    o[i * 12 + 4] = x[i] - z
+    o[i * 12 + 5] = x[i] * z
+    o[i * 12 + 6] = x[i] * u - x[i]
+    o[i * 12 + 7] = x[i] - x[i] * u
+    o[i * 12 + 8] = x[i] * h
+    o[i * 12 + 9] = t / x[i]
+    c = 2.0
+    w = c - 2.0                     # a zero the driver would compute
+    o[i * 12 + 10] = x[i] * w
+    o[i * 12 + 11] = x[i] / t              # a zero divisor the helpers hide again
 
 
 @Gpu
@@ -171,7 +175,7 @@ def _check(kernel, dt, k):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("dt", FLOATS, ids=IDS)
-@pytest.mark.parametrize("kernel, k", [(through_locals, 10), (through_statements, 8),
+@pytest.mark.parametrize("kernel, k", [(through_locals, 12), (through_statements, 8),
                                        (through_globals_and_functions, 8), (through_ints, 6),
                                        (through_vectors, 6)],
                          ids=["locals", "statements", "globals-functions", "ints", "vectors"])
@@ -201,7 +205,7 @@ def test_int_forms_are_exact(device_name, dt):
     gpu(int_forms, n, x, got).join()
     int_forms.simulate(n, x, want)
     np.testing.assert_array_equal(got, want)
-    assert "ct_opaque" not in int_forms.program.wgsl()
+    assert "ct_enter" not in int_forms.program.wgsl()
 
 
 @Gpu
