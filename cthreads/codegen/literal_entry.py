@@ -5,7 +5,8 @@ The drivers' compilers simplify float arithmetic as if NaN, infinities and -0.0 
 ``wgsl.fold_guard`` hides the literal operands of those shapes; a constant the driver can see
 through a name is as dangerous: a local set to it (``t = 0.0``, the components of
 ``vec3(0.0, -9.8, 0.0)``, an augmented assignment's start ``s = 0.0; s += x``), a device
-function's parameter given it (the driver inlines the call) or its constant result. Such a
+function's parameter given it (the driver inlines the call) or its constant result (a tuple
+result's members too), a complex constant (``z = 0j``). Such a
 value enters the shader hidden (``ct_enter_f(0.0)``: one integer xor with a zero the driver
 cannot see, where the value is stored, not where it is used), so the arithmetic on it keeps
 IEEE's (and Python's) results. Constants elsewhere (comparisons, list indexes, loop bounds,
@@ -19,7 +20,8 @@ from .types import elem
 
 
 #: the helper hiding a constant that enters a name, per float type (library/literal_entry.wgsl)
-ENTER = {"float": "ct_enter_f", "float64": "ct_enter_d"}
+ENTER = {"float": "ct_enter_f", "float64": "ct_enter_d",
+         "complex": "ct_center_f", "complex128": "ct_center_d"}
 
 
 def _const_tree(e: ir.Expr) -> bool:

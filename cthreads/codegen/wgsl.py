@@ -303,7 +303,7 @@ class Emitter(Visitor):
         return form.template.format(*args)
 
     def visit_MakeTuple(self, e):
-        return f"{e.ty.wgsl}({', '.join(self.expr(m) for m in e.members)})"
+        return f"{e.ty.wgsl}({', '.join(self.entry(m) for m in e.members)})"
 
     def visit_TupleMember(self, e):
         return f"{self.expr(e.value)}.m{e.index}"

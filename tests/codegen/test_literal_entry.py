@@ -129,3 +129,23 @@ def test_kernels_without_such_constants_are_unchanged():
         if i < n:
             y[i] = a * x[i] + y[i]
     assert "ct_enter" not in compile_kernel(saxpy).wgsl()
+
+
+@Gpu.func
+def zero_and(v: float) -> tuple[float, float]:
+    return 0.0, v
+
+
+def tuples_and_complex(n: int, x: list[float], o: list[float]) -> None:
+    i = GlobalIdx.x
+    if i >= n:
+        return
+    a, b = zero_and(x[i])
+    z = 0j
+    o[i] = x[i] * a + (z * complex(x[i], 0.0)).real
+
+
+def test_tuple_members_and_complex_constants():
+    text = compile_kernel(tuples_and_complex).wgsl()
+    assert "return ct_tup_f32_f32(ct_enter_f(0.0f), v);" in text
+    assert "z = ct_center_f(vec2<f32>(0.0f, 0.0f));" in text

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from cthreads.gpu import GlobalIdx, Gpu, gpu, vec3
+from cthreads.gpu import GlobalIdx, Gpu, gpu, mat22, vec2, vec3
 
 FLOATS = [np.float32, np.float64]
 IDS = ["float32", "float64"]
@@ -41,6 +41,28 @@ def plus(v: float, k: float) -> float:
 @Gpu.func
 def zero() -> float:
     return 0.0
+
+
+@Gpu.func
+def zero_and(v: float) -> tuple[float, float]:
+    return 0.0, v
+
+
+@Gpu
+def through_values(n: int, x: list[float], o: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    a, b = zero_and(x[i])           # a tuple result's constant member
+    o[i * 5 + 0] = x[i] * a
+    m = mat22(0.0, 1.0, 1.0, 0.0)   # a matrix's components
+    v = m @ vec2(x[i], x[i] + 1.0)
+    o[i * 5 + 1] = v.x
+    o[i * 5 + 2] = v.y
+    z = 0j                          # complex constants
+    o[i * 5 + 3] = (z * complex(x[i], 0.0)).real
+    q = 1j
+    o[i * 5 + 4] = (q * complex(x[i], 0.0)).real
 
 
 @Gpu
@@ -177,8 +199,9 @@ def _check(kernel, dt, k):
 @pytest.mark.parametrize("dt", FLOATS, ids=IDS)
 @pytest.mark.parametrize("kernel, k", [(through_locals, 12), (through_statements, 8),
                                        (through_globals_and_functions, 8), (through_ints, 6),
-                                       (through_vectors, 6)],
-                         ids=["locals", "statements", "globals-functions", "ints", "vectors"])
+                                       (through_vectors, 6), (through_values, 5)],
+                         ids=["locals", "statements", "globals-functions", "ints", "vectors",
+                              "tuples-matrices-complex"])
 def test_constants_through_names_keep_pythons_results(device_name, kernel, k, dt):
     _check(kernel, dt, k)
 

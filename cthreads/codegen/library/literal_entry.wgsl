@@ -14,3 +14,18 @@ fn ct_enter_f(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ (ct_zero() 
 // features: shader-f64, shader-int64
 // as ct_enter_f
 fn ct_enter_d(v: f64) -> f64 { return bitcast<f64>(bitcast<u64>(v) ^ u64(ct_zero() << 1u)); }
+
+// helper: ct_center_f
+// requires: ct_zero
+// as ct_enter_f, for a complex constant (z = 0j: c_mul's helpers folded z * w's zero parts)
+fn ct_center_f(v: vec2<f32>) -> vec2<f32> {
+    return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>(ct_zero() << 1u));
+}
+
+// helper: ct_center_d
+// requires: ct_zero
+// features: shader-f64, shader-int64
+// as ct_center_f
+fn ct_center_d(v: vec2<f64>) -> vec2<f64> {
+    return bitcast<vec2<f64>>(bitcast<vec2<u64>>(v) ^ vec2<u64>(u64(ct_zero() << 1u)));
+}
