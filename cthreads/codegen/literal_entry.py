@@ -29,10 +29,10 @@ def _const_tree(e: ir.Expr) -> bool:
 
 
 def hides(e: ir.Expr) -> bool:
-    """True when ``e``, a value stored into a local or parameter (or returned), is a float
-    constant to hide (with ``ENTER[e.ty]``). Every constant, not
-    only the fold-prone ones (+-0.0, +-1.0, inf, NaN): the driver computes with the others
-    too (``t = 2.0; w = t - 2.0`` is a zero it sees)."""
+    """True when ``e``, a value stored into a local or parameter (or returned), is a float or
+    complex constant to hide (with ``ENTER[e.ty]``). Every constant, not only the fold-prone
+    ones (+-0.0, +-1.0, inf, NaN): the driver computes with the others too (``t = 2.0;
+    w = t - 2.0`` is a zero it sees)."""
     return e.ty in ENTER and _const_tree(e)
 
 

@@ -707,9 +707,10 @@ def same_value(a, b) -> bool:
 
 
 def fold_guard(e: ir.Binary) -> tuple:
-    """The operands ('left', 'right') of a float ``+ - *`` to hide from the driver's compiler,
+    """The operands ('left', 'right') of a float ``+ - * /`` to hide from the driver's compiler,
     which folds x * 0.0 to 0.0, x + 0.0 to x, x - x and -x + x to 0.0 (lavapipe's and NVIDIA's:
-    wrong for NaN, infinities and -0.0); () for every other expression."""
+    wrong for NaN, infinities and -0.0), and literal_entry.operand_folds' shapes; () for every
+    other expression."""
     if e.op not in ("add", "sub", "mul", "truediv") or elem(e.left.ty).kind != "f" or \
             e.left.ty not in OPAQUE:
         return ()
