@@ -31,7 +31,7 @@ class FunctionEmitter(Emitter):
         self.line("return;")
 
     def visit_ReturnValue(self, s, mode, loops):
-        self.line(f"return {self.expr(s.value)};")
+        self.line(f"return {self.entry(s.value)};")
 
 
 def function_text(spec, lists: ListAccess, specs: dict, progress=None, nd: bool = False,

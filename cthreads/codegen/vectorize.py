@@ -36,6 +36,7 @@ from .vec_lanes import flatten
 from .visit import Visitor
 from .entry import grid_entry
 from .wgsl import _const_tree, fold_guard, literal
+from . import literal_entry
 
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
 #: the zero the four-lane variant's helpers use (its uniform block counts threads)
@@ -124,6 +125,7 @@ class _Printer(Visitor):
         self.divides = False                # keep the other lanes (ct_mask)
         self.width = 1                      # list[vecN] bodies over flat components: N
         self.picks = False                  # ... whose leaves differ per component (ct_c)
+        self.hides = False                  # a float constant stored hidden (ct_enter_f)
 
     def div(self, a: str, b: str) -> str:
         if self.ty != "float":
@@ -148,7 +150,7 @@ class _Printer(Visitor):
             return self.unpack(s, local.ty)
         if local is None or local.ty != self.ty or s.ident == self.index:
             raise _NotLanewise
-        value = self.lanes(s.value)
+        value = self.entry(s.value)
         self.assigned.add(s.ident)
         text = f"{s.ident} = {value};"
         return text, text
@@ -175,6 +177,14 @@ class _Printer(Visitor):
             x.ident in self.assigned or x.ident in self.tuples)) for x in ir.walk_expr(e))
         calls = any(isinstance(x, ir.FuncCall) for x in ir.walk_expr(e))
         return text if vector and not calls else f"{self.vt}({text})"
+
+    def entry(self, e: ir.Expr) -> str:
+        """``e`` stored into a name: a float constant hidden from the driver, as the scalar
+        kernel hides it (literal_entry.py), then splat."""
+        if not literal_entry.hides(e):
+            return self.lanes(e)
+        self.hides = True
+        return f"{self.vt}({literal_entry.ENTER[self.ty]}({self.expr(e)}))"
 
     def access(self, lst: ir.ListRef, index: ir.Expr) -> ir.ListRef:
         if lst.elem != self.ty or lst.shared_size is not None or lst.atomic \
@@ -251,10 +261,13 @@ class _Printer(Visitor):
         for (ident, ty), arg in zip(spec.params, e.args):
             if ty != self.ty:
                 raise _NotLanewise
-            texts[ident] = f"({self.expr(arg)})"
+            texts[ident] = f"({self.entry(arg)})" if literal_entry.hides(arg) \
+                else f"({self.expr(arg)})"
         self.args.append(texts)
         try:
-            return f"({self.expr(pick(body[0].value))})"
+            value = pick(body[0].value)
+            return f"({self.entry(value)})" if literal_entry.hides(value) else \
+                f"({self.expr(value)})"
         finally:
             self.args.pop()
 
@@ -349,6 +362,10 @@ def vectorize(kernel: ir.Kernel, layout, src, head: list[str], written: set):
         else:
             body.append(f"    var {local.ident}: {printer.vt};")
     helpers = ["", div4_text()] if printer.divides else ["", _ZERO] if printer.picks else []
+    if printer.hides:
+        if not helpers:
+            helpers = ["", _ZERO]
+        helpers.append(library.get(literal_entry.ENTER[ty]).text)
     # the guard on the flat index: N * g for list[vecN] bodies (each lane a component)
     w = printer.width
     g_flat = g if w == 1 else f"({w}i * {g})"

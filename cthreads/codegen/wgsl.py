@@ -21,7 +21,7 @@ from .lists import ListAccess
 from .program import LoopRecord, loop_bit
 from .tuple_types import is_tuple
 from .types import ELEM_TYPES, elem
-from . import complexes
+from . import complexes, literal_entry
 from .structtypes import WORD_CALLS, word_call_text
 from .uniform import Uniformity
 from .visit import Visitor
@@ -200,10 +200,16 @@ class Emitter(Visitor):
         if hide:
             # shapes a driver simplifies as if NaN, inf and -0.0 did not exist (x * 0.0,
             # x + 0.0, x - x, -x + x): the operand it would need is hidden from it
-            ident = OPAQUE[e.left.ty]
-            self.helper(ident)
-            a = f"{ident}({a})" if "left" in hide else a
-            b = f"{ident}({b})" if "right" in hide else b
+            # (literal_entry's shapes with its own helper: one the division helpers' own
+            # hiding cannot undo)
+            entered = literal_entry.operand_folds(e)
+            for side in hide:
+                ident = (literal_entry.ENTER if side in entered else OPAQUE)[e.left.ty]
+                self.helper(ident)
+                if side == "left":
+                    a = f"{ident}({a})"
+                else:
+                    b = f"{ident}({b})"
         if e.op in ("lshift", "rshift") and _const_tree(e.right):
             # a count the driver can see is checked against the width at shader creation
             # (WGSL refuses 33u for a u32): write it modulo the width, as the language takes it
@@ -297,13 +303,13 @@ class Emitter(Visitor):
         return form.template.format(*args)
 
     def visit_MakeTuple(self, e):
-        return f"{e.ty.wgsl}({', '.join(self.expr(m) for m in e.members)})"
+        return f"{e.ty.wgsl}({', '.join(self.entry(m) for m in e.members)})"
 
     def visit_TupleMember(self, e):
         return f"{self.expr(e.value)}.m{e.index}"
 
     def visit_FuncCall(self, e):
-        args = [self.expr(a) for a in e.args]
+        args = [self.entry(a) for a in e.args]
         args += [ident for ident, _ in self.specs[e.fn].hidden_params(self.nd)]
         return f"{e.fn}({', '.join(args)})"
 
@@ -476,7 +482,15 @@ class Emitter(Visitor):
         self.visit(s, mode, loops)
 
     def visit_Assign(self, s, mode, loops):
-        self.line(f"{s.ident} = {self.expr(s.value)};")
+        self.line(f"{s.ident} = {self.entry(s.value)};")
+
+    def entry(self, e) -> str:
+        """``e`` stored into a name: a float constant hidden from the driver (literal_entry)."""
+        text = self.expr(e)
+        if not literal_entry.hides(e):
+            return text
+        self.helper(literal_entry.ENTER[e.ty])
+        return f"{literal_entry.ENTER[e.ty]}({text})"
 
     def visit_ExprStmt(self, s, mode, loops):
         text = self.expr(s.value)
@@ -693,13 +707,17 @@ def same_value(a, b) -> bool:
 
 
 def fold_guard(e: ir.Binary) -> tuple:
-    """The operands ('left', 'right') of a float ``+ - *`` to hide from the driver's compiler,
+    """The operands ('left', 'right') of a float ``+ - * /`` to hide from the driver's compiler,
     which folds x * 0.0 to 0.0, x + 0.0 to x, x - x and -x + x to 0.0 (lavapipe's and NVIDIA's:
-    wrong for NaN, infinities and -0.0); () for every other expression."""
-    if e.op not in ("add", "sub", "mul") or elem(e.left.ty).kind != "f" or \
+    wrong for NaN, infinities and -0.0), and literal_entry.operand_folds' shapes; () for every
+    other expression."""
+    if e.op not in ("add", "sub", "mul", "truediv") or elem(e.left.ty).kind != "f" or \
             e.left.ty not in OPAQUE:
         return ()
-    hide = tuple(side for side, x in (("left", e.left), ("right", e.right)) if _zero_literal(x))
+    hide = literal_entry.operand_folds(e)
+    if e.op == "truediv":
+        return hide
+    hide += tuple(side for side, x in (("left", e.left), ("right", e.right)) if _zero_literal(x))
     if e.op == "sub" and same_value(e.left, e.right):
         hide += ("right",)
     if e.op == "add":

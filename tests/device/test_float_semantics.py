@@ -409,10 +409,10 @@ def driver_folds(n: int, x: list[float], s: list[float], y: list[float], o: list
 
 @pytest.mark.parametrize("dt", FLOATS, ids=IDS)
 def test_driver_folds_give_one_of_the_documented_values(device_name, dt):
-    """docs/language.md, "What the drivers' compilers may change": with a zero the driver
-    can see (a local set to 0.0), x * w is IEEE's value or 0.0 and x + w is IEEE's or x; a
-    kernel's own arithmetic may be re-associated: (x + s) - x is the rounded value or s, and
-    (x * y) * c is that, x * (y * c) or (x * c) * y."""
+    """docs/language.md, "What the drivers' compilers may change": a local set to 0.0 reaches
+    the driver hidden (codegen/literal_entry.py), so x * w and x + w are IEEE's values (they
+    were 0.0 and x on lavapipe); a kernel's own arithmetic may be re-associated: (x + s) - x is
+    the rounded value or s, and (x * y) * c is that, x * (y * c) or (x * c) * y."""
     rng = np.random.default_rng(6)
     x = np.concatenate([np.array([math.inf, -math.inf, math.nan, -0.0, 1e30, 3.4e38]),
                         rng.standard_normal(2000) * 10.0 ** rng.integers(-6, 30, 2000)])
@@ -427,7 +427,7 @@ def test_driver_folds_give_one_of_the_documented_values(device_name, dt):
     o = o.reshape(n, 4)
     zero, c = dt(0.0), dt(0.001)
     with np.errstate(all="ignore"):
-        allowed = [((x * zero), np.zeros(n, dt)), ((x + zero), x), ((x + s) - x, s),
+        allowed = [((x * zero),), ((x + zero),), ((x + s) - x, s),
                    ((x * y) * c, x * (y * c), (x * c) * y)]
     for k, values in enumerate(allowed):
         ok = np.zeros(n, bool)
