@@ -207,7 +207,7 @@ def placeholder_lists(func: DeviceFunction, widths=NARROW) -> tuple:
     from .builtins import wgsl_ident  # noqa: PLC0415
     atomic = func.atomic_params()
     return tuple(ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem), None,
-                            name in atomic, ty.ndim, ty.vec)
+                            name in atomic, ty.ndim, ty.vec, ty.mat, ty.struct)
                  for name, ty in func.signature.params if isinstance(ty, ListType))
 
 
