@@ -214,7 +214,8 @@ def _shared_arrays(kernel: ir.Kernel, src) -> tuple:
             ref = refs.pop(name)
             out.append(SharedArray(name, ref.elem, ref.shared_size // max(ref.vec, 1),
                                    src.abs_line(stmt.lineno),
-                                   src.abs_line(stmt.end_lineno or stmt.lineno), ref.vec))
+                                   src.abs_line(stmt.end_lineno or stmt.lineno), ref.vec,
+                                   getattr(ref.struct, "cls", None)))
     return tuple(out)
 
 

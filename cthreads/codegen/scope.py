@@ -240,7 +240,7 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
             ty = None
         if not isinstance(ty, ListType) or ty.ndim != 1:
             src.error(stmt.annotation, "a shared array is annotated list[float], "
-                      "list[int], list[bool] or list[vec3] ... (one dimension)",
+                      "list[int], list[bool], list[vec3], list[Particle] ... (one dimension)",
                       f"write '{name}: list[float] = shared(64)' (index a 2-D tile as "
                       "t[y * width + x])", cls=GpuKernelTypeError)
         if name in found or name in lists or len(decl.annotations[name]) > 1:
@@ -253,7 +253,8 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
         size = _const_size(src, decl, call.args[0], resolve)
         # a shared list[vec3]: a flat array of 3 * size components (codegen/vectors.py)
         lists[name] = ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem),
-                                 size * max(ty.vec, 1), name in atomic, 1, ty.vec)
+                                 size * max(ty.vec, 1), name in atomic, 1, ty.vec,
+                                 struct=ty.struct)      # a shared list[Particle]: its words
         found[name] = stmt
     return found
 

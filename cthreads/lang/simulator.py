@@ -118,6 +118,9 @@ class _Workgroup:
     def shared(self, size: int, frame) -> list:
         key = (frame.f_code, frame.f_lasti)
         array = self.arrays.get(key)
+        if array is None and _struct_decl(self.launch.program, frame.f_lineno) is not None:
+            array = self.arrays[key] = _struct_shared(
+                _struct_decl(self.launch.program, frame.f_lineno), size)
         if array is None:
             zero = _zero(self.launch.program, frame.f_lineno)
             # a shared list[vec3]: a fresh zero vector per element (vectors are mutable)
@@ -129,6 +132,23 @@ class _Workgroup:
         raise RuntimeError(
             f"kernel {self.launch.name} reached a barrier at line {frame.f_lineno} that its "
             "compiled program does not have; please report it to the cthreads developers")
+
+
+def _struct_decl(program, lineno: int):
+    """The shared() declaration of a list[Particle] on ``lineno``, or None."""
+    for decl in program.shared_arrays:
+        if decl.lineno <= lineno <= decl.end_lineno and getattr(decl, "struct", None):
+            return decl
+    return None
+
+
+def _struct_shared(decl, size: int):
+    """A zeroed shared list[Particle]: a structured array of the launch's layout, seen as
+    records (``structs.StructList``)."""
+    import numpy as np  # noqa: PLC0415
+    from .structs import StructList  # noqa: PLC0415
+    width = "float64" if decl.elem == "float64" else "float32"
+    return StructList(np.zeros(size, decl.struct.dtype_for(width)), decl.struct)
 
 
 def _zero(program, lineno: int):
