@@ -240,7 +240,7 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
             ty = None
         if not isinstance(ty, ListType) or ty.ndim != 1:
             src.error(stmt.annotation, "a shared array is annotated list[float], "
-                      "list[int], list[bool], list[vec3], list[Particle] ... (one dimension)",
+                      "list[int], list[bool] or list[vec3] ... (one dimension)",
                       f"write '{name}: list[float] = shared(64)' (index a 2-D tile as "
                       "t[y * width + x])", cls=GpuKernelTypeError)
         if name in found or name in lists or len(decl.annotations[name]) > 1:

@@ -54,11 +54,36 @@ def struct_atomic(tr, op: str, node: ast.Call, text: str, nargs: int):
     tr.nargs(node, text, (nargs,))
     ops = _ops(tr, first, lst)
     kind, offset = tr._struct_resolve(lst.struct, ops)
-    name = node.args[1]
     if not isinstance(kind, StructType):
         tr.src.error(first, f"'{ast.unparse(first)}' is a field, not a {lst.struct} element",
                      f"name the element and the field: {text}(p[i], \"field\", ...)",
                      cls=GpuKernelTypeError)
+    at, want = _int_field(tr, first, kind, node.args[1], text)
+    if want == "int64":
+        tr.uses.add("int64_atomic")
+    tr.uses.add("atomic")
+    parts = _parts(first, lst)
+    indexes = [tr.index_expr(part, lst, d) for d, part in enumerate(parts)]
+    args = []
+    for a in node.args[2:]:
+        e = tr.not_vector(tr.expr(a), a)
+        if is_float(e.ty):
+            tr.src.error(a, f"{text}() on the int field '{node.args[1].value}' needs an int "
+                         "value, got a float", "convert with int(...)", cls=GpuKernelTypeError)
+        args.append(tr.conv(e, want))
+    loc = tr.src.loc(node)
+    checks = [tr.new_check(first, lst, d) for d in range(lst.ndim)]
+    last, more = indexes[-1], indexes[:-1]
+    scaled = ir.Binary(last.ty, loc, "mul", last, ir.Const(last.ty, loc, lst.vec))
+    at += offset
+    index = ir.Binary(last.ty, loc, "add", scaled, ir.Const(last.ty, loc, at)) if at else scaled
+    idx, extra = (index, ()) if lst.ndim == 1 else (more[0], tuple(more[1:]) + (index,))
+    return ir.Atomic(want, loc, op, lst, idx, tuple(args), checks[0], extra, tuple(checks[1:]))
+
+
+def _int_field(tr, first, kind: StructType, name, text: str) -> tuple:
+    """(word offset, int type) of the int field of ``kind`` that the literal ``name`` names;
+    located errors for anything else."""
     if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
         tr.src.error(name, f"{text}() on a {kind} element takes the field's name as a string",
                      f"write {text}({ast.unparse(first)}, \"field\", ...); its int fields are "
@@ -77,26 +102,7 @@ def struct_atomic(tr, op: str, node: ast.Call, text: str, nargs: int):
                      "keep the counter in an int field (or in a list[int])" +
                      (f": its int fields are {_int_fields(kind)}" if _int_fields(kind) !=
                       "none" else ""), cls=GpuKernelTypeError)
-    if want == "int64":
-        tr.uses.add("int64_atomic")
-    tr.uses.add("atomic")
-    parts = _parts(first, lst)
-    indexes = [tr.index_expr(part, lst, d) for d, part in enumerate(parts)]
-    args = []
-    for a in node.args[2:]:
-        e = tr.not_vector(tr.expr(a), a)
-        if is_float(e.ty):
-            tr.src.error(a, f"{text}() on the int field '{name.value}' needs an int value, got "
-                         "a float", "convert with int(...)", cls=GpuKernelTypeError)
-        args.append(tr.conv(e, want))
-    loc = tr.src.loc(node)
-    checks = [tr.new_check(first, lst, d) for d in range(lst.ndim)]
-    last, more = indexes[-1], indexes[:-1]
-    scaled = ir.Binary(last.ty, loc, "mul", last, ir.Const(last.ty, loc, lst.vec))
-    at = offset + found[1]
-    index = ir.Binary(last.ty, loc, "add", scaled, ir.Const(last.ty, loc, at)) if at else scaled
-    idx, extra = (index, ()) if lst.ndim == 1 else (more[0], tuple(more[1:]) + (index,))
-    return ir.Atomic(want, loc, op, lst, idx, tuple(args), checks[0], extra, tuple(checks[1:]))
+    return found[1], want
 
 
 def struct_word_int(word: str) -> str:

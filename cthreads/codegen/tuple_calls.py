@@ -165,13 +165,8 @@ class TupleMixin:
             members = []
             for k, (e, want) in enumerate(zip(v.elts, ty.members)):
                 value = self.expr(e)
-                if isinstance(want, StructType) or isinstance(value, StructValue):
-                    what = f"value {k + 1} of the result of {name}() ({ty})"
-                    words = self.struct_words_of(value, want, e, what)
-                    members.extend(self._word_of(w, t, e) for w, t in
-                                   zip(words, ty.member_types(want)))
-                    continue
-                if not isinstance(want, str) or hasattr(value, "comps"):
+                if not isinstance(want, str) or hasattr(value, "comps") or \
+                        isinstance(value, StructValue):     # a vector or a struct
                     members.extend(self._vector_member(value, want, e, k, ty))
                     continue
                 if not assignable(value.ty, want):
@@ -209,9 +204,18 @@ class TupleMixin:
         return [ir.Assign(loc, tmp, call),
                 ir.ReturnValue(loc, ir.MakeTuple(flat, loc, tuple(members)))]
 
+    def _struct_member(self, value, want, node, k: int, ty: TupleType) -> list:
+        """The words of value ``k`` of a return whose member ``want`` or value is a struct
+        (a located error when the types differ)."""
+        what = f"value {k + 1} of the result of {self.src.name}() ({ty})"
+        words = self.struct_words_of(value, want, node, what)
+        return [self._word_of(w, t, node) for w, t in zip(words, ty.member_types(want))]
+
     def _vector_member(self, value, want, node, k: int, ty: TupleType) -> list:
         """The components of value ``k`` of a return whose member ``want`` or value is a
         vector, converted (a located error when one is a vector and the other not)."""
+        if isinstance(want, StructType) or isinstance(value, StructValue):
+            return self._struct_member(value, want, node, k, ty)
         name = self.src.name
         if isinstance(want, str):
             self.src.error(node, f"value {k + 1} of the return of {name} is a {value.ty}, but "
