@@ -4,7 +4,10 @@ shared arrays of structs, list[Struct] parameters of device functions."""
 
 from __future__ import annotations
 
-from cthreads.gpu import GlobalIdx, Gpu, ThreadIdx, atomic_add, atomic_max, shared, vec3
+from cthreads.gpu import (
+    GlobalIdx, Gpu, ThreadIdx, atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max,
+    atomic_min, atomic_sub, shared, vec3,
+)
 from cthreads.sync import __sync_threads
 
 
@@ -124,3 +127,13 @@ def bump_grid(g: list[list[Body]]) -> None:
     if i < len(g):
         for j in range(g.shape[1]):
             g[i, j].n += 10 * i + j
+
+
+@Gpu
+def other_atomics(c: list[Bin]) -> None:
+    i: int = GlobalIdx.x
+    if i < 100:
+        atomic_compare_exchange(c[0], "count", 0, i + 1)
+        atomic_sub(c[1], "top", i)
+        atomic_min(c[1], "count", i - 50)
+        atomic_exchange(c[2], "top", 7)

@@ -12,7 +12,7 @@ import pytest
 
 from cthreads.gpu import GpuArena, GpuIndexError, GpuInvalidArgument, gpu, to_device
 from tests.device.struct_combo_kernels import (
-    Bin, Body, bump, bump_grid, count_at, grid_count, histogram, reverse_tiles, split,
+    Bin, Body, bump, bump_grid, count_at, grid_count, histogram, other_atomics, reverse_tiles, split,
     weigh_all,
 )
 
@@ -46,6 +46,21 @@ def test_atomics_on_int_fields_match_numpy_and_simulate(dtype):
     np.testing.assert_array_equal(first, 1)
     np.testing.assert_array_equal(b, sim)
     np.testing.assert_array_equal(first_sim, 1)
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_every_atomic_operation_on_int_fields(dtype):
+    c = np.zeros(3, Bin.dtype_for(dtype))
+    c["total"] = 2.5
+    sim = c.copy()
+    gpu(other_atomics, c, threads=100).join()
+    other_atomics.simulate(sim, threads=100)
+    assert 1 <= c["count"][0] <= 100                  # the first thread to swap, any of them
+    c["count"][0] = sim["count"][0] = 0
+    np.testing.assert_array_equal(c["top"], [0, -sum(range(100)), 7])
+    np.testing.assert_array_equal(c["count"], [0, -50, 0])
+    np.testing.assert_array_equal(c["total"], 2.5)
+    np.testing.assert_array_equal(c, sim)
 
 
 def test_atomics_on_fields_of_a_2d_struct_array():
