@@ -137,3 +137,20 @@ def other_atomics(c: list[Bin]) -> None:
         atomic_sub(c[1], "top", i)
         atomic_min(c[1], "count", i - 50)
         atomic_exchange(c[2], "top", 7)
+
+
+@Gpu
+def touch(p: list[Body], n: int) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        p[i].pos.y += 1.0
+        p[i].mass = p[i].mass * 2.0
+        p[i].n += i
+        p[i].alive = not p[i].alive
+
+
+@Gpu
+def touch_with(p: list[Body], x: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < len(p):
+        p[i].mass = x[i]

@@ -180,3 +180,46 @@ def test_views_of_struct_gpuarrays(dtype):
     np.testing.assert_array_equal(r[2:4].numpy(), want.reshape(4, 6)[2:4])
     with pytest.raises(GpuInvalidArgument, match="one element of a 1-D array is not a view"):
         d[3]
+
+
+# -- Python lists of struct objects ---------------------------------------------------------------
+def _objects(n):
+    from cthreads.gpu import vec3
+    return [Body(vec3(1.0, 2.0 + i, 3.0), 0.5 + i, i - 2, i % 2 == 0) for i in range(n)]
+
+
+def test_python_lists_of_struct_objects_are_written_back_into_the_objects():
+    from tests.device.struct_combo_kernels import touch
+    objs = _objects(6)
+    keep = objs[3]
+    pos = objs[3].pos
+    sim = [Body(o) for o in objs]
+    gpu(touch, objs, 6).join()
+    touch.simulate(sim, 6)
+    assert objs == sim and objs[3] is keep and objs[3].pos is pos     # the same objects
+    assert objs[3].pos.y == 6.0 and objs[3].mass == 7.0 and objs[3].n == 4
+    assert objs[3].alive
+    grid = [_objects(3), _objects(3)]
+    gpu(bump_grid, grid).join()
+    assert [[o.n for o in row] for row in grid] == [[-2, 0, 2], [8, 10, 12]]
+
+
+def test_python_lists_of_struct_objects_errors_change_nothing():
+    from tests.device.struct_combo_kernels import touch
+    objs = _objects(4)
+    before = [Body(o) for o in objs]
+    with pytest.raises(GpuIndexError, match="index 4 is out of range for list 'p' of length 4"):
+        gpu(touch, objs, 5).join()
+    assert objs == before
+    with pytest.raises(Exception, match="element 1 .row-major. is int"):
+        gpu(touch, [objs[0], 3], 1).join()
+    assert objs == before
+
+
+def test_python_lists_of_struct_objects_follow_the_launch_width():
+    from tests.device.struct_combo_kernels import touch_with
+    objs = _objects(3)
+    gpu(touch_with, objs, np.array([0.1, 0.2, 0.3])).join()          # a float64 launch
+    assert [o.mass for o in objs] == [0.1, 0.2, 0.3]
+    gpu(touch_with, objs, np.array([0.1, 0.2, 0.3], np.float32)).join()
+    assert [o.mass for o in objs] == [float(np.float32(v)) for v in (0.1, 0.2, 0.3)]
