@@ -104,7 +104,7 @@ class DeviceFunction:
             row = table.get(id(obj)) if obj is not None else None
             if row is not None and row.kind == "atomic" and node.args:
                 first = node.args[0]
-                while isinstance(first, ast.Subscript):      # a list[ivec2] element
+                while isinstance(first, (ast.Subscript, ast.Attribute)):   # h[i], p[i].inner
                     first = first.value
                 if isinstance(first, ast.Name) and first.id in lists:
                     found.add(first.id)

@@ -206,7 +206,7 @@ def _atomic_lists(src, params, decl, imports, lookup, functions) -> set:
             obj = resolve_object(node.func, locals_, imports, lookup) if not (
                 isinstance(node.func, ast.Name) and node.func.id in decl.assigned) else None
             first = node.args[0]
-            while isinstance(first, ast.Subscript):      # atomic_add(h[i], 0, 1): list[ivec2]
+            while isinstance(first, (ast.Subscript, ast.Attribute)):    # h[i], p[i].inner
                 first = first.value
             if _kind(functions, obj) == "atomic" and isinstance(first, ast.Name):
                 names.add(first.id)

@@ -2,7 +2,8 @@
 
 A device function annotated ``-> tuple[float, int]`` returns a ``TupleType`` whose members are
 kernel types: the scalar names of ``types.ELEM_TYPES``, vectors (``vectypes.VecType``,
-which the device sees as their components: ``TupleType.flat``) and structs (their words). On the device a tuple is a WGSL struct, one per tuple type,
+which the device sees as their components: ``TupleType.flat``) and structs (their words).
+On the device a tuple is a WGSL struct, one per tuple type,
 ``struct ct_tup_f32_i32 { m0: f32, m1: i32 }``, declared once per shader (``declarations``).
 Tuples exist only as a call's result: the caller unpacks them (``a, b = f(x)``) or takes one
 member with a literal index (``f(x)[0]``); parameters, locals and lists never hold one

@@ -5,9 +5,10 @@
 class): a ``StructRows``, which the launch passes in the list's place and the runtime sees as
 the words of a structured array of the objects (``Rows``, a row of ``args._BY_TYPE``), in the
 launch's float width (a Python list says nothing of one, as a list of floats says nothing:
-float32's ``Particle.dtype`` unless another argument makes the launch a float64 one). At the join the words come back into
-the array and each object's fields are set from its record, in place: a vector field's own
-vector object keeps its identity, and so does a nested struct's object.
+float32's ``Particle.dtype`` unless another argument makes the launch a float64 one). At the
+join the words come back into that array and each object's fields are set from its record,
+in place: a vector field's own vector object keeps its identity, and so does a nested
+struct's object.
 """
 
 from __future__ import annotations

@@ -154,3 +154,17 @@ def touch_with(p: list[Body], x: list[float]) -> None:
     i: int = GlobalIdx.x
     if i < len(p):
         p[i].mass = x[i]
+
+
+@Gpu.struct
+class Tagged:
+    w: float
+    bin: Bin
+
+
+@Gpu
+def count_nested(t: list[Tagged]) -> None:
+    i: int = GlobalIdx.x
+    if i < 40:
+        atomic_add(t[i % 2].bin, "count", 1)
+        atomic_max(t[i % 2].bin, "top", i)

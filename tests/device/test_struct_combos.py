@@ -12,8 +12,8 @@ import pytest
 
 from cthreads.gpu import GpuArena, GpuIndexError, GpuInvalidArgument, gpu, to_device
 from tests.device.struct_combo_kernels import (
-    Bin, Body, bump, bump_grid, count_at, grid_count, histogram, other_atomics, reverse_tiles, split,
-    weigh_all,
+    Bin, Body, bump, bump_grid, count_at, grid_count, histogram, other_atomics, reverse_tiles,
+    split, weigh_all,
 )
 
 WIDTHS = [np.float32, np.float64]
@@ -110,7 +110,7 @@ def test_plain_python_elements_take_field_names():
         b[1][0]
 
 
-# -- structs in tuple results --------------------------------------------------------------------
+# -- structs in tuple results ------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", WIDTHS)
 def test_struct_members_of_tuple_results(dtype):
     a = _bodies(100, dtype)
@@ -127,7 +127,7 @@ def test_struct_members_of_tuple_results(dtype):
     np.testing.assert_array_equal(a["alive"], _bodies(100, dtype)["n"] + 2 > 3)
 
 
-# -- shared arrays of structs ----------------------------------------------------------------------
+# -- shared arrays of structs ------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", WIDTHS)
 def test_shared_arrays_of_structs(dtype):
     a = _bodies(128, dtype)
@@ -142,7 +142,7 @@ def test_shared_arrays_of_structs(dtype):
     np.testing.assert_array_equal(out, want)
 
 
-# -- list[Struct] parameters of device functions --------------------------------------------------
+# -- list[Struct] parameters of device functions -----------------------------------------------
 @pytest.mark.parametrize("dtype", WIDTHS)
 def test_struct_lists_passed_to_device_functions(dtype):
     a = _bodies(12, dtype)
@@ -159,7 +159,7 @@ def test_struct_lists_passed_to_device_functions(dtype):
     np.testing.assert_array_equal(a, sa)
 
 
-# -- views of struct GpuArrays ----------------------------------------------------------------------
+# -- views of struct GpuArrays -----------------------------------------------------------------
 @pytest.mark.parametrize("dtype", WIDTHS)
 def test_views_of_struct_gpuarrays(dtype):
     a = _bodies(24, dtype)
@@ -182,7 +182,7 @@ def test_views_of_struct_gpuarrays(dtype):
         d[3]
 
 
-# -- Python lists of struct objects ---------------------------------------------------------------
+# -- Python lists of struct objects ------------------------------------------------------------
 def _objects(n):
     from cthreads.gpu import vec3
     return [Body(vec3(1.0, 2.0 + i, 3.0), 0.5 + i, i - 2, i % 2 == 0) for i in range(n)]
@@ -219,7 +219,37 @@ def test_python_lists_of_struct_objects_errors_change_nothing():
 def test_python_lists_of_struct_objects_follow_the_launch_width():
     from tests.device.struct_combo_kernels import touch_with
     objs = _objects(3)
-    gpu(touch_with, objs, np.array([0.1, 0.2, 0.3])).join()          # a float64 launch
+    gpu(touch_with, objs, np.array([0.1, 0.2, 0.3])).join()     # a float64 launch
     assert [o.mass for o in objs] == [0.1, 0.2, 0.3]
     gpu(touch_with, objs, np.array([0.1, 0.2, 0.3], np.float32)).join()
     assert [o.mass for o in objs] == [float(np.float32(v)) for v in (0.1, 0.2, 0.3)]
+
+
+def test_plain_python_calls_and_prepare_agree():
+    from cthreads.gpu import prepare
+    prepare()
+    b, plain = np.zeros(3, Bin.dtype), np.zeros(3, Bin.dtype)
+    gpu(count_at, 1, 2, b).join()
+    count_at(1, 2, plain)                       # one call: GlobalIdx.x is 0
+    np.testing.assert_array_equal(b, plain)
+    np.testing.assert_array_equal(plain["count"], [0, 0, 1])
+    a = _bodies(4, np.float32)
+    out, pout = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    pa = a.copy()
+    gpu(split, a, out, threads=1).join()
+    split(pa, pout)
+    np.testing.assert_array_equal(a[0], pa[0])
+    np.testing.assert_array_equal(out[0], pout[0])
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_atomics_on_fields_of_nested_structs(dtype):
+    from tests.device.struct_combo_kernels import Tagged, count_nested
+    t = np.zeros(2, Tagged.dtype_for(dtype))
+    t["w"] = 1.5
+    sim = t.copy()
+    gpu(count_nested, t, threads=40).join()
+    count_nested.simulate(sim, threads=40)
+    np.testing.assert_array_equal(t["bin"]["count"], [20, 20])
+    np.testing.assert_array_equal(t["bin"]["top"], [38, 39])
+    np.testing.assert_array_equal(t, sim)
