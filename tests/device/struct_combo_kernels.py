@@ -168,3 +168,14 @@ def count_nested(t: list[Tagged]) -> None:
     if i < 40:
         atomic_add(t[i % 2].bin, "count", 1)
         atomic_max(t[i % 2].bin, "top", i)
+
+
+@Gpu
+def count_spread(n: int, b: list[Bin]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        k: int = i % len(b)
+        atomic_add(b[k], "count", 1)
+        atomic_compare_exchange(b[k], "top", 0, k)
+        if i < len(b):
+            b[k].total = float(k) * 0.5

@@ -253,3 +253,16 @@ def test_atomics_on_fields_of_nested_structs(dtype):
     np.testing.assert_array_equal(t["bin"]["count"], [20, 20])
     np.testing.assert_array_equal(t["bin"]["top"], [38, 39])
     np.testing.assert_array_equal(t, sim)
+
+
+def test_atomics_on_a_struct_gpuarray_split_across_bindings(device_name):
+    from cthreads import config
+    from cthreads.gpu import zeros
+    from tests.device.struct_combo_kernels import count_spread
+    with config.override(binding_bytes=4096):
+        d = zeros(700, dtype=Bin.dtype)           # 8,400 bytes: 3 parts
+        gpu(count_spread, 2100, d).join()
+        got = d.numpy()
+    np.testing.assert_array_equal(got["count"], 3)
+    np.testing.assert_array_equal(got["top"], np.arange(700))
+    np.testing.assert_array_equal(got["total"], np.arange(700) * 0.5)
