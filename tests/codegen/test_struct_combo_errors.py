@@ -122,3 +122,36 @@ def test_float64_struct_atomics_without_64_bit_atomics_name_the_float32_layout()
 
     prog = k.program_for(("float64", "int64"))
     assert "Cell.dtype" in _atomic64_fix(prog) and "'b'" in _atomic64_fix(prog)
+
+
+def test_a_returned_parameter_whose_fields_the_caller_assigns_is_refused():
+    @Gpu.func
+    def pick(a: Cell, b: Cell) -> tuple[Cell, float]:
+        return a if a.total > b.total else b, 1.0
+
+    @Gpu.func
+    def same(c: Cell) -> Cell:
+        return c
+
+    bad = line() + 4
+    with _raises(r"pick\(\) may return its Cell parameter itself") as info:
+        @Gpu
+        def k(b: list[Cell]) -> None:
+            s, w = pick(b[0], b[1])
+            s.total = w
+            b[2] = s
+    assert info.value.lineno == bad
+    assert "return a copy in pick (return Cell(...))" in str(info.value)
+    with _raises(r"copy it: r = Cell\(same\(b\[0\]\)\)"):
+        @Gpu
+        def k2(b: list[Cell]) -> None:
+            r = same(b[0])
+            r.count = 3
+            b[1] = r
+
+    @Gpu
+    def k3(b: list[Cell]) -> None:            # no field assigned: the same in both
+        r = same(b[0])
+        s, w = pick(b[0], b[1])
+        b[1] = r
+        b[2] = s
