@@ -122,6 +122,8 @@ def test_float64_struct_atomics_without_64_bit_atomics_name_the_float32_layout()
 
     prog = k.program_for(("float64", "int64"))
     assert "Cell.dtype" in _atomic64_fix(prog) and "'b'" in _atomic64_fix(prog)
+    sites = dict(prog.feature_sites)                 # the launch's error points at the line
+    assert 'atomic_add(b[0], "count", 1)' in sites["shader-int64-atomic-all-ops"]
 
 
 def test_a_returned_parameter_whose_fields_the_caller_assigns_is_refused():
