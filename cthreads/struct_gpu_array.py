@@ -1,5 +1,5 @@
 """``GpuArray``s of struct dtypes (``@Gpu.struct``: ``zeros(n, dtype=Particle.dtype)``,
-``to_device(structured)``).
+``to_device(structured)``); views (``d[i0:i1]``, ``reshape``) count structs.
 
 The device holds the elements' words (float32 or float64: ``cthreads/lang/structs.py``'s
 layout, one word per scalar), exactly the bytes of the host array; a ``StructGpuArray`` is a
@@ -87,11 +87,14 @@ class StructGpuArray(GpuArray):
         return StructGpuArray(device_array.device_copy(self._slot), self.dtype, self.shape)
 
     def _view(self, shape, start):
-        raise GpuInvalidArgument("views (reshape, ravel, slices) of a GpuArray of a struct "
-                                 "dtype are not supported yet; use d.numpy() or a kernel")
-
-    def __getitem__(self, key):
-        return self._view((), 0)
+        """A view of ``shape`` elements from element ``start`` on (``GpuArray``'s reshape,
+        ravel and row slices, counted in structs): the words from ``start * per``."""
+        self._slot.check_live("GpuArray view")
+        per = self.dtype.itemsize // self._slot_dtype().itemsize
+        shape = tuple(shape)
+        words = shape[:-1] + (shape[-1] * per,) if shape else (per,)
+        base = self if self._base is None else self._base
+        return StructGpuArray(self._slot.view(words, start * per), self.dtype, shape, base)
 
     def __repr__(self) -> str:
         return f"GpuArray(<{self.size:,} {self.dtype}>, shape={self.shape}, device=" \

@@ -214,7 +214,8 @@ def _shared_arrays(kernel: ir.Kernel, src) -> tuple:
             ref = refs.pop(name)
             out.append(SharedArray(name, ref.elem, ref.shared_size // max(ref.vec, 1),
                                    src.abs_line(stmt.lineno),
-                                   src.abs_line(stmt.end_lineno or stmt.lineno), ref.vec))
+                                   src.abs_line(stmt.end_lineno or stmt.lineno), ref.vec,
+                                   getattr(ref.struct, "cls", None)))
     return tuple(out)
 
 
@@ -290,7 +291,8 @@ def _feature_sites(fe, kernel: ir.Kernel) -> tuple:
     srcs = [fe.src] + [spec.src for spec in kernel.functions]
     for src, body in zip(srcs, ir.all_bodies(kernel)):
         for e in ir.walk_stmt_exprs(body):
-            feature = ATOMIC_FEATURES.get(e.lst.elem) if isinstance(e, ir.Atomic) else None
+            feature = ATOMIC_FEATURES.get(e.ty if e.lst.struct is not None else e.lst.elem) \
+                if isinstance(e, ir.Atomic) else None          # a struct's int64 words too
             if feature is not None and feature not in sites:
                 sites[feature] = src.format_location(e.loc)
     return tuple(sites.items())

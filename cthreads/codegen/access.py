@@ -12,6 +12,7 @@ import ast
 from ..errors import GpuKernelTypeError
 from . import ir
 from .types import ListType, assignable, is_float
+from .struct_atomics import struct_atomic
 from .structtypes import StructType
 from .vectypes import VecType
 from .rngtypes import RngType
@@ -146,10 +147,11 @@ class AccessMixin:
                                    "caller, passed by name", f"pass a list, e.g. "
                                    f"{func.name}(..., xs, ...)", cls=GpuKernelTypeError)
                 ref = self.scope.lists[arg.id]
-                if ref.elem != ty.elem or ref.ndim != ty.ndim or ref.vec != ty.vec:
+                if ref.elem != ty.elem or ref.ndim != ty.ndim or ref.vec != ty.vec or \
+                        ref.struct != ty.struct:
                     self.src.error(arg, f"argument {k + 1} of {func.name}() ('{pname}: {ty}') "
                                    f"cannot take '{arg.id}', a "
-                                   f"{ListType(ref.elem, ref.ndim, ref.vec)}",
+                                   f"{ListType(ref.elem, ref.ndim, ref.vec, ref.mat, ref.struct)}",
                                    f"pass a {ty}, or change the annotation of "
                                    f"'{pname}'", cls=GpuKernelTypeError)
                 lists.append(ref)
@@ -196,6 +198,9 @@ class AccessMixin:
 
     def atomic_call(self, op, node, text):
         want = 4 if op == "compare_exchange" else 3
+        field = struct_atomic(self, op, node, text, want)   # atomic_add(p[i], "n", 1)
+        if field is not None:
+            return field
         vector = self.vec_atomic(op, node, text, want)   # atomic_add(h[i], k, 1): vector_index
         if vector is not None:
             return vector

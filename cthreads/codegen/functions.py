@@ -104,7 +104,7 @@ class DeviceFunction:
             row = table.get(id(obj)) if obj is not None else None
             if row is not None and row.kind == "atomic" and node.args:
                 first = node.args[0]
-                while isinstance(first, ast.Subscript):      # a list[ivec2] element
+                while isinstance(first, (ast.Subscript, ast.Attribute)):   # h[i], p[i].inner
                     first = first.value
                 if isinstance(first, ast.Name) and first.id in lists:
                     found.add(first.id)
@@ -207,7 +207,7 @@ def placeholder_lists(func: DeviceFunction, widths=NARROW) -> tuple:
     from .builtins import wgsl_ident  # noqa: PLC0415
     atomic = func.atomic_params()
     return tuple(ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem), None,
-                            name in atomic, ty.ndim, ty.vec)
+                            name in atomic, ty.ndim, ty.vec, ty.mat, ty.struct)
                  for name, ty in func.signature.params if isinstance(ty, ListType))
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from . import ir
 from .builtins import ATOMIC_WGSL
 from .split import SplitList
+from .struct_atomics import struct_atomic_word
 from .types import elem
 
 
@@ -51,7 +52,7 @@ class ListAccess:
 
     # -- declarations ----------------------------------------------------------------------
     def elem_type(self, ref: ir.ListRef) -> str:
-        t = elem(ref.elem).storage
+        t = _atom(ref).storage
         return f"atomic<{t}>" if ref.atomic else t
 
     def declarations(self) -> list[str]:
@@ -80,7 +81,7 @@ class ListAccess:
         for v in self.refs:
             if v.shared_size is None:
                 continue
-            zero = elem(v.ref.elem).storage_zero
+            zero = _atom(v.ref).storage_zero
             store = (f"atomicStore(&{v.ident}[ct_k], {zero})" if v.ref.atomic
                      else f"{v.ident}[ct_k] = {zero}")
             step = wg if wg.endswith(")") else f"{wg}u"
@@ -134,12 +135,16 @@ class ListAccess:
     # the access of element ``idx`` of buffer ``ident`` (the list's, or a part of a split one)
     @staticmethod
     def load_at(ident: str, ref, idx) -> str:
+        if ref.atomic and struct_atomic_word(ref):      # a struct's words (struct_atomics)
+            return f"bitcast<{elem(ref.elem).wgsl}>(atomicLoad(&{ident}[{idx}]))"
         if ref.atomic:
             return f"atomicLoad(&{ident}[{idx}])"
         return elem(ref.elem).load.format(f"{ident}[{idx}]")
 
     @staticmethod
     def store_at(ident: str, ref, idx, value) -> str:
+        if ref.atomic and struct_atomic_word(ref):
+            return f"atomicStore(&{ident}[{idx}], bitcast<{_atom(ref).wgsl}>({value}))"
         if ref.atomic:
             return f"atomicStore(&{ident}[{idx}], {value})"
         return f"{ident}[{idx}] = {elem(ref.elem).store.format(value)}"
@@ -148,7 +153,7 @@ class ListAccess:
         if op == "compare_exchange":
             name = f"ct_cas_{ident}"
             if name not in self.helpers:
-                t = elem(ref.elem).storage
+                t = _atom(ref).storage
                 self.helpers[name] = (
                     f"fn {name}(ct_i: i32, ct_e: {t}, ct_v: {t}) -> {t} {{\n"
                     f"    loop {{\n"
@@ -234,11 +239,11 @@ class ListAccess:
     def _nd_atomic(self, ref, op, idxs, args, checks) -> str:
         if not self._nd_checked(ref, checks):
             return self._raw_atomic(ref, op, self.flat(ref, idxs), args)
-        t = elem(ref.elem).storage
+        t = _atom(ref).storage
         params = "".join(f", ct_a{k}: {t}" for k in range(len(args)))
         inner = self._raw_atomic(ref, op, "ct_f", [f"ct_a{k}" for k in range(len(args))])
         name = self._nd_helper(f"at_{op}_", ref, len(idxs), params, f" -> {t}",
-                               [f"if (ct_bad_here) {{ return {elem(ref.elem).zero}; }}",
+                               [f"if (ct_bad_here) {{ return {_atom(ref).zero}; }}",
                                 f"return {inner};"])
         return f"{name}({', '.join(idxs)}, {', '.join(args)}, {_ids(checks)})"
 
@@ -279,7 +284,7 @@ class ListAccess:
         if check is None or check in self.skip:
             return self._raw_atomic(ref, op, idx, args)
         name = f"ct_at_{op}_{ref.ident}"
-        t = elem(ref.elem).storage
+        t = _atom(ref).storage
         if name not in self.helpers:
             self._note()
             n = self._ulen(ref)
@@ -289,7 +294,7 @@ class ListAccess:
                 f"fn {name}(ct_i: i32{params}, ct_c: u32) -> {t} {{\n"
                 f"    let ct_bad_here = bitcast<u32>(ct_i) >= {n};\n"
                 f"    ct_note(ct_bad_here, ct_c, ct_i, {n});\n"
-                f"    if (ct_bad_here) {{ return {elem(ref.elem).zero}; }}\n"
+                f"    if (ct_bad_here) {{ return {_atom(ref).zero}; }}\n"
                 f"    return {inner};\n}}")
         return f"{name}({idx}, {', '.join(args)}, {check + 1}u)"
 
@@ -330,6 +335,13 @@ class ListAccess:
     def helper_text(self) -> list[str]:
         order = sorted(self.helpers, key=lambda k: (k not in ("ct_note", "ct_report"), k))
         return [self.helpers[k] for k in order]
+
+
+def _atom(ref):
+    """The element row of ``ref``'s atomics: its own, or the int words of a struct list
+    used atomically (``struct_atomics.py``)."""
+    word = struct_atomic_word(ref)
+    return elem(word if word else ref.elem)
 
 
 def shape_field(ident: str, dim: int) -> str:

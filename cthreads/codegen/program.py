@@ -157,6 +157,7 @@ class SharedArray:
     lineno: int          # the declaration's first and last lines in the user's file
     end_lineno: int
     vec: int = 0         # a shared list[vec3]: 3 (``size`` counts vectors)
+    struct: object = None    # a shared list[Particle]: the @Gpu.struct class (its words)
 
 
 #: status word 3's bits: loops of the generated code, and the kernel's loops from bit 1 on

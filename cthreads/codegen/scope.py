@@ -206,7 +206,7 @@ def _atomic_lists(src, params, decl, imports, lookup, functions) -> set:
             obj = resolve_object(node.func, locals_, imports, lookup) if not (
                 isinstance(node.func, ast.Name) and node.func.id in decl.assigned) else None
             first = node.args[0]
-            while isinstance(first, ast.Subscript):      # atomic_add(h[i], 0, 1): list[ivec2]
+            while isinstance(first, (ast.Subscript, ast.Attribute)):    # h[i], p[i].inner
                 first = first.value
             if _kind(functions, obj) == "atomic" and isinstance(first, ast.Name):
                 names.add(first.id)
@@ -253,7 +253,8 @@ def _shared_decls(src, decl, lists, atomic, resolve, lookup, functions, in_func,
         size = _const_size(src, decl, call.args[0], resolve)
         # a shared list[vec3]: a flat array of 3 * size components (codegen/vectors.py)
         lists[name] = ir.ListRef(name, wgsl_ident(name), widths.concrete(ty.elem),
-                                 size * max(ty.vec, 1), name in atomic, 1, ty.vec)
+                                 size * max(ty.vec, 1), name in atomic, 1, ty.vec,
+                                 struct=ty.struct)      # a shared list[Particle]: its words
         found[name] = stmt
     return found
 

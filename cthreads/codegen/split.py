@@ -18,6 +18,7 @@ index is split.
 
 from __future__ import annotations
 
+from .struct_atomics import struct_atomic_word
 from .types import elem
 
 
@@ -88,7 +89,7 @@ class SplitList:
         return f"{name}({idx}, {value})"
 
     def atomic(self, lists, ref, op, idx, args) -> str:
-        t = elem(ref.elem).storage
+        t = elem(struct_atomic_word(ref) or ref.elem).storage     # a struct list: int words
         names = [f"ct_a{k}" for k in range(len(args))]
         params = "".join(f", {a}: {t}" for a in names)
         offset = "i32(ct_o)" if op == "compare_exchange" else "ct_o"

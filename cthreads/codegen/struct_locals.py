@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import GpuKernelTypeError
 from . import ir
+from .struct_alias import aliased_call
 from .structs import StructValue
 from .structtypes import StructType, concrete_kind, struct_of
 from .vector_calls import VecValue
@@ -65,6 +66,21 @@ class StructLocalMixin:  # noqa: D101 - see the module docstring
                                f"'{text}' in Python, and a field of '{name}' is assigned below "
                                "(in Python that would change both)",
                                f"copy it: {name} = {ty}({text})", cls=GpuKernelTypeError)
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
+                func = aliased_call(self, n, name)      # s = f(q) of a 'return q' (struct_alias)
+                if func is not None:
+                    self._returned_param_error(n, name, func)
+
+    def _returned_param_error(self, n, name: str, func) -> None:
+        ty = self.struct_local(name) or self.scope.fixed.get(name)
+        text = ast.unparse(n.value)
+        fix = f"copy it: {name} = {ty}({text})" if not isinstance(
+            n.targets[0] if isinstance(n, ast.Assign) else n.target, ast.Tuple) else \
+            f"return a copy in {func.name} (return {ty}(...))"
+        self.src.error(n, f"{func.name}() may return its {ty} parameter itself, so in Python "
+                       f"'{name}' may be the caller's {ty}, and a field of '{name}' is "
+                       "assigned below (in Python that would change both)", fix,
+                       cls=GpuKernelTypeError)
 
     def struct_call(self, obj, node):
         """A struct constructor ``Particle(...)`` (keywords, positional, or one struct to

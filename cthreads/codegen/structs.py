@@ -62,6 +62,10 @@ class StructMixin:
             base = base.value
         if isinstance(base, ast.Call) and chain and self._struct_callee(base):
             return "value", self.expr(base), chain          # f(x).pos, Particle(q).vel
+        if isinstance(base, ast.Call) and len(chain) > 1 and isinstance(chain[0], ast.Subscript) \
+                and self.tuple_function(base) is not None:
+            value = self.expr(chain[0])                     # f(x)[0].pos: a struct member
+            return ("value", value, chain[1:]) if isinstance(value, StructValue) else None
         if not isinstance(base, ast.Name):
             return None
         if base.id in self.scope.scalar and self.struct_local(base.id) is not None:

@@ -15,6 +15,8 @@ import ast
 from ..errors import GpuKernelTypeError
 from . import ir
 from .functions import DeviceFunction
+from .structs import StructValue
+from .structtypes import StructType
 from .tuple_types import TupleType, is_tuple
 from .types import MISSING, assignable
 
@@ -78,6 +80,10 @@ class TupleMixin:
         member = ty.members[k]
         if isinstance(member, str):
             return ir.TupleMember(flat.members[at], loc, whole, at)
+        if isinstance(member, StructType):          # its words (structs.StructValue)
+            types = ty.member_types(member)
+            return StructValue(member, loc, tuple(ir.TupleMember(t, loc, whole, at + c)
+                                                  for c, t in enumerate(types)))
         from .vector_calls import VecValue  # noqa: PLC0415
         return VecValue(member, loc, tuple(ir.TupleMember(member.elem, loc, whole, at + c)
                                            for c in range(member.n)))
@@ -159,7 +165,8 @@ class TupleMixin:
             members = []
             for k, (e, want) in enumerate(zip(v.elts, ty.members)):
                 value = self.expr(e)
-                if not isinstance(want, str) or hasattr(value, "comps"):
+                if not isinstance(want, str) or hasattr(value, "comps") or \
+                        isinstance(value, StructValue):     # a vector or a struct
                     members.extend(self._vector_member(value, want, e, k, ty))
                     continue
                 if not assignable(value.ty, want):
@@ -179,8 +186,8 @@ class TupleMixin:
         given = self.tuple_type(func)
         if given == ty:
             return ir.ReturnValue(loc, call)
-        if len(given) != len(ty) or [getattr(m, "n", 0) for m in given.members] != \
-                [getattr(m, "n", 0) for m in ty.members]:
+        if len(given) != len(ty) or [_shape(m) for m in given.members] != \
+                [_shape(m) for m in ty.members]:
             self.src.error(v, f"device function {name} returns {len(ty)} values ({ty}), but "
                            f"{func.name}() gives {len(given)} ({given})",
                            f"unpack it and return {len(ty)} values", cls=GpuKernelTypeError)
@@ -197,9 +204,18 @@ class TupleMixin:
         return [ir.Assign(loc, tmp, call),
                 ir.ReturnValue(loc, ir.MakeTuple(flat, loc, tuple(members)))]
 
+    def _struct_member(self, value, want, node, k: int, ty: TupleType) -> list:
+        """The words of value ``k`` of a return whose member ``want`` or value is a struct
+        (a located error when the types differ)."""
+        what = f"value {k + 1} of the result of {self.src.name}() ({ty})"
+        words = self.struct_words_of(value, want, node, what)
+        return [self._word_of(w, t, node) for w, t in zip(words, ty.member_types(want))]
+
     def _vector_member(self, value, want, node, k: int, ty: TupleType) -> list:
         """The components of value ``k`` of a return whose member ``want`` or value is a
         vector, converted (a located error when one is a vector and the other not)."""
+        if isinstance(want, StructType) or isinstance(value, StructValue):
+            return self._struct_member(value, want, node, k, ty)
         name = self.src.name
         if isinstance(want, str):
             self.src.error(node, f"value {k + 1} of the return of {name} is a {value.ty}, but "
@@ -216,6 +232,12 @@ class TupleMixin:
         self.src.error(v, f"device function {self.src.name} returns a {self.returns}, not "
                        f"{len(v.elts)} values", f"annotate '-> tuple[{', '.join(types)}]' to "
                        "return several values", cls=GpuKernelTypeError)
+
+
+def _shape(member):
+    """What must agree between a returned tuple's member and the result's: a vector's length,
+    a struct's type; scalars convert."""
+    return member if isinstance(member, StructType) else getattr(member, "n", 0)
 
 
 def _literal_index(node):

@@ -1,8 +1,9 @@
 """Tuple results of device functions: the type, its annotation, its WGSL struct.
 
 A device function annotated ``-> tuple[float, int]`` returns a ``TupleType`` whose members are
-kernel types: the scalar names of ``types.ELEM_TYPES`` and vectors (``vectypes.VecType``,
-which the device sees as their components: ``TupleType.flat``). On the device a tuple is a WGSL struct, one per tuple type,
+kernel types: the scalar names of ``types.ELEM_TYPES``, vectors (``vectypes.VecType``,
+which the device sees as their components: ``TupleType.flat``) and structs (their words).
+On the device a tuple is a WGSL struct, one per tuple type,
 ``struct ct_tup_f32_i32 { m0: f32, m1: i32 }``, declared once per shader (``declarations``).
 Tuples exist only as a call's result: the caller unpacks them (``a, b = f(x)``) or takes one
 member with a literal index (``f(x)[0]``); parameters, locals and lists never hold one
@@ -25,6 +26,7 @@ TUPLE_OBJECTS = (tuple, typing.Tuple)
 class TupleType:
     """The result type of a device function returning several values."""
     members: tuple           # member types, in order (annotation names before ``concrete``)
+    word: str = "float"      # the float width of struct members' words (``concrete``)
 
     def __str__(self) -> str:
         return "tuple[" + ", ".join(str(m) for m in self.members) + "]"
@@ -34,7 +36,7 @@ class TupleType:
 
     def concrete(self, widths) -> "TupleType":
         """The same tuple with plain float/int members at the launch's widths."""
-        return TupleType(tuple(widths.concrete(m) for m in self.members))
+        return TupleType(tuple(widths.concrete(m) for m in self.members), widths.float)
 
     @property
     def has_vectors(self) -> bool:
@@ -46,15 +48,24 @@ class TupleType:
         frontend sees a vector."""
         if not self.has_vectors:
             return self
-        return TupleType(tuple(t for m in self.members
-                               for t in ((m,) if isinstance(m, str) else (m.elem,) * m.n)))
+        return TupleType(tuple(t for m in self.members for t in self.member_types(m)),
+                         self.word)
+
+    def member_types(self, m) -> tuple:
+        """The flat member types of member ``m``: itself, a vector's components, a struct's
+        words (``structtypes.StructType.word_types`` at ``word``)."""
+        if isinstance(m, str):
+            return (m,)
+        if hasattr(m, "word_types"):
+            return m.word_types(self.word)
+        return (m.elem,) * m.n
 
     def offsets(self) -> tuple:
         """The flat member number at which each member starts (``flat``)."""
         out, k = [], 0
         for m in self.members:
             out.append(k)
-            k += 1 if isinstance(m, str) else m.n
+            k += len(self.member_types(m))
         return tuple(out)
 
     @property
@@ -122,7 +133,7 @@ def resolve_result(node: ast.AST, lookup):
     base = node.value if isinstance(node, ast.Subscript) else node
     if _lookup(base, lookup) not in TUPLE_OBJECTS:
         return None
-    hint = "write e.g. '-> tuple[float, float]': one scalar or vector type per returned value"
+    hint = "write e.g. '-> tuple[float, float]': one scalar, vector or struct type per value"
     if not isinstance(node, ast.Subscript):
         raise AnnotationError(node, "a bare 'tuple' result does not say the members' types",
                               hint)
@@ -138,7 +149,7 @@ def resolve_result(node: ast.AST, lookup):
         if isinstance(ty, ListType):
             raise AnnotationError(e, "a device function cannot return a list inside a tuple",
                                   "write results into a list parameter and return None")
-        members.append(ty)          # a scalar name, or a vector (vectypes.VecType)
+        members.append(ty)          # a scalar name, a vector (VecType) or a struct (StructType)
     return TupleType(tuple(members))
 
 

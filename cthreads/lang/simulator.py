@@ -75,6 +75,7 @@ class Launch:
 def run(fn, args, launch: Launch) -> None:
     """Run ``fn(*args)`` once per thread of ``launch``, as the module docstring says."""
     program = launch.program
+    launch.float64 = _float64_args(args)    # the layout of shared list[Particle] arrays
     if program.barrier_lines:
         _Cooperative(fn, args, launch).run()
     elif program.shared_arrays:
@@ -118,6 +119,10 @@ class _Workgroup:
     def shared(self, size: int, frame) -> list:
         key = (frame.f_code, frame.f_lasti)
         array = self.arrays.get(key)
+        if array is None and _struct_decl(self.launch.program, frame.f_lineno) is not None:
+            array = self.arrays[key] = _struct_shared(
+                _struct_decl(self.launch.program, frame.f_lineno), size,
+                getattr(self.launch, "float64", False))
         if array is None:
             zero = _zero(self.launch.program, frame.f_lineno)
             # a shared list[vec3]: a fresh zero vector per element (vectors are mutable)
@@ -129,6 +134,39 @@ class _Workgroup:
         raise RuntimeError(
             f"kernel {self.launch.name} reached a barrier at line {frame.f_lineno} that its "
             "compiled program does not have; please report it to the cthreads developers")
+
+
+def _struct_decl(program, lineno: int):
+    """The shared() declaration of a list[Particle] on ``lineno``, or None."""
+    for decl in program.shared_arrays:
+        if decl.lineno <= lineno <= decl.end_lineno and getattr(decl, "struct", None):
+            return decl
+    return None
+
+
+def _struct_shared(decl, size: int, float64: bool):
+    """A zeroed shared list[Particle]: a structured array of the launch's layout (float64
+    when an argument is a float64 array), seen as records (``structs.StructList``)."""
+    import numpy as np  # noqa: PLC0415
+    from .structs import StructList  # noqa: PLC0415
+    width = "float64" if float64 or decl.elem == "float64" else "float32"
+    return StructList(np.zeros(size, decl.struct.dtype_for(width)), decl.struct)
+
+
+def _float64_args(args) -> bool:
+    """Whether the launch is a float64 one: an argument is a float64 array or an array of a
+    struct's float64 layout (8-byte words)."""
+    for a in args:
+        a = getattr(a, "array", a)              # a StructList / VecList's array
+        dtype = getattr(a, "dtype", None)
+        if dtype is None:
+            continue
+        if dtype.names:
+            if any(dtype.fields[n][0].base.itemsize == 8 for n in dtype.names):
+                return True
+        elif dtype.kind == "f" and dtype.itemsize == 8:
+            return True
+    return False
 
 
 def _zero(program, lineno: int):

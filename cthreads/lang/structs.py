@@ -316,6 +316,19 @@ class StructRef:
             return
         self._ct_rec[name] = list(value) if isinstance(value, _Vec) else value
 
+    def __getitem__(self, name):
+        """``p[i]["count"]``: field ``count`` (``atomic_add(p[i], "count", 1)`` names it so)."""
+        if not isinstance(name, str):
+            raise TypeError(f"a {self._ct_cls.__name__} element is indexed by a field name, "
+                            f"not {type(name).__name__}")
+        return self.__getattr__(name)
+
+    def __setitem__(self, name, value):
+        if not isinstance(name, str):
+            raise TypeError(f"a {self._ct_cls.__name__} element is indexed by a field name, "
+                            f"not {type(name).__name__}")
+        self.__setattr__(name, value)
+
     def copy(self):
         """The element as a struct object (a copy)."""
         return self._ct_cls(*(_copy(getattr(self, f.name)) for f in self._ct_fields))

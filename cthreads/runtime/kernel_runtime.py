@@ -97,6 +97,12 @@ ATOMIC64 = "shader-int64-atomic-all-ops"
 def _atomic64_fix(program) -> str:
     """The way out for a kernel whose atomics work on int64 lists on a device without 64-bit
     atomics: the int32 arrays to pass, by parameter."""
+    structs = [p for p in program.params if p.is_list and p.atomic and
+               getattr(p, "struct", None) is not None and p.elem == "float64"]
+    if structs:                         # int fields of float64 layouts (struct_atomics.py)
+        names = " and ".join(repr(p.name) for p in structs)
+        return (f"the kernel uses int fields of {names} atomically, whose float64 layout has "
+                f"8-byte words: pass arrays of the float32 layout ({structs[0].struct}.dtype)")
     lists = [p for p in program.params if p.is_list and p.atomic and p.elem == "int64"]
     if not lists:                       # only shared arrays: they follow the plain int width
         return ("declare the shared arrays used atomically with int32 (e.g. "

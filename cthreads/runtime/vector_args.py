@@ -12,7 +12,7 @@ trailing shapes, non-contiguous arrays and other objects are refused with a
 from __future__ import annotations
 
 from ..errors import GpuInvalidArgument
-from . import vector_rows
+from . import struct_rows, vector_rows
 from .struct_args import flat_struct, struct_words
 
 
@@ -34,6 +34,9 @@ def flat_args(program, args: tuple) -> tuple:
             continue
         if out is None:
             out = list(args)
+        if getattr(p, "struct", None) is not None and isinstance(args[k], list) and args[k]:
+            out[k] = struct_rows.wrap(program.name, p, args[k])   # struct objects
+            continue
         out[k] = flat_struct(program.name, p, args[k]) if getattr(p, "struct", None) \
             is not None else _flat(program.name, p, args[k])
     return args if out is None else tuple(out)

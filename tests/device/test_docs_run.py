@@ -30,7 +30,7 @@ PYTHON_BLOCKS = {
     "docs/contributing.md": 0,
     "docs/examples.md": 10,
     "docs/float64.md": 0,
-    "docs/language.md": 12,
+    "docs/language.md": 13,
     "docs/performance.md": 0,
     "docs/runtime.md": 0,
     "docs/scale.md": 3,
