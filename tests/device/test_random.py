@@ -68,6 +68,22 @@ def test_simulate_equals_the_device():
     np.testing.assert_allclose(dev[2], sim[2], rtol=0, atol=1e-13)
 
 
+def test_simulate_of_a_float32_launch_draws_the_float32_forms():
+    """simulate() of a float32 launch takes random()/uniform()/normal() at float32 width, as
+    the device does (one word, one word, two words): the same values and the same stream
+    positions; plain calls outside simulate keep Python's doubles."""
+    n, seed = 300, 11
+    dev = [np.zeros(n, np.float32) for _ in range(3)] + [np.zeros(n, np.int32)
+                                                         for _ in range(2)]
+    sim = [a.copy() for a in dev]
+    gpu(draws, n, seed, *dev, threads=n).join()
+    draws.simulate(n, seed, *sim, threads=n)
+    for j in (0, 1, 3, 4):                       # random, uniform, the ints after: bit for bit
+        assert np.array_equal(dev[j], sim[j]), j
+    np.testing.assert_allclose(dev[2], sim[2], rtol=0, atol=2e-5)   # float32 log, cos
+    assert Random(seed, 0).random() == float(streams_random(seed, [0], 1)[0, 0])
+
+
 @Gpu.func
 def walk(rng: Random, steps: int) -> float:
     x: float = 0.0
@@ -103,7 +119,8 @@ def test_device_functions_advance_the_callers_stream(fdt, idt):
     # the walks compare draws with 0.5: the 24-bit and 53-bit values agree on that
     assert np.array_equal(pos, sim_pos) and np.array_equal(tag, sim_tag)
     r = Random(seed, 3)
-    steps = [(-1.0 if r.random() < 0.5 else 1.0) for _ in range(10)]
+    draw = r.random if fdt == np.float64 else r.random32     # 2 words a draw, or 1
+    steps = [(-1.0 if draw() < 0.5 else 1.0) for _ in range(10)]
     assert pos[3] == sum(steps[:7]) + 100.0 * sum(steps[7:])
     assert tag[3] == r.randint(0, 99)
 
