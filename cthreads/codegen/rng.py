@@ -33,26 +33,27 @@ from .rngtypes import RANDOM, RngType
 _WORDS = ("n", "s0", "s1", "k0", "k1", "c0", "c1", "c2", "c3")
 #: the words a draw's state gives back to the caller of a device function (counter, cache)
 _STATE = (0, 5, 6, 7, 8)
-_PICK = "vec4<u32>({1}, {2}, {3}, {4})[{0} & 3u]"          # the word at start
-_PICK2 = "vec4<u32>({1}, {2}, {3}, {4})[({0} + 1u) & 3u]"  # the word after it
+_PICK = "ct_rng_pick({0}, {1}, {2}, {3}, {4})"               # the word at start
+_PICK2 = "ct_rng_pick({0} + 1u, {1}, {2}, {3}, {4})"          # the word after it
 _SIDE = "{0}, {5}, {6}, {7}, {8}"                          # start and the stream/key words
 _BLOCK = "ct_philox(vec4<u32>({0} >> 2u, 0u, {1}, {2}), vec2<u32>({3}, {4}))"
 
 #: ``ir.Call.fn`` -> its WGSL. A draw's arguments: its first word's index ``start``, the
 #: cached words c0..c3, the stream and key words, then the method's.
 RNG_FORMS = {
-    "rng_random_f": Form(f"ct_rng_random_f({_PICK})", ("ct_rng_random_f",)),
-    "rng_random_d": Form(f"ct_rng_f53({_PICK}, {_PICK2})", ("ct_rng_f53",)),
-    "rng_normal_f": Form(f"ct_rng_normal_f({_PICK}, {_PICK2})", ("ct_rng_normal_f",)),
+    "rng_random_f": Form(f"ct_rng_random_f({_PICK})", ("ct_rng_random_f", "ct_rng_pick")),
+    "rng_random_d": Form(f"ct_rng_f53({_PICK}, {_PICK2})", ("ct_rng_f53", "ct_rng_pick")),
+    "rng_normal_f": Form(f"ct_rng_normal_f({_PICK}, {_PICK2})",
+                         ("ct_rng_normal_f", "ct_rng_pick")),
     "rng_normal_d": Form("ct_rng_normal_d({1}, {2}, {3}, {4})", ("ct_rng_normal_d",)),
     "rng_randint_i": Form(f"ct_rng_randint_i({_PICK}, {_SIDE}, {{9}}, {{10}})",
-                          ("ct_rng_randint_i",)),
+                          ("ct_rng_randint_i", "ct_rng_pick")),
     "rng_randint_l": Form(f"ct_rng_randint_l({_PICK}, {_PICK2}, {_SIDE}, {{9}}, {{10}})",
-                          ("ct_rng_randint_l",)),
+                          ("ct_rng_randint_l", "ct_rng_pick")),
     "rng_randrange_i": Form(f"ct_rng_randrange_i({_PICK}, {_SIDE}, {{9}}, {{10}})",
-                            ("ct_rng_randrange_i",)),
+                            ("ct_rng_randrange_i", "ct_rng_pick")),
     "rng_randrange_l": Form(f"ct_rng_randrange_l({_PICK}, {_PICK2}, {_SIDE}, {{9}}, {{10}})",
-                            ("ct_rng_randrange_l",)),
+                            ("ct_rng_randrange_l", "ct_rng_pick")),
     # the parts of a draw: block j's word of start, the refill test, the first word of a
     # 2- or 4-word draw, whether an int64 range takes two words
     "rng_block_0": Form(f"{_BLOCK}.x", ("ct_philox",)),

@@ -57,6 +57,14 @@ fn ct_philox(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
     return ct_philox_round(c, key + 9u * w);
 }
 
+// helper: ct_rng_pick
+// Word p % 4 of a block, by selects (no dynamic vector index, which a GPU compiler may put in
+// memory where p is not folded).
+fn ct_rng_pick(p: u32, c0: u32, c1: u32, c2: u32, c3: u32) -> u32 {
+    let q = p & 3u;
+    return select(select(c0, c1, q == 1u), select(c2, c3, q == 3u), q >= 2u);
+}
+
 // helper: ct_rng_random_f
 fn ct_rng_random_f(w: u32) -> f32 {
     return f32(w >> 8u) * 5.9604644775390625e-8f;
