@@ -5,7 +5,8 @@ thread from one stream ("random4", "normal4": ``for k in range(4): out[4*i+k] = 
 four draws from one Philox block for random(), two blocks for normal(); "random4c" the same
 draws written coalesced, ``out[k*m + i]`` for ``m = n/4`` threads); against a
 hand-written WGSL Philox fill on wgpu-py directly ("raw philox", ``bench/raw_philox.py``: the
-floor on the same driver, four floats per thread), numpy's ``default_rng().random`` /
+floor on the same driver, four floats per thread, one vec4 store; "raw philox f32" the same
+with four f32 stores, as a kernel writing ``out[4*i + k]`` makes), numpy's ``default_rng().random`` /
 ``standard_normal`` (float32, into a preallocated array) and, where torch and CUDA import,
 ``torch.rand`` / ``torch.randn`` (float32, on the device). A write-only kernel (``out[i] =
 1.0``) gives the device's write bandwidth for scale. Device times are of joined launches into a
@@ -111,12 +112,14 @@ def _torch_ms(n: int, reps: int) -> dict:
                                                      out=buf))}
 
 
-def _raw_fill(n: int, seed: int):
-    """The hand-written fill (``raw_philox.PhiloxFill``), or None where wgpu-py cannot make
-    one (printed)."""
+def _raw_fill(n: int, seed: int, scalar_on=None):
+    """The hand-written fill (``raw_philox.PhiloxFill``: one vec4 store per thread; with
+    ``scalar_on``, a fill whose device it shares, four f32 stores), or None where wgpu-py
+    cannot make one (printed)."""
     try:
         from raw_philox import PhiloxFill
-        fill = PhiloxFill(n, seed)
+        fill = PhiloxFill(n, seed) if scalar_on is None else \
+            PhiloxFill(n, seed, vec4=False, raw=scalar_on.raw)
         fill.run()                                             # compile, warm
         return fill
     except Exception as exc:                                   # noqa: BLE001 (reported)
@@ -147,8 +150,10 @@ def main(argv=None) -> dict:
     gen = np.random.default_rng(seed)
     fns = {f"cthreads {name}": run(name) for name in kernels}
     raw = _raw_fill(n, seed)
+    raw_scalar = None if raw is None else _raw_fill(n, seed, raw)
     if raw is not None:
         fns["raw philox"] = raw.run
+        fns["raw philox f32"] = raw_scalar.run
     fns["numpy random"] = lambda: gen.random(n, dtype=np.float32, out=host)
     fns["numpy normal"] = lambda: gen.standard_normal(n, dtype=np.float32, out=host)
     ms = alternating_ms(fns, reps)
@@ -165,6 +170,7 @@ def main(argv=None) -> dict:
     assert np.array_equal(outs["random4c"].numpy().reshape(4, -1).T.ravel(), got4)
     if raw is not None:
         assert np.array_equal(raw.read(), got4)               # the same numbers
+        assert np.array_equal(raw_scalar.read(), got4)
 
     gbps = {k: 4 * n / (v / 1e3) / 1e9 for k, v in ms.items()}
     print(f"{device_name()}: n = {n} float32 ({4 * n / 1e6:.0f} MB), {reps} alternating rounds "
@@ -180,7 +186,7 @@ def main(argv=None) -> dict:
              ("cthreads random4", "torch.rand"), ("cthreads normal4", "torch.randn"),
              ("cthreads random4c", "torch.rand"),
              ("raw philox", "torch.rand"), ("cthreads random4", "raw philox"),
-             ("cthreads random4c", "raw philox"),
+             ("cthreads random4c", "raw philox"), ("cthreads random4", "raw philox f32"),
              ("cthreads random", "cthreads one"), ("cthreads random4", "cthreads one")]
     for a, b in pairs:
         if a in gbps and b in gbps:

@@ -33,7 +33,8 @@ starts the next block unless ``n % 4 == 0``), so a draw never spans two blocks:
 
 A stream has ``2**32`` words; then its counter wraps (the sequence repeats). Inside
 ``simulate()`` of a float32 launch (no float64 array for a plain ``list[float]``), ``random()``,
-``uniform()`` and ``normal()`` take the float32 forms, as the device does (``launch_float32``);
+``uniform()`` and ``normal()`` take the float32 forms, as the device does (``launch_float32``;
+``uniform`` in float32 operations: a driver fusing them into one FMA differs by an ulp);
 plain calls elsewhere are Python's doubles. ``random32()``/``normal32()`` are the float32 forms
 explicitly. ``philox4x32`` and ``streams_random`` are the numpy-vectorised forms (many counters,
 or many streams at once).

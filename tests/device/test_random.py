@@ -78,8 +78,10 @@ def test_simulate_of_a_float32_launch_draws_the_float32_forms():
     sim = [a.copy() for a in dev]
     gpu(draws, n, seed, *dev, threads=n).join()
     draws.simulate(n, seed, *sim, threads=n)
-    for j in (0, 1, 3, 4):                       # random, uniform, the ints after: bit for bit
+    for j in (0, 3, 4):                          # random, the ints after: bit for bit
         assert np.array_equal(dev[j], sim[j]), j
+    # uniform: float32 a + (b - a) * r, the same on lavapipe; a driver may fuse it (one FMA)
+    np.testing.assert_array_max_ulp(dev[1], sim[1], maxulp=1)
     np.testing.assert_allclose(dev[2], sim[2], rtol=0, atol=2e-5)   # float32 log, cos
     assert Random(seed, 0).random() == float(streams_random(seed, [0], 1)[0, 0])
 
