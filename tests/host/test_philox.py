@@ -108,8 +108,9 @@ def test_streams_random_matches_the_class():
         assert list(row24) == [r24.random32() for _ in range(5)]
 
 
-def test_uniformity_chi_square():
-    u = streams_random(2024, np.arange(100), 1000).ravel()        # 100 000 values
+@pytest.mark.parametrize("bits", [53, 24])           # 24: float32, four draws a block
+def test_uniformity_chi_square(bits):
+    u = streams_random(2024, np.arange(100), 1000, bits).ravel()  # 100 000 values
     assert u.min() >= 0.0 and u.max() < 1.0
     counts = np.bincount((u * 100).astype(int), minlength=100)
     chi2 = float(((counts - 1000.0) ** 2 / 1000.0).sum())
@@ -196,12 +197,16 @@ def test_normality_kolmogorov_smirnov(which):
     assert r2.normal(5.0, 0.5) == pytest.approx(5.0 + 0.5 * Random(77, 3).normal(), abs=1e-12)
 
 
-def test_neighbouring_streams_are_uncorrelated():
-    u = streams_random(5, np.arange(1000), 200)       # (streams, draws)
+@pytest.mark.parametrize("bits", [53, 24])           # 24: words of one block in a row
+def test_neighbouring_streams_are_uncorrelated(bits):
+    u = streams_random(5, np.arange(1000), 200, bits)  # (streams, draws)
     a, b = u[:-1].ravel(), u[1:].ravel()              # stream i against stream i + 1
     n = a.size
     assert abs(np.corrcoef(a, b)[0, 1]) < 4 / math.sqrt(n)
     c, d = u[:, :-1].ravel(), u[:, 1:].ravel()        # draw k against draw k + 1
     assert abs(np.corrcoef(c, d)[0, 1]) < 4 / math.sqrt(c.size)
+    for j in range(3):                                # word j against word j + 1 of a block
+        c, d = u[:, j::4].ravel(), u[:, j + 1::4].ravel()
+        assert abs(np.corrcoef(c, d)[0, 1]) < 4 / math.sqrt(c.size)
     seeds = np.stack([streams_random(s, [0], 5000)[0] for s in (0, 1)])   # seeds 0 and 1
     assert abs(np.corrcoef(seeds)[0, 1]) < 4 / math.sqrt(5000)
