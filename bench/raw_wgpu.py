@@ -135,7 +135,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 class Raw:
     """One Vulkan device with the few helpers an expert writes for themselves."""
 
-    def __init__(self):
+    def __init__(self, features=()):
+        """``features``: the device features to request where the adapter has them."""
         import wgpu
         from wgpu.backends.wgpu_native import extras
 
@@ -157,7 +158,9 @@ class Raw:
                                       "max-compute-workgroups-per-dimension",
                                       "max-compute-invocations-per-workgroup",
                                       "max-compute-workgroup-size-x") if k in lim}
-        self.device = self.adapter.request_device_sync(required_limits=limits)
+        self.features = [f for f in features if f in self.adapter.features]
+        self.device = self.adapter.request_device_sync(required_limits=limits,
+                                                       required_features=self.features)
         self.queue = self.device.queue
         self.max_groups = int(self.device.limits["max-compute-workgroups-per-dimension"])
         self._pipelines: dict = {}

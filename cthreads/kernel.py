@@ -16,6 +16,8 @@ import weakref
 
 from . import config, notices, pickling
 from .lang import simulator, structs, vectors
+from .lang.random import launch_float32
+from .runtime.args import width_of
 from .codegen import compile_kernel
 from .codegen.program import KernelProgram
 from .codegen.types import Widths
@@ -273,6 +275,11 @@ class GpuKernel:
                 if p.written or p.atomic:
                     args[k].set(hosts[k])
             return
+        with launch_float32(_float32_launch(prog, args)):    # Random's draws (lang/random)
+            self._simulate(args, n, threads)
+
+    def _simulate(self, args, n, threads) -> None:
+        prog = self.program
         if isinstance(threads, (tuple, list)) and len(threads) > 1:
             t = tuple(int(v) for v in threads)
             block = self.nd_workgroup(len(t))
@@ -287,6 +294,17 @@ class GpuKernel:
         groups = max(1, -(-size // WORKGROUP_SIZE))
         simulator.run(self.fn, self._plain(args), simulator.Launch(
             self.__name__, (WORKGROUP_SIZE, 1, 1), (groups, 1, 1), True, prog))
+
+
+def _float32_launch(program, args) -> bool:
+    """Whether a launch with ``args`` is a float32 one (no float64 / complex128 array for a
+    plain ``list[float]`` / ``list[complex]``), as ``launch._launch_program`` decides."""
+    for p, value in zip(program.params, args):
+        if p.is_list and p.plain in ("float", "complex"):
+            found = width_of(value)
+            if found is not None and found[0] in ("float64", "complex128"):
+                return False
+    return True
 
 
 def _check_workgroup(workgroup) -> tuple | None:

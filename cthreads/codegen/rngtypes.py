@@ -1,7 +1,8 @@
 """The compiler's type of ``Random`` locals and parameters (``codegen/rng.py``).
 
-A ``Random`` exists only in the frontend: a local is five ``uint32`` locals (its draw counter and
-the four words of its stream and key), so nothing below the frontend sees it.
+A ``Random`` exists only in the frontend: a local is nine ``uint32`` locals (its word counter,
+the four words of its stream and key, the four cached words of its block), so nothing below
+the frontend sees it.
 """
 
 from __future__ import annotations

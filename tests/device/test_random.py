@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from cthreads.gpu import (GlobalIdx, Gpu, Random, float32, gpu, int64, prepare, to_device,
-                          uint32, vec3, zeros)
+from cthreads.gpu import (GlobalIdx, Gpu, Random, float32, float64, gpu, int64, prepare,
+                          to_device, uint32, vec3, zeros)
 from cthreads.lang.random import streams_random
 
 
@@ -68,6 +68,24 @@ def test_simulate_equals_the_device():
     np.testing.assert_allclose(dev[2], sim[2], rtol=0, atol=1e-13)
 
 
+def test_simulate_of_a_float32_launch_draws_the_float32_forms():
+    """simulate() of a float32 launch takes random()/uniform()/normal() at float32 width, as
+    the device does (one word, one word, two words): the same values and the same stream
+    positions; plain calls outside simulate keep Python's doubles."""
+    n, seed = 300, 11
+    dev = [np.zeros(n, np.float32) for _ in range(3)] + [np.zeros(n, np.int32)
+                                                         for _ in range(2)]
+    sim = [a.copy() for a in dev]
+    gpu(draws, n, seed, *dev, threads=n).join()
+    draws.simulate(n, seed, *sim, threads=n)
+    for j in (0, 3, 4):                          # random, the ints after: bit for bit
+        assert np.array_equal(dev[j], sim[j]), j
+    # uniform: float32 a + (b - a) * r, the same on lavapipe; a driver may fuse it (one FMA)
+    np.testing.assert_array_max_ulp(dev[1], sim[1], maxulp=1)
+    np.testing.assert_allclose(dev[2], sim[2], rtol=0, atol=2e-5)   # float32 log, cos
+    assert Random(seed, 0).random() == float(streams_random(seed, [0], 1)[0, 0])
+
+
 @Gpu.func
 def walk(rng: Random, steps: int) -> float:
     x: float = 0.0
@@ -103,7 +121,8 @@ def test_device_functions_advance_the_callers_stream(fdt, idt):
     # the walks compare draws with 0.5: the 24-bit and 53-bit values agree on that
     assert np.array_equal(pos, sim_pos) and np.array_equal(tag, sim_tag)
     r = Random(seed, 3)
-    steps = [(-1.0 if r.random() < 0.5 else 1.0) for _ in range(10)]
+    draw = r.random if fdt == np.float64 else r.random32     # 2 words a draw, or 1
+    steps = [(-1.0 if draw() < 0.5 else 1.0) for _ in range(10)]
     assert pos[3] == sum(steps[:7]) + 100.0 * sum(steps[7:])
     assert tag[3] == r.randint(0, 99)
 
@@ -207,6 +226,103 @@ def test_device_form_swaps_only_the_multiply_high():
     wide = device_form(text, True)
     assert "u64(a) * u64(b)" in wide and device_form(text, False) == text
     assert wide.replace(" ", "").count("fnct_mulhi32(") == 1
+
+
+def test_the_multiply_high_form_is_selectable(monkeypatch):
+    """CTHREADS_RNG_MULHI=halves keeps the 16-bit form on a device with shader-int64 (for
+    measurements), int64 (the default) swaps in the 64-bit product; other values are refused
+    with the fix; the 16-bit form run through a fresh process gives the same numbers."""
+    from cthreads.codegen import rng
+    text = fill_2d.program.wgsl()
+    for value, wide in (("halves", False), ("int64", True), ("", True)):
+        monkeypatch.setenv(rng.MULHI_ENV, value)
+        rng.mulhi_choice.cache_clear()
+        assert ("u64(a) * u64(b)" in rng.device_form(text, True)) == wide, value
+    monkeypatch.setenv(rng.MULHI_ENV, "fast")
+    rng.mulhi_choice.cache_clear()
+    with pytest.raises(ValueError, match="CTHREADS_RNG_MULHI=halves"):
+        rng.device_form(text, True)
+    monkeypatch.delenv(rng.MULHI_ENV)
+    rng.mulhi_choice.cache_clear()
+    code = (
+        "import numpy as np\n"
+        "from cthreads.gpu import gpu\n"
+        "from cthreads.lang.random import Random\n"
+        "from tests.device.test_random import four_per_thread\n"
+        "out = np.zeros(40, np.float32)\n"
+        "gpu(four_per_thread, 10, 3, out, threads=10).join()\n"
+        "r = [Random(3, i) for i in range(10)]\n"
+        "want = [r[i // 4].random32() for i in range(40)]\n"
+        "assert np.array_equal(out, np.array(want, np.float32)), 'differs'\n"
+        "print('ok')\n")
+    from tests.conftest import run_python
+    from pathlib import Path
+    root = str(Path(__file__).resolve().parents[2])
+    done = run_python(code, {rng.MULHI_ENV: "halves", "PYTHONPATH": root})
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+@Gpu
+def four_per_thread(m: int, seed: int, out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < m:
+        rng = Random(seed, i)
+        out[4 * i] = rng.random()
+        out[4 * i + 1] = rng.random()
+        out[4 * i + 2] = rng.random()
+        out[4 * i + 3] = rng.random()
+
+
+@Gpu
+def mixed_widths(m: int, seed: int, f: list[float], z: list[float], d: list[float64],
+                 k: list[int64]) -> None:
+    i: int = GlobalIdx.x
+    if i < m:
+        rng = Random(seed, i)
+        for j in range(3):
+            f[3 * i + j] = rng.random()
+            z[3 * i + j] = rng.normal()
+            if j == 1:
+                k[3 * i + j] = rng.randint(0, 2 ** 40)
+            else:
+                k[3 * i + j] = rng.randint(-5, 5)
+        d[i] = float64(rng.random())
+
+
+def test_four_draws_make_one_block_and_the_refill_is_a_branch_on_the_counter():
+    """Four float32 random() draws of a thread come from one block: the refill is an 'if' on
+    the word counter, which a driver folds in straight-line code; the values are the stream's
+    words in order."""
+    text = four_per_thread.program.wgsl()
+    assert text.count("if ((ct_rrng_n & 3u) == 0u)") == 4
+    assert "var ct_rrng_c3: u32;" in text
+    out = np.zeros(4 * 50, np.float32)
+    gpu(four_per_thread, 50, -9, out, threads=50).join()
+    for i in range(50):
+        r = Random(-9, i)
+        w = r.block(0)
+        assert list(out[4 * i:4 * i + 4]) == [np.float32((x >> 8) / 2 ** 24) for x in w]
+
+
+def test_multi_word_draws_skip_to_their_alignment_on_the_device():
+    """Mixed draws (1-word random, 2-word normal, 1- or 2-word randint) take the same words
+    on the device as in plain Python, also in a loop the driver need not unroll."""
+    m, seed = 64, 21
+    f, z = np.zeros(3 * m, np.float32), np.zeros(3 * m, np.float32)
+    d, k = np.zeros(m, np.float64), np.zeros(3 * m, np.int64)
+    gpu(mixed_widths, m, seed, f, z, d, k, threads=m).join()
+    sf, sz, sd, sk = (a.copy() * 0 for a in (f, z, d, k))
+    mixed_widths.simulate(m, seed, sf, sz, sd, sk, threads=m)
+    assert np.array_equal(f, sf) and np.array_equal(k, sk) and np.array_equal(d, sd)
+    np.testing.assert_allclose(z, sz, rtol=0, atol=2e-5)
+    r = Random(seed, 5)
+    want = []
+    for j in range(3):
+        want.append((r.random32(), r.normal32(), r.randint(0, 2 ** 40) if j == 1 else
+                     r.randint(-5, 5)))
+    assert [(f[15 + j], k[15 + j]) for j in range(3)] == [(np.float32(a), c)
+                                                          for a, _, c in want]
+    assert d[5] == np.float32(r.random32())
 
 
 def test_a_pickled_kernel_with_random_runs_in_another_process(tmp_path):

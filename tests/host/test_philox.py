@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cthreads.gpu import Random
-from cthreads.lang.random import philox4x32, philox_block, streams_random
+from cthreads.lang.random import launch_float32, philox4x32, philox_block, streams_random
 
 # Random123 tests/kat_vectors, the "philox4x32 10" lines: counter (4 words), key (2), result (4)
 KAT = [
@@ -43,19 +43,60 @@ def test_numpy_form_equals_the_scalar_form():
 
 
 def test_draw_layout_counter_stream_seed():
-    """Draw n of stream s under seed: philox((n, 0, s_lo, s_hi), (seed_lo, seed_hi)), the
-    53-bit float made as CPython makes it; negative values in two's complement."""
+    """Block b of stream s under seed: philox((b, 0, s_lo, s_hi), (seed_lo, seed_hi)), four
+    words; a float64 random() takes two (the 53-bit float made as CPython makes it), a float32
+    one one; negative values in two's complement."""
     seed, stream = -5, 2 ** 40 + 7
     r = Random(seed, stream)
     key = ((seed & 0xFFFFFFFF), (seed >> 32) & 0xFFFFFFFF)
-    for n in range(3):
-        w = philox_block((n, 0, stream & 0xFFFFFFFF, stream >> 32), key)
-        want = ((w[0] >> 5) * 2 ** 26 + (w[1] >> 6)) / 2 ** 53
+    words = [w for b in range(3) for w in philox_block((b, 0, stream & 0xFFFFFFFF,
+                                                         stream >> 32), key)]
+    for j in range(5):
+        want = ((words[2 * j] >> 5) * 2 ** 26 + (words[2 * j + 1] >> 6)) / 2 ** 53
         assert r.random() == want
-    assert r.n == 3
+    assert r.n == 10
     r32 = Random(seed, stream)
-    w = philox_block((0, 0, stream & 0xFFFFFFFF, stream >> 32), key)
-    assert r32.random32() == (w[0] >> 8) / 2 ** 24
+    assert [r32.random32() for _ in range(9)] == [(w >> 8) / 2 ** 24 for w in words[:9]]
+    assert r32.n == 9
+
+
+def test_multi_word_draws_start_at_a_multiple_of_their_count():
+    """1-word draws in order; a 2-word draw at an odd word skips one, a 4-word draw (normal()
+    at float64) starts the next block; randint takes one word."""
+    r = Random(3, 4)
+    b0, b1, b2, b3 = (r.block(b) for b in range(4))
+    f24 = [(w >> 8) / 2 ** 24 for w in b0 + b1 + b2 + b3]
+    assert r.random32() == f24[0]
+    assert r.random() == ((b0[2] >> 5) * 2 ** 26 + (b0[3] >> 6)) / 2 ** 53   # words 2-3
+    assert r.random32() == f24[4]
+    r.normal()                                                            # skips 5-7: block 2
+    assert r.n == 12
+    assert r.random32() == f24[12]
+    s = Random(3, 4)
+    s.random32()
+    z = s.normal32()                                  # words 2-3
+    u1, v = 1.0 - (b0[2] >> 8) / 2 ** 24, 2.0 * (b0[3] >> 8) / 2 ** 24 - 1.0
+    assert z == -math.sqrt(-2.0 * math.log(u1)) * math.cos(math.pi * v)
+    t = Random(3, 4)
+    t.random32()
+    assert (b0[1] * 6) & 0xFFFFFFFF >= (2 ** 32 - 6) % 6        # not rejected at this seed
+    assert t.randint(1, 6) == 1 + ((b0[1] * 6) >> 32)
+    assert t.n == 2
+    assert t.randint(0, 2 ** 40) < 2 ** 40 + 1 and t.n == 4            # two words, 2-3
+
+
+def test_simulate_width_flag():
+    """launch_float32(True) (simulate() of a float32 launch) makes random(), uniform() and
+    normal() the float32 forms; plain calls are Python's doubles."""
+    a, b = Random(9, 1), Random(9, 1)
+    with launch_float32(True):
+        got = [a.random(), a.uniform(-1.0, 3.0), a.normal()]
+    want = [b.random32()]
+    f = np.float32
+    want.append(float(f(-1.0) + (f(3.0) - f(-1.0)) * f(b.random32())))
+    want.append(b.normal32())
+    assert got == want and a.n == b.n == 4
+    assert Random(9, 1).random() == float(streams_random(9, [1], 1)[0, 0])
 
 
 def test_streams_random_matches_the_class():
@@ -67,8 +108,9 @@ def test_streams_random_matches_the_class():
         assert list(row24) == [r24.random32() for _ in range(5)]
 
 
-def test_uniformity_chi_square():
-    u = streams_random(2024, np.arange(100), 1000).ravel()        # 100 000 values
+@pytest.mark.parametrize("bits", [53, 24])           # 24: float32, four draws a block
+def test_uniformity_chi_square(bits):
+    u = streams_random(2024, np.arange(100), 1000, bits).ravel()  # 100 000 values
     assert u.min() >= 0.0 and u.max() < 1.0
     counts = np.bincount((u * 100).astype(int), minlength=100)
     chi2 = float(((counts - 1000.0) ** 2 / 1000.0).sum())
@@ -155,12 +197,16 @@ def test_normality_kolmogorov_smirnov(which):
     assert r2.normal(5.0, 0.5) == pytest.approx(5.0 + 0.5 * Random(77, 3).normal(), abs=1e-12)
 
 
-def test_neighbouring_streams_are_uncorrelated():
-    u = streams_random(5, np.arange(1000), 200)       # (streams, draws)
+@pytest.mark.parametrize("bits", [53, 24])           # 24: words of one block in a row
+def test_neighbouring_streams_are_uncorrelated(bits):
+    u = streams_random(5, np.arange(1000), 200, bits)  # (streams, draws)
     a, b = u[:-1].ravel(), u[1:].ravel()              # stream i against stream i + 1
     n = a.size
     assert abs(np.corrcoef(a, b)[0, 1]) < 4 / math.sqrt(n)
     c, d = u[:, :-1].ravel(), u[:, 1:].ravel()        # draw k against draw k + 1
     assert abs(np.corrcoef(c, d)[0, 1]) < 4 / math.sqrt(c.size)
+    for j in range(3):                                # word j against word j + 1 of a block
+        c, d = u[:, j::4].ravel(), u[:, j + 1::4].ravel()
+        assert abs(np.corrcoef(c, d)[0, 1]) < 4 / math.sqrt(c.size)
     seeds = np.stack([streams_random(s, [0], 5000)[0] for s in (0, 1)])   # seeds 0 and 1
     assert abs(np.corrcoef(seeds)[0, 1]) < 4 / math.sqrt(5000)
