@@ -10,9 +10,10 @@ has() { [[ ",$parts," == *",$1,"* ]]; }
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv > "$out/gpu.txt" 2>&1
 if has tests; then
   files=""
-  for f in test_vectors test_vector_once test_vector_combos test_vector_lanes test_matrices \
-           test_structs test_tuple_results test_complex test_random test_device_time test_print \
-           test_examples test_float_semantics; do
+  for f in test_vectors test_vector_once test_vector_combos test_vector_lanes test_vector_rows \
+           test_matrices test_structs test_struct_combos test_tuple_results test_complex \
+           test_random test_device_time test_print test_examples test_float_semantics \
+           test_literal_folding test_docs_run; do
     [ -f "tests/device/$f.py" ] && files="$files tests/device/$f.py"
   done
   timeout 240 python3 -m pytest -q -p no:cacheprovider $files -rfE \
@@ -29,6 +30,8 @@ if has complex; then
 fi
 if has random; then
   timeout 150 python3 bench/random_fill.py > "$out/random.txt" 2>&1; echo "random rc=$?" >> "$out/random.txt"
+  CTHREADS_RNG_MULHI=halves timeout 150 python3 bench/random_fill.py > "$out/random-halves.txt" 2>&1
+  echo "random-halves rc=$?" >> "$out/random-halves.txt"
 fi
 if has write; then
   timeout 100 python3 bench/probe_write.py > "$out/write.txt" 2>&1; echo "write rc=$?" >> "$out/write.txt"
