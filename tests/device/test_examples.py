@@ -157,10 +157,13 @@ def test_debug_print_names_the_stuck_threads_in_order(device_name, capsys):
     r = debug_print.main(48)
     x, steps, stuck = r["x"], r["steps"], r["stuck"]
     np.testing.assert_array_equal(stuck, np.flatnonzero(steps == debug_print.CAP))
-    assert 4 < len(stuck) <= 16              # within the buffer: the kept lines are the first
+    assert len(stuck) > 4                    # (how many depends on the driver's float rounding)
     lines = r["printed"].splitlines()
     shown = [int(line.split()[1].rstrip(":")) for line in lines[:-1]]
-    assert shown == list(stuck[:4])          # the stuck threads, in thread order
+    if len(stuck) <= 16:                     # within the buffer: the kept lines are the first
+        assert shown == list(stuck[:4])      # the stuck threads, in thread order
+    else:                                    # past it: 4 of the stuck threads, in thread order
+        assert len(shown) == 4 and shown == sorted(shown) and set(shown) <= set(stuck)
     for line, i in zip(lines, shown):       # each thread's own value, as Python formats it
         assert f"x = {float(x[i]):<10.6g} " in line
     assert lines[-1].startswith(f"[cthreads] kernel newton_buggy: {len(stuck) - 4} more "

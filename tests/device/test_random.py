@@ -80,8 +80,9 @@ def test_simulate_of_a_float32_launch_draws_the_float32_forms():
     draws.simulate(n, seed, *sim, threads=n)
     for j in (0, 3, 4):                          # random, the ints after: bit for bit
         assert np.array_equal(dev[j], sim[j]), j
-    # uniform: float32 a + (b - a) * r, the same on lavapipe; a driver may fuse it (one FMA)
-    np.testing.assert_array_max_ulp(dev[1], sim[1], maxulp=1)
+    # uniform: float32 a + (b - a) * r, the same on lavapipe; a driver may fuse it into one FMA
+    # (NVIDIA's does): then it differs by the product's rounding, under an ulp of b - a = 5
+    np.testing.assert_allclose(dev[1], sim[1], rtol=0, atol=5 * float(np.finfo(np.float32).eps))
     np.testing.assert_allclose(dev[2], sim[2], rtol=0, atol=2e-5)   # float32 log, cos
     assert Random(seed, 0).random() == float(streams_random(seed, [0], 1)[0, 0])
 
