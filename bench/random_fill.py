@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -84,7 +83,9 @@ def fill_one(n: int, seed: int, out: list[float]) -> None:
         out[i] = 1.0
 
 
-def _torch_ms(n: int, reps: int) -> dict:
+def _torch_fns(n: int) -> dict:
+    """torch.rand / torch.randn into one buffer, each call synchronized (timed like ours: a
+    call and its wait), where torch sees a CUDA GPU; else nothing."""
     try:
         import torch
     except ImportError:
@@ -95,21 +96,15 @@ def _torch_ms(n: int, reps: int) -> dict:
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1)
 
-    def timed(fn):
-        for _ in range(3):
-            fn()
+    def rand():
+        torch.rand(n, device="cuda", generator=gen, out=buf)
         torch.cuda.synchronize()
-        times = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            torch.cuda.synchronize()
-            times.append(time.perf_counter() - t0)
-        return float(np.median(times)) * 1e3
 
-    return {"torch.rand": timed(lambda: torch.rand(n, device="cuda", generator=gen, out=buf)),
-            "torch.randn": timed(lambda: torch.randn(n, device="cuda", generator=gen,
-                                                     out=buf))}
+    def randn():
+        torch.randn(n, device="cuda", generator=gen, out=buf)
+        torch.cuda.synchronize()
+    rand(), randn()                                            # warm
+    return {"torch.rand": rand, "torch.randn": randn}
 
 
 def _raw_fill(n: int, seed: int, scalar_on=None):
@@ -154,10 +149,14 @@ def main(argv=None) -> dict:
     if raw is not None:
         fns["raw philox"] = raw.run
         fns["raw philox f32"] = raw_scalar.run
-    fns["numpy random"] = lambda: gen.random(n, dtype=np.float32, out=host)
-    fns["numpy normal"] = lambda: gen.standard_normal(n, dtype=np.float32, out=host)
+    fns.update(_torch_fns(n))
+    # the device rows alternate among themselves; numpy's (seconds each on a GPU's sizes) run
+    # apart, or the GPU would idle between samples and start each one at a lower clock
     ms = alternating_ms(fns, reps)
-    ms.update(_torch_ms(n, reps))
+    ms.update(alternating_ms({
+        "numpy random": lambda: gen.random(n, dtype=np.float32, out=host),
+        "numpy normal": lambda: gen.standard_normal(n, dtype=np.float32, out=host)},
+        reps if cpu_driver else 3))
 
     got = outs["random"].numpy()                              # a correctness check
     picks = np.unique(np.random.default_rng(0).integers(0, n, 64))
