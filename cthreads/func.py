@@ -63,5 +63,12 @@ class GpuFunc(DeviceFunction):
         from .reduce import reduce_values  # noqa: PLC0415
         return reduce_values(self, values, init)
 
+    def accumulate(self, values, axis=None):
+        """The inclusive scan of ``values`` by this (associative) function on the device, as
+        ``np.add.accumulate`` / ``np.cumsum``: flattened when ``axis`` is None, else along
+        ``axis``; a GpuArray for a GpuArray input, else a numpy array (``accumulate.py``)."""
+        from .accumulate import accumulate_values  # noqa: PLC0415
+        return accumulate_values(self, values, axis)
+
 
 __all__ = ["GpuFunc"]

@@ -1,0 +1,69 @@
+"""WGSL of the scan passes behind ``func.accumulate`` (plain text; nothing here knows wgpu).
+
+An inclusive scan runs along ``lines`` lines of ``length`` elements each; element ``k`` of line
+``l`` sits at ``(l // inner) * length * inner + l % inner + k * inner`` (a C-order array scanned
+along one axis: ``inner`` is the product of the axes after it). Each workgroup takes one block
+of ``size * per`` consecutive elements of one line; each thread folds its ``per`` consecutive
+elements left to right, and the workgroup scans the threads' totals in workgroup memory
+(Hillis-Steele, earlier threads always on the left, so the operation need only be associative).
+
+A scan is reduce-then-scan, three steps of one shader (``ct_mode``): mode 0 writes each block's
+total (``(lines, blocks)`` totals), the totals are scanned along their lines by the same
+procedure (recursively: a line of totals longer than one block takes its own three steps),
+then mode 1 scans every block again with the prefix of the blocks before it (binding 2, the
+scanned totals) and the threads before it. No step waits for another workgroup, so the design
+needs no forward-progress guarantee from the driver (a single-pass decoupled look-back does:
+Vulkan gives none, and lavapipe runs workgroups one after another on few threads).
+
+Binding layout (group 0): 0 the uniform ``CtScan``; 1 the input ``array<S>`` (read-only); 2 the
+scanned block totals (read-only; the input itself in mode 0 and for one-block lines); 3 the
+output ``array<S>`` (the totals in mode 0). With ``probe`` binding 4 is the loop probe's
+status word, as in the reduction shader (``codegen/reduction.py``).
+"""
+
+from __future__ import annotations
+
+import struct
+
+from . import library
+from .reduction import has_loops
+from .types import elem as elem_type
+
+ENTRY_POINT = "ct_scan"
+
+#: byte size of the uniform block (eight u32 fields)
+UNIFORM_SIZE = 32
+
+
+def blocks(length: int, block: int) -> int:
+    """Blocks of ``block`` elements covering a line of ``length >= 1``."""
+    return -(-length // block)
+
+
+def uniform_bytes(length: int, inner: int, nblocks: int, mode: int, groups: int) -> bytes:
+    """The ``CtScan`` bytes of one step."""
+    return struct.pack("<8I", length, inner, nblocks, mode, groups, 0, 0, 0)
+
+
+def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = False,
+              opaque: bool | None = None) -> str:
+    """The WGSL of the scan steps for the binary function ``fn`` (``fn(a: T, b: T) -> T``,
+    declared with its helpers in ``text``) over element type ``ty``, ``size`` threads per
+    workgroup of ``per`` elements each; ``probe``: with the loop check of CPU drivers;
+    ``opaque``: the operation declares ``ct_opq`` (None: looked for in ``text``)."""
+    if size < 1 or per < 1:
+        raise ValueError(f"scan shape {size} x {per} is empty")
+    row = elem_type(ty)
+    names = dict(fn=fn, ty=ty, size=size, per=per, per_less=per - 1, block=size * per,
+                 t=row.wgsl, s=row.storage, load=row.load.format("v"),
+                 store=row.store.format("v"))
+    return library.template("scan.wgsl.in").substitute(
+        names,
+        probe=library.template("reduction_probe.wgsl.in").substitute(names) if probe else "",
+        operation=text.strip("\n"),
+        opq="    ct_opq = nwg.z >> 31u;\n" if probe and (
+            "ct_opq" in text if opaque is None else opaque) else "",
+        probe_call="    ct_loop_probe();\n" if probe else "")
+
+
+__all__ = ["ENTRY_POINT", "UNIFORM_SIZE", "blocks", "has_loops", "scan_wgsl", "uniform_bytes"]

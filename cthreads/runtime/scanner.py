@@ -1,0 +1,347 @@
+"""The device side of ``func.accumulate(values, axis=None)`` (``cthreads/accumulate.py`` checks
+the operation): the inclusive scan of an array by an operation's WGSL (``OpSource``), in the
+reduce-then-scan steps of ``codegen/scan.py``.
+
+``run_scan`` checks everything on the host first (the element kind, ``axis``, the size), then
+queues the steps on the device queue: a list or numpy array is uploaded into a pooled buffer; a
+GpuArray, or an array bound in an arena, is read in its device buffer (the queue keeps
+submission order, so launches that wrote it run first). The result is a new device slot
+(``device_array.allocate``) for a GpuArray input, which stays on the device (nothing is read
+back, no wait), else a numpy array read back once. With the loop probe on (an operation with
+loops, on a CPU driver) its status word is read back too, and a fired probe raises
+``GpuDeviceError`` instead of returning a cut result.
+
+Per device a ``_Scanner`` keeps the compiled pipelines (per operation, element type and probe:
+repeated calls compile nothing), one uniform buffer per step of a scan, and a small cache of
+bind groups. Data past one storage binding (a split GpuArray, or more bytes than
+``BufferPool.binding_bytes()``) is refused with ``GpuInvalidArgument`` for now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+
+from . import convert, device_array, residency
+from ..backend import device as _device
+from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
+from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
+from ..codegen import scan as codegen
+from ..codegen.types import ELEM_TYPES
+from ..codegen.types import elem as elem_type
+from ..errors import GpuDeviceError, GpuInvalidArgument, GpuUseAfterDestroy
+from .device_program import Pipelines, StatusWords, internal_error
+from .readback import Readback
+from .reducer import _check_slot, _slot_of, array_kind
+
+#: (threads per workgroup, elements per thread) on GPUs and CPU drivers; with the loop probe
+#: (an operation with loops on a CPU driver) fewer elements per thread, so fewer calls
+SHAPE_GPU, SHAPE_CPU, SHAPE_CPU_LOOPS = (256, 16), (64, 16), (64, 2)
+BIND_GROUP_CACHE = 32
+PIPELINE_CACHE = 64
+
+_BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
+_PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
+_STATUS_BYTES = 4
+
+_lock = threading.Lock()
+_scanners: dict = {}      # device index -> _Scanner
+
+
+class _Scanner:
+    """What scans need on one device."""
+
+    def __init__(self):
+        self.ctx = _device.get_context()
+        self.queue = get_queue()
+        self.generation = self.ctx.generation
+        self.layouts = {False: make_bind_group_layout(self.ctx, _BINDINGS),
+                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
+        self.status = None
+        self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
+        self.uniforms: list = []
+        self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
+
+    def shape(self, probe: bool) -> tuple:
+        if not self.ctx.is_cpu:
+            return SHAPE_GPU
+        return SHAPE_CPU_LOOPS if probe else SHAPE_CPU
+
+    def pipeline(self, op, probe: bool, name: str):
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, probe)
+        pipe = self.pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        size, per = self.shape(probe)
+        wgsl = codegen.scan_wgsl(op.fn, op.ty, op.text, size, per, probe, op.opaque)
+        return self.pipelines.compile(
+            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
+            self.layouts[probe], op.overrides,
+            lambda exc, text: internal_error(f"the scan shader of {name}",
+                                             "function's source", exc, text))
+
+    def uniform(self, step: int):
+        while len(self.uniforms) <= step:
+            buf = self.queue.pool.acquire(codegen.UNIFORM_SIZE, "uniform")
+            weakref.finalize(buf, self.queue.forget_uniform, buf.buffer)
+            self.uniforms.append(buf)
+        return self.uniforms[step]
+
+    def status_word(self):
+        if self.status is None:
+            self.status = StatusWords(self.queue, _STATUS_BYTES)
+        return self.status
+
+    def bind_group(self, uniform, src, src_bytes, src_offset, carry, carry_bytes, dst,
+                   dst_bytes, probe):
+        key = (id(uniform), id(src), src_bytes, src_offset, id(carry), carry_bytes, id(dst),
+               dst_bytes, probe)
+        bg = self.bind_groups.get(key)
+        if bg is not None:
+            return bg
+        entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE),
+                   (1, src.buffer, src_bytes, src_offset), (2, carry.buffer, carry_bytes),
+                   (3, dst.buffer, dst_bytes)]
+        if probe:
+            entries.append((4, self.status.buffer, _STATUS_BYTES))
+        bg = self.queue.bind_group(self.layouts[probe], entries)
+        self.bind_groups.put(key, bg, (uniform, src, carry, dst))
+        return bg
+
+
+def _scanner_now() -> _Scanner:
+    ctx = _device.get_context()
+    s = _scanners.get(ctx.index)
+    if s is not None and s.generation == ctx.generation and s.ctx is ctx:
+        return s
+    with _lock:
+        s = _scanners.get(ctx.index)
+        if s is None or s.generation != ctx.generation or s.ctx is not ctx:
+            s = _scanners[ctx.index] = _Scanner()
+        return s
+
+
+_device.on_shutdown(lambda ctx: _scanners.clear())
+_device.on_fork_child(lambda: _scanners.clear())
+
+
+# -- host checks -----------------------------------------------------------------------------
+
+def _axis(axis, ndim: int, where: str):
+    """``axis`` as a non-negative int, or None (the flattened array)."""
+    if axis is None:
+        return None
+    np = convert._np()
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{where}: axis must be an int or None, got "
+                        f"{convert._type_name(axis)}; pass one axis (a scan runs along one)")
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim, f"{where}: axis")
+    return axis % ndim
+
+
+def _host_array(values, ty: str, where: str):
+    """A list or numpy array as a C-contiguous numpy array of ``ty``'s dtype (a copy only when
+    needed; the caller's data is never written)."""
+    np = convert._np()
+    want = elem_type(ty).array_dtype
+    if convert.is_ndarray(values):
+        kind = array_kind(values)
+        if kind != ty:
+            raise GpuInvalidArgument(
+                f"{where} is a numpy array of dtype {values.dtype}, but the operation scans "
+                f"{ty} values ({want} arrays): "
+                f"{convert.dtype_fix(values.dtype, (want,))}; or accumulate with an operation "
+                f"declared on {kind or 'float, int or bool'} values")
+        return np.ascontiguousarray(values)
+    try:
+        host = np.asarray(values)
+    except ValueError as exc:
+        raise GpuInvalidArgument(f"{where}: a ragged list ({exc}); pass a list of numbers "
+                                 "or a rectangular nested list") from None
+    row = elem_type(ty)
+    ok = {"b": "b", "i": "biu", "u": "bu", "f": "biuf", "c": "biufc"}[row.kind]
+    if host.size and host.dtype.kind not in ok:
+        raise GpuInvalidArgument(
+            f"{where} holds {host.dtype} values, but the operation scans {ty} values; pass "
+            f"{row.python.__name__} values, or accumulate with an operation on them")
+    try:
+        return np.asarray(values, dtype=want)
+    except OverflowError as exc:
+        raise GpuInvalidArgument(f"{where}: {exc}; pass values that fit {want}") from None
+
+
+# -- the scan --------------------------------------------------------------------------------
+
+def run_scan(op, values, axis=None, name: str | None = None):
+    """The inclusive scan of ``values`` by ``op`` along ``axis``: ``("device", slot, shape)``
+    for a GpuArray input (a new ``DeviceSlot``), else ``("host", array)``."""
+    np = convert._np()
+    name = name or op.fn
+    ty = op.ty
+    where = f"{name}.accumulate() argument 'values'"
+    if ty not in ELEM_TYPES:
+        raise GpuInvalidArgument(f"{name}.accumulate(): {ty} values cannot be scanned on this "
+                                 "version's devices")
+    slot = _slot_of(values, ty, where)
+    host = None
+    if slot is not None:
+        if slot.target is not None:
+            _check_slot(slot, values, ty, where)
+            shape = tuple(values.shape) if convert.is_ndarray(values) else (slot.count,)
+        else:
+            shape = tuple(slot.dims)
+    elif convert.is_ndarray(values) or isinstance(values, (list, tuple)):
+        host = _host_array(values, ty, where)
+        shape = host.shape
+    else:
+        raise TypeError(f"{where} expects a list, a numpy array, a GpuArray or a list bound in "
+                        f"a GpuArena, got {convert._type_name(values)}; pass a list or array")
+    ax = _axis(axis, len(shape), f"{name}.accumulate()")
+    n = 1
+    for d in shape:
+        n *= d
+    out_shape = (n,) if ax is None else shape
+    device = slot is not None and slot.target is None
+    if n == 0:
+        if device:
+            return "device", device_array.allocate(slot.queue, ty, out_shape), out_shape
+        return "host", np.empty(out_shape, dtype=elem_type(ty).array_dtype)
+    sc = _scanner_now()
+    missing = [f for f in op.features if f not in sc.ctx.features]
+    if missing:
+        raise GpuInvalidArgument(f"{name}.accumulate(): the operation needs the device "
+                                 f"feature(s) {', '.join(missing)}, which {sc.ctx.name!r} "
+                                 "lacks")
+    size = elem_type(ty).size
+    if n * size > sc.queue.pool.binding_bytes() or (
+            slot is not None and len(getattr(slot, "parts", ())) > 1):
+        raise GpuInvalidArgument(
+            f"{where}: {n:,} elements ({n * size:,} bytes) are more than one storage binding "
+            f"of {sc.ctx.name!r} holds ({sc.queue.pool.binding_bytes():,} bytes); scans of "
+            "arrays split across bindings are not supported yet: scan it in pieces along "
+            "another axis, or raise the binding limit (config binding_bytes)")
+    if ax is None or len(shape) == 1:
+        length, inner, lines = n, 1, 1
+    else:
+        length = shape[ax]
+        inner = 1
+        for d in shape[ax + 1:]:
+            inner *= d
+        lines = n // length
+    probe = sc.ctx.is_cpu and op.loops
+    pipe = sc.pipeline(op, probe, name)
+    return _submit(sc, pipe, probe, ty, size, slot, host, device, (length, inner, lines),
+                   out_shape, where, name)
+
+
+def _steps(sc, block, src, src_off, dst, length, inner, lines, size, temps):
+    """Queue the steps scanning ``lines`` lines of ``length`` from ``src`` into ``dst``
+    (recursively for the block totals); yields nothing, returns the dispatch steps' list."""
+    nblocks = codegen.blocks(length, block)
+    n = length * lines
+    if nblocks == 1:
+        return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, 1, 1,
+                 lines)]
+    pool = sc.queue.pool
+    totals = pool.acquire(nblocks * lines * size)
+    scanned = pool.acquire(nblocks * lines * size)
+    temps += [totals, scanned]
+    tb = nblocks * lines * size
+    first = (src, src_off, n * size, src, n * size, totals, tb, length, inner, nblocks, 0,
+             nblocks * lines)
+    inner_steps = _steps(sc, block, totals, 0, scanned, nblocks, 1, lines, size, temps)
+    last = (src, src_off, n * size, scanned, tb, dst, n * size, length, inner, nblocks, 1,
+            nblocks * lines)
+    return [first, *inner_steps, last]
+
+
+def _submit(sc, pipe, probe, ty, size, slot, host, device, dims, out_shape, where, name):
+    np = convert._np()
+    queue = sc.queue
+    pool = queue.pool
+    temps, out_slot, seq = [], None, None
+    n = dims[0] * dims[2]
+    per_block = sc.shape(probe)[0] * sc.shape(probe)[1]
+    try:
+        with residency.launch_lock:
+            if sc.generation != _device.generation():
+                raise GpuUseAfterDestroy(f"{where}: cthreads.gpu.shutdown() ran meanwhile; "
+                                         "nothing was submitted. Call accumulate again")
+            src_off = 0
+            if slot is None:
+                src = queue.upload_new(memoryview(
+                    host.astype(elem_type(ty).host_dtype, copy=False).reshape(-1)).cast("B"))
+                temps.append(src)
+            else:
+                if slot.pooled is None:
+                    raise GpuUseAfterDestroy(f"{where}: the device holding it was shut down; "
+                                             "nothing was submitted")
+                if slot.queue is not queue:
+                    raise slot.other_device(sc.ctx, where)
+                src, src_off = slot.pooled, slot.offset
+                slot.used = True
+            if device:
+                out_slot = device_array.allocate(queue, ty, out_shape)
+                dst = out_slot.pooled
+            else:
+                dst = pool.acquire(n * size)
+                temps.append(dst)
+            if probe:
+                sc.status_word()
+            steps = _steps(sc, per_block, src, src_off, dst, *dims, size, temps)
+            readback = None
+            if not device or probe:
+                readback = Readback()
+                if not device:
+                    target = np.empty(out_shape, dtype=elem_type(ty).host_dtype)
+                    readback.add_list(dst.buffer, target, n * size, ty, fresh=True)
+                if probe:
+                    readback.add_list(sc.status.buffer, None, _STATUS_BYTES, "int")
+            for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode,
+                    groups) in enumerate(steps):
+                last = k == len(steps) - 1
+                uniform = sc.uniform(k)
+                bg = sc.bind_group(uniform, s, s_bytes, s_off, c, c_bytes, d, d_bytes, probe)
+                seq = queue.dispatch(
+                    pipe.pipeline, bg, groups,
+                    (uniform.buffer, codegen.uniform_bytes(length, inner, nblocks, mode,
+                                                           groups)),
+                    readback.copies(pool) if last and readback is not None else (),
+                    (s, c, d), more=not last)
+        if readback is not None:
+            readback.fetch(queue, seq)
+            if not device and not readback.lists[0].direct:
+                target.reshape(-1)[:] = np.frombuffer(readback.raw, target.dtype, n)
+            fired = probe and readback.raw[readback.lists[-1].offset - readback.base] != 0
+            if fired:
+                sc.status.reset()
+                raise _loop_error(sc, name)
+    except BaseException:
+        if out_slot is not None:
+            out_slot.release()
+        raise
+    finally:
+        for buf in reversed(temps):
+            pool.release(buf)
+    if device:
+        return "device", out_slot, out_shape
+    if target.dtype != np.dtype(elem_type(ty).array_dtype):      # bools: u32 on the device
+        target = target.astype(elem_type(ty).array_dtype)
+    return "host", target
+
+
+def _loop_error(sc, name: str) -> GpuDeviceError:
+    return GpuDeviceError(
+        f"{name}.accumulate(): the device {sc.ctx.name!r} ended a loop of {name} before it "
+        "finished, or came too close to its limit to tell. This CPU driver (Mesa's llvmpipe) "
+        "stops the loops of a thread once they have made 65,535 passes together "
+        "(docs/language.md, \"Long loops on CPU drivers\"), and each thread of a scan calls "
+        f"{name} a few dozen times. Nothing was changed. Make {name}'s loops shorter, or run "
+        "on a GPU (CTHREADS_ADAPTER)")
+
+
+__all__ = ["run_scan"]
