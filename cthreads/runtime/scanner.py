@@ -259,6 +259,28 @@ def _steps(sc, block, src, src_off, dst, length, inner, lines, size, temps):
     return [first, *inner_steps, last]
 
 
+def _source(sc, slot, host, ty, where, temps):
+    """(buffer, byte offset) of the data to scan (launch lock held): ``host`` uploaded into a
+    pooled buffer (kept in ``temps``), or the resident slot's buffer, checked to be live and on
+    this device."""
+    queue = sc.queue
+    if sc.generation != _device.generation():
+        raise GpuUseAfterDestroy(f"{where}: cthreads.gpu.shutdown() ran meanwhile; nothing "
+                                 "was submitted. Call accumulate again")
+    if slot is None:
+        src = queue.upload_new(memoryview(
+            host.astype(elem_type(ty).host_dtype, copy=False).reshape(-1)).cast("B"))
+        temps.append(src)
+        return src, 0
+    if slot.pooled is None:
+        raise GpuUseAfterDestroy(f"{where}: the device holding it was shut down; nothing was "
+                                 "submitted")
+    if slot.queue is not queue:
+        raise slot.other_device(sc.ctx, where)
+    slot.used = True
+    return slot.pooled, slot.offset
+
+
 def _submit(sc, pipe, probe, ty, size, slot, host, device, dims, out_shape, where, name):
     np = convert._np()
     queue = sc.queue
@@ -268,22 +290,7 @@ def _submit(sc, pipe, probe, ty, size, slot, host, device, dims, out_shape, wher
     per_block = sc.shape(probe)[0] * sc.shape(probe)[1]
     try:
         with residency.launch_lock:
-            if sc.generation != _device.generation():
-                raise GpuUseAfterDestroy(f"{where}: cthreads.gpu.shutdown() ran meanwhile; "
-                                         "nothing was submitted. Call accumulate again")
-            src_off = 0
-            if slot is None:
-                src = queue.upload_new(memoryview(
-                    host.astype(elem_type(ty).host_dtype, copy=False).reshape(-1)).cast("B"))
-                temps.append(src)
-            else:
-                if slot.pooled is None:
-                    raise GpuUseAfterDestroy(f"{where}: the device holding it was shut down; "
-                                             "nothing was submitted")
-                if slot.queue is not queue:
-                    raise slot.other_device(sc.ctx, where)
-                src, src_off = slot.pooled, slot.offset
-                slot.used = True
+            src, src_off = _source(sc, slot, host, ty, where, temps)
             if device:
                 out_slot = device_array.allocate(queue, ty, out_shape)
                 dst = out_slot.pooled
