@@ -56,6 +56,16 @@ def dadd(a: float64, b: float64) -> float64:
 
 
 @Gpu.func
+def bor(a: bool, b: bool) -> bool:
+    return a or b
+
+
+@Gpu.func
+def cmul(a: complex, b: complex) -> complex:
+    return a * b
+
+
+@Gpu.func
 def affine(p: int, q: int) -> int:
     """Composition of affine maps x -> a*x + b (mod 2**15), a map packed as a << 15 | b: first
     p, then q. Associative and not commutative."""
@@ -129,6 +139,18 @@ def test_other_types(device_name):
     got = fadd.accumulate(d)                     # a plain-float operation on float64: float64
     assert got.dtype == np.float64
     assert (np.abs(got - np.cumsum(d)) <= float_tolerance(d, unit=U64)).all()
+    flags = np.zeros(5000, bool)
+    flags[3001] = True
+    got = bor.accumulate(flags)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, np.logical_or.accumulate(flags))
+    z = np.exp(1j * rng.uniform(0, 6.3, 3000))              # unit numbers: |prefix| stays 1
+    got = cmul.accumulate(z)                                # complex128 in complex128
+    assert got.dtype == np.complex128
+    assert np.abs(got - np.cumprod(z)).max() <= 3000 * 8 * U64
+    got = cmul.accumulate(z.astype(np.complex64))
+    assert got.dtype == np.complex64
+    assert np.abs(got - np.cumprod(z)).max() <= 3000 * 8 * U32
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1, None])
