@@ -31,6 +31,9 @@ from .types import elem as elem_type
 
 ENTRY_POINT = "ct_scan"
 
+#: element types whose groups of four are a WGSL vec4 (complex values are vec2s already)
+QUAD_TYPES = ("bool", "int", "uint32", "float", "int64", "float64")
+
 #: byte size of the uniform block (eight u32 fields)
 UNIFORM_SIZE = 32
 
@@ -46,19 +49,29 @@ def uniform_bytes(length: int, inner: int, nblocks: int, mode: int, groups: int)
 
 
 def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = False,
-              opaque: bool | None = None) -> str:
+              opaque: bool | None = None, quad: int | None = None) -> str:
     """The WGSL of the scan steps for the binary function ``fn`` (``fn(a: T, b: T) -> T``,
     declared with its helpers in ``text``) over element type ``ty``, ``size`` threads per
     workgroup of ``per`` elements each; ``probe``: with the loop check of CPU drivers;
-    ``opaque``: the operation declares ``ct_opq`` (None: looked for in ``text``)."""
+    ``opaque``: the operation declares ``ct_opq`` (None: looked for in ``text``); ``quad``
+    (0: the totals step, 1: the scan step; ``QUAD_TYPES``, ``per`` a multiple of four): the
+    step of one mode for lines of a multiple of four elements one after another
+    (``inner == 1``), read (and in the scan step written) as groups of four, one 16- or 32-byte
+    access each (``library/scan_quad.wgsl.in``)."""
     if size < 1 or per < 1:
         raise ValueError(f"scan shape {size} x {per} is empty")
+    if quad is not None and (per % 4 or ty not in QUAD_TYPES):
+        raise ValueError(f"no groups-of-four scan of {ty} with {per} elements a thread")
     row = elem_type(ty)
     names = dict(fn=fn, ty=ty, size=size, per=per, per_less=per - 1, block=size * per,
                  t=row.wgsl, s=row.storage, load=row.load.format("v"),
                  store=row.store.format("v"))
-    return library.template("scan.wgsl.in").substitute(
-        names,
+    names["dst"] = row.storage if quad in (None, 0) else f"vec4<{row.storage}>"
+    names["step"] = {None: "", 0: "totals", 1: "scan"}[quad]
+    body = "" if quad is None else library.template(
+        "scan_quad_total.wgsl.in" if quad == 0 else "scan_quad_scan.wgsl.in").substitute(names)
+    return library.template("scan.wgsl.in" if quad is None else "scan_quad.wgsl.in").substitute(
+        names, body=body.rstrip("\n"),
         probe=library.template("reduction_probe.wgsl.in").substitute(names) if probe else "",
         operation=text.strip("\n"),
         opq="    ct_opq = nwg.z >> 31u;\n" if probe and (
@@ -66,4 +79,4 @@ def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = Fa
         probe_call="    ct_loop_probe();\n" if probe else "")
 
 
-__all__ = ["ENTRY_POINT", "UNIFORM_SIZE", "blocks", "has_loops", "scan_wgsl", "uniform_bytes"]
+__all__ = ["ENTRY_POINT", "QUAD_TYPES", "UNIFORM_SIZE", "blocks", "has_loops", "scan_wgsl", "uniform_bytes"]

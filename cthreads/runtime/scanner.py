@@ -69,13 +69,15 @@ class _Scanner:
             return SHAPE_GPU
         return SHAPE_CPU_LOOPS if probe else SHAPE_CPU
 
-    def pipeline(self, op, probe: bool, name: str):
-        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, probe)
+    def pipeline(self, op, probe: bool, name: str, quad: int | None = None):
+        """``quad``: None for the scalar shader of both modes, else the groups-of-four
+        shader of mode ``quad`` (``codegen.scan_wgsl``)."""
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, probe, quad)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
         size, per = self.shape(probe)
-        wgsl = codegen.scan_wgsl(op.fn, op.ty, op.text, size, per, probe, op.opaque)
+        wgsl = codegen.scan_wgsl(op.fn, op.ty, op.text, size, per, probe, op.opaque, quad)
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
             self.layouts[probe], op.overrides,
@@ -233,29 +235,32 @@ def run_scan(op, values, axis=None, name: str | None = None):
             inner *= d
         lines = n // length
     probe = sc.ctx.is_cpu and op.loops
-    pipe = sc.pipeline(op, probe, name)
-    return _submit(sc, pipe, probe, ty, size, slot, host, device, (length, inner, lines),
+    sc.pipeline(op, probe, name)          # compiled before anything is submitted
+    return _submit(sc, op, probe, ty, size, slot, host, device, (length, inner, lines),
                    out_shape, where, name)
 
 
-def _steps(sc, block, src, src_off, dst, length, inner, lines, size, temps):
-    """Queue the steps scanning ``lines`` lines of ``length`` from ``src`` into ``dst``
-    (recursively for the block totals); yields nothing, returns the dispatch steps' list."""
+def _steps(sc, block, src, src_off, dst, length, inner, lines, size, temps, quads):
+    """The dispatch steps scanning ``lines`` lines of ``length`` from ``src`` into ``dst``
+    (recursively for the block totals), each ``(src, offset, bytes, carry, bytes, dst,
+    bytes, length, inner, blocks, mode, groups, groups of four)``; ``quads``: whether the
+    element type and shape allow the groups-of-four shader, where the lines allow it too."""
     nblocks = codegen.blocks(length, block)
     n = length * lines
+    quad = quads and inner == 1 and length % 4 == 0 and src_off % (4 * size) == 0
     if nblocks == 1:
         return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, 1, 1,
-                 lines)]
+                 lines, quad)]
     pool = sc.queue.pool
     totals = pool.acquire(nblocks * lines * size)
     scanned = pool.acquire(nblocks * lines * size)
     temps += [totals, scanned]
     tb = nblocks * lines * size
     first = (src, src_off, n * size, src, n * size, totals, tb, length, inner, nblocks, 0,
-             nblocks * lines)
-    inner_steps = _steps(sc, block, totals, 0, scanned, nblocks, 1, lines, size, temps)
+             nblocks * lines, quad)
+    inner_steps = _steps(sc, block, totals, 0, scanned, nblocks, 1, lines, size, temps, quads)
     last = (src, src_off, n * size, scanned, tb, dst, n * size, length, inner, nblocks, 1,
-            nblocks * lines)
+            nblocks * lines, quad)
     return [first, *inner_steps, last]
 
 
@@ -281,7 +286,7 @@ def _source(sc, slot, host, ty, where, temps):
     return slot.pooled, slot.offset
 
 
-def _submit(sc, pipe, probe, ty, size, slot, host, device, dims, out_shape, where, name):
+def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where, name):
     np = convert._np()
     queue = sc.queue
     pool = queue.pool
@@ -299,7 +304,8 @@ def _submit(sc, pipe, probe, ty, size, slot, host, device, dims, out_shape, wher
                 temps.append(dst)
             if probe:
                 sc.status_word()
-            steps = _steps(sc, per_block, src, src_off, dst, *dims, size, temps)
+            quads = ty in codegen.QUAD_TYPES and sc.shape(probe)[1] % 4 == 0
+            steps = _steps(sc, per_block, src, src_off, dst, *dims, size, temps, quads)
             readback = None
             if not device or probe:
                 readback = Readback()
@@ -309,8 +315,9 @@ def _submit(sc, pipe, probe, ty, size, slot, host, device, dims, out_shape, wher
                 if probe:
                     readback.add_list(sc.status.buffer, None, _STATUS_BYTES, "int")
             for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode,
-                    groups) in enumerate(steps):
+                    groups, quad) in enumerate(steps):
                 last = k == len(steps) - 1
+                pipe = sc.pipeline(op, probe, name, mode if quad else None)
                 uniform = sc.uniform(k)
                 bg = sc.bind_group(uniform, s, s_bytes, s_off, c, c_bytes, d, d_bytes, probe)
                 seq = queue.dispatch(
