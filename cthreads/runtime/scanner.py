@@ -193,7 +193,7 @@ def run_scan(op, values, axis=None, name: str | None = None):
     if slot is not None:
         if slot.target is not None:
             _check_slot(slot, values, ty, where)
-            shape = tuple(values.shape) if convert.is_ndarray(values) else (slot.count,)
+            shape = tuple(values.shape) if convert.is_ndarray(values) else tuple(slot.dims)
         else:
             shape = tuple(slot.dims)
     elif convert.is_ndarray(values) or isinstance(values, (list, tuple)):
@@ -224,8 +224,8 @@ def run_scan(op, values, axis=None, name: str | None = None):
         raise GpuInvalidArgument(
             f"{where}: {n:,} elements ({n * size:,} bytes) are more than one storage binding "
             f"of {sc.ctx.name!r} holds ({sc.queue.pool.binding_bytes():,} bytes); scans of "
-            "arrays split across bindings are not supported yet: scan it in pieces along "
-            "another axis, or raise the binding limit (config binding_bytes)")
+            "data split across bindings are not supported yet: scan slices of at most that "
+            "size and combine each slice's result with the previous slice's last value")
     if ax is None or len(shape) == 1:
         length, inner, lines = n, 1, 1
     else:

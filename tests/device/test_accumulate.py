@@ -10,8 +10,8 @@ import pytest
 
 from cthreads import config
 from cthreads.gpu import (
-    Gpu, GpuArena, GpuArray, GpuDeviceError, GpuInvalidArgument, float64, int64, to_device,
-    uint32,
+    GlobalIdx, Gpu, GpuArena, GpuArray, GpuDeviceError, GpuInvalidArgument, float64, gpu, int64,
+    to_device, uint32,
 )
 from tests.device.func_kernels import add_by_counting
 
@@ -210,12 +210,29 @@ def test_gpu_array_in_and_out(device_name):
                                   np.cumsum(x[8:16], axis=1))
 
 
+@Gpu
+def scale_floats(n: int, k: float, y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i] = y[i] * k
+
+
 def test_arena_bound_array_reads_its_device_copy(device_name):
-    y = np.arange(5000, dtype=np.float32)
+    y = (np.arange(5000) % 16).astype(np.float32)       # every prefix sum exact in float32
+    keep = y.copy()
     with GpuArena() as arena:
         arena.bind(y=y)
-        got = fadd.accumulate(y)
-        np.testing.assert_array_equal(got, np.cumsum(y))
+        np.testing.assert_array_equal(fadd.accumulate(y), np.cumsum(y))
+        gpu(scale_floats, y.size, 3.0, y)        # queued, never joined: the device copy changes
+        np.testing.assert_array_equal(fadd.accumulate(y), np.cumsum(np.float32(3.0) * y))
+        np.testing.assert_array_equal(y, keep)                  # the host's values
+        np.testing.assert_array_equal(fadd.accumulate(y.reshape(50, 100), axis=1),
+                                      np.cumsum(3 * y.reshape(50, 100), axis=1))
+    grid = [[1, 2, 3], [4, 5, 6]]
+    with GpuArena() as arena:
+        arena.bind(g=grid)
+        np.testing.assert_array_equal(iadd.accumulate(grid, axis=0), [[1, 2, 3], [5, 7, 9]])
+    assert grid == [[1, 2, 3], [4, 5, 6]]
     lst = list(range(3000))
     with GpuArena() as arena:
         arena.bind(v=lst)
