@@ -262,6 +262,10 @@ def test_refusals_leave_the_data_unchanged(device_name):
             fadd.accumulate(np.ones(2000, np.float32))
         np.testing.assert_array_equal(fadd.accumulate(np.ones(1000, np.float32)),
                                       np.arange(1, 1001))
+        split = to_device(np.arange(3000, dtype=np.float32))      # three device buffers
+        with pytest.raises(GpuInvalidArgument, match="split across bindings"):
+            fadd.accumulate(split)
+        np.testing.assert_array_equal(split.numpy(), np.arange(3000))
 
 
 def test_operation_with_loops_and_the_cpu_drivers_cap(device_name):
