@@ -57,26 +57,40 @@ def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = Fa
     (0: the totals step, 1: the scan step; ``QUAD_TYPES``, ``per`` a multiple of four): the
     step of one mode for lines of a multiple of four elements one after another
     (``inner == 1``), read (and in the scan step written) as groups of four, one 16- or 32-byte
-    access each (``library/scan_quad.wgsl.in``)."""
+    access each (``library/scan_quad.wgsl.in``); ``"lines"``: one thread per line, scanning
+    it in sequence (short lines, or many lines side by side: ``library/scan_lines.wgsl.in``;
+    its uniform's third field is the number of lines, its groups ``ceil(lines / size)``)."""
     if size < 1 or per < 1:
         raise ValueError(f"scan shape {size} x {per} is empty")
-    if quad is not None and (per % 4 or ty not in QUAD_TYPES):
+    if quad in (0, 1) and (per % 4 or ty not in QUAD_TYPES):
         raise ValueError(f"no groups-of-four scan of {ty} with {per} elements a thread")
     row = elem_type(ty)
     names = dict(fn=fn, ty=ty, size=size, per=per, per_less=per - 1, block=size * per,
                  t=row.wgsl, s=row.storage, load=row.load.format("v"),
                  store=row.store.format("v"))
+    if quad == "lines":
+        names["dst"], names["step"] = row.storage, "lines"
+        return library.template("scan_lines.wgsl.in").substitute(
+            names, probe=_probe(names, probe), operation=text.strip("\n"),
+            opq=_opq(text, probe, opaque), probe_call="    ct_loop_probe();\n" if probe else "")
     names["dst"] = row.storage if quad in (None, 0) else f"vec4<{row.storage}>"
     names["step"] = {None: "", 0: "totals", 1: "scan"}[quad]
     body = "" if quad is None else library.template(
         "scan_quad_total.wgsl.in" if quad == 0 else "scan_quad_scan.wgsl.in").substitute(names)
     return library.template("scan.wgsl.in" if quad is None else "scan_quad.wgsl.in").substitute(
         names, body=body.rstrip("\n"),
-        probe=library.template("reduction_probe.wgsl.in").substitute(names) if probe else "",
-        operation=text.strip("\n"),
-        opq="    ct_opq = nwg.z >> 31u;\n" if probe and (
-            "ct_opq" in text if opaque is None else opaque) else "",
+        probe=_probe(names, probe), operation=text.strip("\n"), opq=_opq(text, probe, opaque),
         probe_call="    ct_loop_probe();\n" if probe else "")
+
+
+def _probe(names: dict, probe: bool) -> str:
+    return library.template("reduction_probe.wgsl.in").substitute(names) if probe else ""
+
+
+def _opq(text: str, probe: bool, opaque) -> str:
+    """The early-exit loops' hidden zero on CPU drivers (as in ``reduction.py``)."""
+    return "    ct_opq = nwg.z >> 31u;\n" if probe and (
+        "ct_opq" in text if opaque is None else opaque) else ""
 
 
 __all__ = ["ENTRY_POINT", "QUAD_TYPES", "UNIFORM_SIZE", "blocks", "has_loops", "scan_wgsl", "uniform_bytes"]

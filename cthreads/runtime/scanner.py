@@ -39,6 +39,9 @@ from .reducer import _check_slot, _slot_of, array_kind
 #: (threads per workgroup, elements per thread) on GPUs and CPU drivers; with the loop probe
 #: (an operation with loops on a CPU driver) fewer elements per thread, so fewer calls
 SHAPE_GPU, SHAPE_CPU, SHAPE_CPU_LOOPS = (256, 16), (64, 16), (64, 2)
+#: one line a thread (``by_lines``): lines of at most SHORT_LINE elements, or at least
+#: MANY_LINES lines side by side of at most LONG_LINE elements
+SHORT_LINE, MANY_LINES, LONG_LINE = 64, 1024, 8192
 BIND_GROUP_CACHE = 32
 PIPELINE_CACHE = 64
 
@@ -240,6 +243,16 @@ def run_scan(op, values, axis=None, name: str | None = None):
                    out_shape, where, name)
 
 
+def by_lines(length: int, inner: int, lines: int) -> bool:
+    """Whether to scan one line a thread (``codegen.scan_wgsl(quad="lines")``): short lines
+    (a workgroup a block would leave most threads idle), or many lines side by side (along an
+    axis before the last: neighbouring threads then read neighbouring elements), not longer
+    than ``LONG_LINE`` (a thread's loop stays far below a CPU driver's loop limit)."""
+    if lines < 2:
+        return False
+    return length <= SHORT_LINE or (inner > 1 and lines >= MANY_LINES and length <= LONG_LINE)
+
+
 def _steps(sc, block, src, src_off, dst, length, inner, lines, size, temps, quads):
     """The dispatch steps scanning ``lines`` lines of ``length`` from ``src`` into ``dst``
     (recursively for the block totals), each ``(src, offset, bytes, carry, bytes, dst,
@@ -247,6 +260,10 @@ def _steps(sc, block, src, src_off, dst, length, inner, lines, size, temps, quad
     element type and shape allow the groups-of-four shader, where the lines allow it too."""
     nblocks = codegen.blocks(length, block)
     n = length * lines
+    if by_lines(length, inner, lines):
+        threads = sc.shape(False)[0]
+        return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, lines, 0,
+                 -(-lines // threads), "lines")]
     quad = quads and inner == 1 and length % 4 == 0 and src_off % (4 * size) == 0
     if nblocks == 1:
         return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, 1, 1,
@@ -286,6 +303,21 @@ def _source(sc, slot, host, ty, where, temps):
     return slot.pooled, slot.offset
 
 
+def _readback(sc, dst, out_shape, probe: bool, ty: str):
+    """(Readback or None, numpy target or None): the result (``out_shape``: a host result),
+    then the loop probe's word."""
+    if out_shape is None and not probe:
+        return None, None
+    readback = Readback()
+    target = None
+    if out_shape is not None:
+        target = convert._np().empty(out_shape, dtype=elem_type(ty).host_dtype)
+        readback.add_list(dst.buffer, target, target.nbytes, ty, fresh=True)
+    if probe:
+        readback.add_list(sc.status.buffer, None, _STATUS_BYTES, "int")
+    return readback, target
+
+
 def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where, name):
     np = convert._np()
     queue = sc.queue
@@ -306,18 +338,12 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
                 sc.status_word()
             quads = ty in codegen.QUAD_TYPES and sc.shape(probe)[1] % 4 == 0
             steps = _steps(sc, per_block, src, src_off, dst, *dims, size, temps, quads)
-            readback = None
-            if not device or probe:
-                readback = Readback()
-                if not device:
-                    target = np.empty(out_shape, dtype=elem_type(ty).host_dtype)
-                    readback.add_list(dst.buffer, target, n * size, ty, fresh=True)
-                if probe:
-                    readback.add_list(sc.status.buffer, None, _STATUS_BYTES, "int")
+            readback, target = _readback(sc, dst, None if device else out_shape, probe, ty)
             for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode,
                     groups, quad) in enumerate(steps):
                 last = k == len(steps) - 1
-                pipe = sc.pipeline(op, probe, name, mode if quad else None)
+                pipe = sc.pipeline(op, probe, name,
+                                   quad if quad == "lines" else mode if quad else None)
                 uniform = sc.uniform(k)
                 bg = sc.bind_group(uniform, s, s_bytes, s_off, c, c_bytes, d, d_bytes, probe)
                 seq = queue.dispatch(

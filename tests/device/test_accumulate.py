@@ -281,3 +281,26 @@ def test_operation_with_loops_and_the_cpu_drivers_cap(device_name):
     np.testing.assert_array_equal(long, keep)
     np.testing.assert_array_equal(add_by_counting.accumulate(np.ones(70, np.int32)),
                                   np.arange(1, 71))
+
+
+@pytest.mark.parametrize("shape, axis", [((300, 1100), 0), ((5000, 3), 1), ((3, 5000), 0),
+                                         ((5, 4097), 1), ((4097, 5), 0)])
+def test_line_forms_keep_order(device_name, shape, axis):
+    """One line a thread (short lines; many lines side by side) and a workgroup a block: the
+    non-commutative composition along each."""
+    rng = np.random.default_rng(sum(shape))
+    x = ((rng.integers(0, 2**15, shape) << 15) | rng.integers(0, 2**15, shape)).astype(np.int32)
+    want = np.frompyfunc(_affine_py, 2, 1).accumulate(x.astype(object), axis=axis)
+    np.testing.assert_array_equal(affine.accumulate(x, axis=axis), want.astype(np.int32))
+
+
+def test_loop_cap_in_one_line_a_thread(device_name):
+    long = np.full((5, 100), 30_000, np.int32)   # lines of five, one a thread: 120,000 passes
+    if device_name.startswith("llvmpipe"):
+        with pytest.raises(GpuDeviceError, match=r"add_by_counting.*ended a loop"):
+            add_by_counting.accumulate(long, axis=0)
+    else:
+        np.testing.assert_array_equal(add_by_counting.accumulate(long, axis=0),
+                                      np.cumsum(long, axis=0))
+    np.testing.assert_array_equal(add_by_counting.accumulate(np.ones((3, 100), np.int32), axis=0),
+                                  np.cumsum(np.ones((3, 100), np.int32), axis=0))
