@@ -26,7 +26,6 @@ from __future__ import annotations
 import struct
 
 from . import library
-from .reduction import has_loops
 from .types import elem as elem_type
 
 ENTRY_POINT = "ct_scan"
@@ -93,4 +92,4 @@ def _opq(text: str, probe: bool, opaque) -> str:
         "ct_opq" in text if opaque is None else opaque) else ""
 
 
-__all__ = ["ENTRY_POINT", "QUAD_TYPES", "UNIFORM_SIZE", "blocks", "has_loops", "scan_wgsl", "uniform_bytes"]
+__all__ = ["ENTRY_POINT", "QUAD_TYPES", "UNIFORM_SIZE", "blocks", "scan_wgsl", "uniform_bytes"]
