@@ -253,29 +253,29 @@ def by_lines(length: int, inner: int, lines: int) -> bool:
     return length <= SHORT_LINE or (inner > 1 and lines >= MANY_LINES and length <= LONG_LINE)
 
 
-def _steps(sc, block, src, src_off, dst, length, inner, lines, size, temps, quads):
+def _steps(pool, shape, src, src_off, dst, length, inner, lines, size, temps, quads):
     """The dispatch steps scanning ``lines`` lines of ``length`` from ``src`` into ``dst``
-    (recursively for the block totals), each ``(src, offset, bytes, carry, bytes, dst,
-    bytes, length, inner, blocks, mode, groups, groups of four)``; ``quads``: whether the
+    (recursively for the block totals; ``shape``: threads a workgroup, elements a thread;
+    the totals' buffers from ``pool``, kept in ``temps``), each ``(src, offset, bytes, carry,
+    bytes, dst, bytes, length, inner, blocks, mode, groups, form)``; ``quads``: whether the
     element type and shape allow the groups-of-four shader, where the lines allow it too."""
-    nblocks = codegen.blocks(length, block)
+    threads, per = shape
+    nblocks = codegen.blocks(length, threads * per)
     n = length * lines
     if by_lines(length, inner, lines):
-        threads = sc.shape(False)[0]
         return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, lines, 0,
                  -(-lines // threads), "lines")]
     quad = quads and inner == 1 and length % 4 == 0 and src_off % (4 * size) == 0
     if nblocks == 1:
         return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, 1, 1,
                  lines, quad)]
-    pool = sc.queue.pool
     totals = pool.acquire(nblocks * lines * size)
     scanned = pool.acquire(nblocks * lines * size)
     temps += [totals, scanned]
     tb = nblocks * lines * size
     first = (src, src_off, n * size, src, n * size, totals, tb, length, inner, nblocks, 0,
              nblocks * lines, quad)
-    inner_steps = _steps(sc, block, totals, 0, scanned, nblocks, 1, lines, size, temps, quads)
+    inner_steps = _steps(pool, shape, totals, 0, scanned, nblocks, 1, lines, size, temps, quads)
     last = (src, src_off, n * size, scanned, tb, dst, n * size, length, inner, nblocks, 1,
             nblocks * lines, quad)
     return [first, *inner_steps, last]
@@ -324,7 +324,6 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
     pool = queue.pool
     temps, out_slot, seq = [], None, None
     n = dims[0] * dims[2]
-    per_block = sc.shape(probe)[0] * sc.shape(probe)[1]
     try:
         with residency.launch_lock:
             src, src_off = _source(sc, slot, host, ty, where, temps)
@@ -337,7 +336,7 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
             if probe:
                 sc.status_word()
             quads = ty in codegen.QUAD_TYPES and sc.shape(probe)[1] % 4 == 0
-            steps = _steps(sc, per_block, src, src_off, dst, *dims, size, temps, quads)
+            steps = _steps(pool, sc.shape(probe), src, src_off, dst, *dims, size, temps, quads)
             readback, target = _readback(sc, dst, None if device else out_shape, probe, ty)
             for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode,
                     groups, quad) in enumerate(steps):
