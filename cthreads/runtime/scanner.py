@@ -23,7 +23,7 @@ import hashlib
 import threading
 import weakref
 
-from . import convert, device_array, residency
+from . import args, convert, device_array, residency
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
@@ -299,6 +299,9 @@ def _source(sc, slot, host, ty, where, temps):
                                  "submitted")
     if slot.queue is not queue:
         raise slot.other_device(sc.ctx, where)
+    if slot.elem != ty:       # an arena int list first used as float: as launches do
+        slot.elem = ty
+        queue.upload(slot.pooled, args.pack(slot.target, ty, where, False))
     slot.used = True
     return slot.pooled, slot.offset
 

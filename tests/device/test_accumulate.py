@@ -228,6 +228,15 @@ def test_arena_bound_array_reads_its_device_copy(device_name):
         np.testing.assert_array_equal(y, keep)                  # the host's values
         np.testing.assert_array_equal(fadd.accumulate(y.reshape(50, 100), axis=1),
                                       np.cumsum(3 * y.reshape(50, 100), axis=1))
+    ints = list(range(100))
+    with GpuArena() as arena:
+        arena.bind(v=ints)
+        got = fadd.accumulate(ints)        # unused yet: taken as floats, as kernels do
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, np.cumsum(np.arange(100.0)))
+        with pytest.raises(GpuInvalidArgument, match="holds float elements"):
+            iadd.accumulate(ints)
+    assert ints == list(range(100))
     grid = [[1, 2, 3], [4, 5, 6]]
     with GpuArena() as arena:
         arena.bind(g=grid)
