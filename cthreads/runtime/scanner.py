@@ -306,9 +306,10 @@ def _source(sc, slot, host, ty, where, temps):
     return slot.pooled, slot.offset
 
 
-def _readback(sc, dst, out_shape, probe: bool, ty: str):
+def _readback(sc, dst, out_shape, probe: bool, ty: str, slot):
     """(Readback or None, numpy target or None): the result (``out_shape``: a host result),
-    then the loop probe's word."""
+    the loop probe's word, and the status words of the resident input's writers not read yet
+    (their failed bounds check is raised rather than scanned)."""
     if out_shape is None and not probe:
         return None, None
     readback = Readback()
@@ -318,6 +319,10 @@ def _readback(sc, dst, out_shape, probe: bool, ty: str):
         readback.add_list(dst.buffer, target, target.nbytes, ty, fresh=True)
     if probe:
         readback.add_list(sc.status.buffer, None, _STATUS_BYTES, "int")
+    if slot is not None:
+        for rt in slot.writers:
+            if rt.unchecked:
+                readback.add_status(rt)
     return readback, target
 
 
@@ -332,6 +337,8 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
             src, src_off = _source(sc, slot, host, ty, where, temps)
             if device:
                 out_slot = device_array.allocate(queue, ty, out_shape)
+                # the input's writers: the result's numpy() raises their failed bounds check
+                out_slot.writers.update(slot.writers)
                 dst = out_slot.pooled
             else:
                 dst = pool.acquire(n * size)
@@ -340,7 +347,8 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
                 sc.status_word()
             quads = ty in codegen.QUAD_TYPES and sc.shape(probe)[1] % 4 == 0
             steps = _steps(pool, sc.shape(probe), src, src_off, dst, *dims, size, temps, quads)
-            readback, target = _readback(sc, dst, None if device else out_shape, probe, ty)
+            readback, target = _readback(sc, dst, None if device else out_shape, probe, ty,
+                                         slot)
             for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode,
                     groups, quad) in enumerate(steps):
                 last = k == len(steps) - 1
@@ -356,6 +364,8 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
                     (s, c, d), more=not last)
         if readback is not None:
             readback.fetch(queue, seq)
+            with residency.launch_lock:
+                readback.check(seq)
             if not device and not readback.lists[0].direct:
                 target.reshape(-1)[:] = np.frombuffer(readback.raw, target.dtype, n)
             fired = probe and readback.raw[readback.lists[-1].offset - readback.base] != 0

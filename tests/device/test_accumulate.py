@@ -10,8 +10,8 @@ import pytest
 
 from cthreads import config
 from cthreads.gpu import (
-    GlobalIdx, Gpu, GpuArena, GpuArray, GpuDeviceError, GpuInvalidArgument, float64, gpu, int64,
-    to_device, uint32,
+    GlobalIdx, Gpu, GpuArena, GpuArray, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
+    float64, gpu, int64, to_device, uint32,
 )
 from tests.device.func_kernels import add_by_counting
 
@@ -215,6 +215,29 @@ def scale_floats(n: int, k: float, y: list[float]) -> None:
     i: int = GlobalIdx.x
     if i < n:
         y[i] = y[i] * k
+
+
+@Gpu
+def poke_past_end(n: int, y: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        y[i + 1] = 7.0          # the last index is out of range
+
+
+def test_a_writers_bounds_error_is_raised_not_scanned(device_name):
+    y = np.zeros(1000, np.float32)
+    with GpuArena() as arena:
+        arena.bind(y=y)
+        gpu(poke_past_end, 1000, y)
+        with pytest.raises(GpuIndexError, match="poke_past_end"):
+            fadd.accumulate(y)
+        want = np.cumsum(np.r_[0.0, np.full(999, 7.0)])
+        np.testing.assert_array_equal(fadd.accumulate(y), want)     # reported once
+    g = to_device(np.zeros(1000, np.float32))
+    gpu(poke_past_end, 1000, g)
+    out = fadd.accumulate(g)                       # on the device: raised when read back
+    with pytest.raises(GpuIndexError, match="poke_past_end"):
+        out.numpy()
 
 
 def test_arena_bound_array_reads_its_device_copy(device_name):
