@@ -42,9 +42,12 @@ def blocks(length: int, block: int) -> int:
     return -(-length // block)
 
 
-def uniform_bytes(length: int, inner: int, nblocks: int, mode: int, groups: int) -> bytes:
-    """The ``CtScan`` bytes of one step."""
-    return struct.pack("<8I", length, inner, nblocks, mode, groups, 0, 0, 0)
+def uniform_bytes(length: int, inner: int, nblocks: int, mode: int, groups: int,
+                  shift: int = 0) -> bytes:
+    """The ``CtScan`` bytes of one step. ``shift`` 1: each line's totals start one entry
+    later, after a prefix that the scan of the totals folds in first (a part after the first
+    of data split across bindings: its prefix is the previous part's last result)."""
+    return struct.pack("<8I", length, inner, nblocks, mode, groups, shift, 0, 0)
 
 
 def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = False,
