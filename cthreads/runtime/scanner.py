@@ -253,31 +253,38 @@ def by_lines(length: int, inner: int, lines: int) -> bool:
     return length <= SHORT_LINE or (inner > 1 and lines >= MANY_LINES and length <= LONG_LINE)
 
 
-def _steps(pool, shape, src, src_off, dst, length, inner, lines, size, temps, quads):
+def _steps(pool, shape, src, src_off, dst, length, inner, lines, size, temps, quads,
+           prefix=None):
     """The dispatch steps scanning ``lines`` lines of ``length`` from ``src`` into ``dst``
     (recursively for the block totals; ``shape``: threads a workgroup, elements a thread;
     the totals' buffers from ``pool``, kept in ``temps``), each ``(src, offset, bytes, carry,
-    bytes, dst, bytes, length, inner, blocks, mode, groups, form)``; ``quads``: whether the
-    element type and shape allow the groups-of-four shader, where the lines allow it too."""
+    bytes, dst, bytes, length, inner, blocks, mode, groups, form, shift, copies)``;
+    ``quads``: whether the element type and shape allow the groups-of-four shader, where the
+    lines allow it too; ``prefix``: ``(buffer, byte offset)`` of a value folded in before
+    the one line (a part after the first: the previous part's last result, copied in front
+    of the block totals right after the totals step, ``codegen.uniform_bytes``' shift)."""
     threads, per = shape
     nblocks = codegen.blocks(length, threads * per)
     n = length * lines
     if by_lines(length, inner, lines):
         return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, lines, 0,
-                 -(-lines // threads), "lines")]
+                 -(-lines // threads), "lines", 0, ())]
     quad = quads and inner == 1 and length % 4 == 0 and src_off % (4 * size) == 0
-    if nblocks == 1:
+    if nblocks == 1 and prefix is None:
         return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, 1, 1,
-                 lines, quad)]
-    totals = pool.acquire(nblocks * lines * size)
-    scanned = pool.acquire(nblocks * lines * size)
+                 lines, quad, 0, ())]
+    shift = 0 if prefix is None else 1
+    width = nblocks + shift                 # entries of each line's totals
+    tb = width * lines * size
+    totals = pool.acquire(tb)
+    scanned = pool.acquire(tb)
     temps += [totals, scanned]
-    tb = nblocks * lines * size
+    copies = () if prefix is None else ((prefix[0].buffer, prefix[1], totals.buffer, 0, size),)
     first = (src, src_off, n * size, src, n * size, totals, tb, length, inner, nblocks, 0,
-             nblocks * lines, quad)
-    inner_steps = _steps(pool, shape, totals, 0, scanned, nblocks, 1, lines, size, temps, quads)
+             nblocks * lines, quad, shift, copies)
+    inner_steps = _steps(pool, shape, totals, 0, scanned, width, 1, lines, size, temps, quads)
     last = (src, src_off, n * size, scanned, tb, dst, n * size, length, inner, nblocks, 1,
-            nblocks * lines, quad)
+            nblocks * lines, quad, shift, ())
     return [first, *inner_steps, last]
 
 
@@ -304,6 +311,25 @@ def _source(sc, slot, host, ty, where, temps):
         queue.upload(slot.pooled, args.pack(slot.target, ty, where, False))
     slot.used = True
     return slot.pooled, slot.offset
+
+
+def dispatch_steps(sc, op, probe: bool, name: str, steps: list, readback) -> int:
+    """Queue ``steps`` (``_steps``), the ``readback``'s copies after the last; its number."""
+    queue = sc.queue
+    seq = None
+    for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode, groups,
+            form, shift, copies) in enumerate(steps):
+        last = k == len(steps) - 1
+        pipe = sc.pipeline(op, probe, name, form if form == "lines" else mode if form else None)
+        uniform = sc.uniform(k)
+        bg = sc.bind_group(uniform, s, s_bytes, s_off, c, c_bytes, d, d_bytes, probe)
+        if last and readback is not None:
+            copies = readback.copies(queue.pool)
+        seq = queue.dispatch(
+            pipe.pipeline, bg, groups,
+            (uniform.buffer, codegen.uniform_bytes(length, inner, nblocks, mode, groups, shift)),
+            copies, (s, c, d), more=not last)
+    return seq
 
 
 def _readback(sc, dst, out_shape, probe: bool, ty: str, slot):
@@ -349,19 +375,7 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
             steps = _steps(pool, sc.shape(probe), src, src_off, dst, *dims, size, temps, quads)
             readback, target = _readback(sc, dst, None if device else out_shape, probe, ty,
                                          slot)
-            for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode,
-                    groups, quad) in enumerate(steps):
-                last = k == len(steps) - 1
-                pipe = sc.pipeline(op, probe, name,
-                                   quad if quad == "lines" else mode if quad else None)
-                uniform = sc.uniform(k)
-                bg = sc.bind_group(uniform, s, s_bytes, s_off, c, c_bytes, d, d_bytes, probe)
-                seq = queue.dispatch(
-                    pipe.pipeline, bg, groups,
-                    (uniform.buffer, codegen.uniform_bytes(length, inner, nblocks, mode,
-                                                           groups)),
-                    readback.copies(pool) if last and readback is not None else (),
-                    (s, c, d), more=not last)
+            seq = dispatch_steps(sc, op, probe, name, steps, readback)
         if readback is not None:
             readback.fetch(queue, seq)
             with residency.launch_lock:
