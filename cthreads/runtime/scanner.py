@@ -31,23 +31,20 @@ from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
 from ..codegen import scan as codegen
 from ..codegen.types import ELEM_TYPES
 from ..codegen.types import elem as elem_type
-from ..errors import GpuDeviceError, GpuInvalidArgument, GpuUseAfterDestroy
+from ..errors import GpuInvalidArgument, GpuUseAfterDestroy
 from .device_program import Pipelines, StatusWords, internal_error
-from .readback import Readback
 from .reducer import _check_slot, _slot_of, array_kind
+from .scan_parts import submit_parts
+from .scan_steps import STATUS_BYTES, dispatch_steps, loop_error, readback_for, steps
 
 #: (threads per workgroup, elements per thread) on GPUs and CPU drivers; with the loop probe
 #: (an operation with loops on a CPU driver) fewer elements per thread, so fewer calls
 SHAPE_GPU, SHAPE_CPU, SHAPE_CPU_LOOPS = (256, 16), (64, 16), (64, 2)
-#: one line a thread (``by_lines``): lines of at most SHORT_LINE elements, or at least
-#: MANY_LINES lines side by side of at most LONG_LINE elements
-SHORT_LINE, MANY_LINES, LONG_LINE = 64, 1024, 8192
 BIND_GROUP_CACHE = 32
 PIPELINE_CACHE = 64
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
 _PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
-_STATUS_BYTES = 4
 
 _lock = threading.Lock()
 _scanners: dict = {}      # device index -> _Scanner
@@ -96,7 +93,7 @@ class _Scanner:
 
     def status_word(self):
         if self.status is None:
-            self.status = StatusWords(self.queue, _STATUS_BYTES)
+            self.status = StatusWords(self.queue, STATUS_BYTES)
         return self.status
 
     def bind_group(self, uniform, src, src_bytes, src_offset, carry, carry_bytes, dst,
@@ -110,7 +107,7 @@ class _Scanner:
                    (1, src.buffer, src_bytes, src_offset), (2, carry.buffer, carry_bytes),
                    (3, dst.buffer, dst_bytes)]
         if probe:
-            entries.append((4, self.status.buffer, _STATUS_BYTES))
+            entries.append((4, self.status.buffer, STATUS_BYTES))
         bg = self.queue.bind_group(self.layouts[probe], entries)
         self.bind_groups.put(key, bg, (uniform, src, carry, dst))
         return bg
@@ -181,16 +178,8 @@ def _host_array(values, ty: str, where: str):
 
 # -- the scan --------------------------------------------------------------------------------
 
-def run_scan(op, values, axis=None, name: str | None = None):
-    """The inclusive scan of ``values`` by ``op`` along ``axis``: ``("device", slot, shape)``
-    for a GpuArray input (a new ``DeviceSlot``), else ``("host", array)``."""
-    np = convert._np()
-    name = name or op.fn
-    ty = op.ty
-    where = f"{name}.accumulate() argument 'values'"
-    if ty not in ELEM_TYPES:
-        raise GpuInvalidArgument(f"{name}.accumulate(): {ty} values cannot be scanned on this "
-                                 "version's devices")
+def _input(values, ty: str, where: str):
+    """(resident slot or None, host array or None, shape) of the values to scan."""
     slot = _slot_of(values, ty, where)
     host = None
     if slot is not None:
@@ -205,6 +194,20 @@ def run_scan(op, values, axis=None, name: str | None = None):
     else:
         raise TypeError(f"{where} expects a list, a numpy array, a GpuArray or a list bound in "
                         f"a GpuArena, got {convert._type_name(values)}; pass a list or array")
+    return slot, host, shape
+
+
+def run_scan(op, values, axis=None, name: str | None = None):
+    """The inclusive scan of ``values`` by ``op`` along ``axis``: ``("device", slot, shape)``
+    for a GpuArray input (a new ``DeviceSlot``), else ``("host", array)``."""
+    np = convert._np()
+    name = name or op.fn
+    ty = op.ty
+    where = f"{name}.accumulate() argument 'values'"
+    if ty not in ELEM_TYPES:
+        raise GpuInvalidArgument(f"{name}.accumulate(): {ty} values cannot be scanned on this "
+                                 "version's devices")
+    slot, host, shape = _input(values, ty, where)
     ax = _axis(axis, len(shape), f"{name}.accumulate()")
     n = 1
     for d in shape:
@@ -222,13 +225,14 @@ def run_scan(op, values, axis=None, name: str | None = None):
                                  f"feature(s) {', '.join(missing)}, which {sc.ctx.name!r} "
                                  "lacks")
     size = elem_type(ty).size
-    if n * size > sc.queue.pool.binding_bytes() or (
-            slot is not None and len(getattr(slot, "parts", ())) > 1):
+    split = n * size > sc.queue.pool.binding_bytes() or (
+        slot is not None and len(getattr(slot, "parts", ())) > 1)
+    if split and ax is not None and len(shape) > 1:
         raise GpuInvalidArgument(
             f"{where}: {n:,} elements ({n * size:,} bytes) are more than one storage binding "
             f"of {sc.ctx.name!r} holds ({sc.queue.pool.binding_bytes():,} bytes); scans of "
-            "data split across bindings are not supported yet: scan slices of at most that "
-            "size and combine each slice's result with the previous slice's last value")
+            "such data along an axis are not supported yet (flat scans are: axis=None): scan "
+            "slices of at most that size, or move the axis last and scan the flat rows")
     if ax is None or len(shape) == 1:
         length, inner, lines = n, 1, 1
     else:
@@ -239,53 +243,10 @@ def run_scan(op, values, axis=None, name: str | None = None):
         lines = n // length
     probe = sc.ctx.is_cpu and op.loops
     sc.pipeline(op, probe, name)          # compiled before anything is submitted
+    if split:
+        return submit_parts(sc, op, probe, ty, slot, host, device, n, where, name)
     return _submit(sc, op, probe, ty, size, slot, host, device, (length, inner, lines),
                    out_shape, where, name)
-
-
-def by_lines(length: int, inner: int, lines: int) -> bool:
-    """Whether to scan one line a thread (``codegen.scan_wgsl(quad="lines")``): short lines
-    (a workgroup a block would leave most threads idle), or many lines side by side (along an
-    axis before the last: neighbouring threads then read neighbouring elements), not longer
-    than ``LONG_LINE`` (a thread's loop stays far below a CPU driver's loop limit)."""
-    if lines < 2:
-        return False
-    return length <= SHORT_LINE or (inner > 1 and lines >= MANY_LINES and length <= LONG_LINE)
-
-
-def _steps(pool, shape, src, src_off, dst, length, inner, lines, size, temps, quads,
-           prefix=None):
-    """The dispatch steps scanning ``lines`` lines of ``length`` from ``src`` into ``dst``
-    (recursively for the block totals; ``shape``: threads a workgroup, elements a thread;
-    the totals' buffers from ``pool``, kept in ``temps``), each ``(src, offset, bytes, carry,
-    bytes, dst, bytes, length, inner, blocks, mode, groups, form, shift, copies)``;
-    ``quads``: whether the element type and shape allow the groups-of-four shader, where the
-    lines allow it too; ``prefix``: ``(buffer, byte offset)`` of a value folded in before
-    the one line (a part after the first: the previous part's last result, copied in front
-    of the block totals right after the totals step, ``codegen.uniform_bytes``' shift)."""
-    threads, per = shape
-    nblocks = codegen.blocks(length, threads * per)
-    n = length * lines
-    if by_lines(length, inner, lines):
-        return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, lines, 0,
-                 -(-lines // threads), "lines", 0, ())]
-    quad = quads and inner == 1 and length % 4 == 0 and src_off % (4 * size) == 0
-    if nblocks == 1 and prefix is None:
-        return [(src, src_off, n * size, src, n * size, dst, n * size, length, inner, 1, 1,
-                 lines, quad, 0, ())]
-    shift = 0 if prefix is None else 1
-    width = nblocks + shift                 # entries of each line's totals
-    tb = width * lines * size
-    totals = pool.acquire(tb)
-    scanned = pool.acquire(tb)
-    temps += [totals, scanned]
-    copies = () if prefix is None else ((prefix[0].buffer, prefix[1], totals.buffer, 0, size),)
-    first = (src, src_off, n * size, src, n * size, totals, tb, length, inner, nblocks, 0,
-             nblocks * lines, quad, shift, copies)
-    inner_steps = _steps(pool, shape, totals, 0, scanned, width, 1, lines, size, temps, quads)
-    last = (src, src_off, n * size, scanned, tb, dst, n * size, length, inner, nblocks, 1,
-            nblocks * lines, quad, shift, ())
-    return [first, *inner_steps, last]
 
 
 def _source(sc, slot, host, ty, where, temps):
@@ -313,45 +274,6 @@ def _source(sc, slot, host, ty, where, temps):
     return slot.pooled, slot.offset
 
 
-def dispatch_steps(sc, op, probe: bool, name: str, steps: list, readback) -> int:
-    """Queue ``steps`` (``_steps``), the ``readback``'s copies after the last; its number."""
-    queue = sc.queue
-    seq = None
-    for k, (s, s_off, s_bytes, c, c_bytes, d, d_bytes, length, inner, nblocks, mode, groups,
-            form, shift, copies) in enumerate(steps):
-        last = k == len(steps) - 1
-        pipe = sc.pipeline(op, probe, name, form if form == "lines" else mode if form else None)
-        uniform = sc.uniform(k)
-        bg = sc.bind_group(uniform, s, s_bytes, s_off, c, c_bytes, d, d_bytes, probe)
-        if last and readback is not None:
-            copies = readback.copies(queue.pool)
-        seq = queue.dispatch(
-            pipe.pipeline, bg, groups,
-            (uniform.buffer, codegen.uniform_bytes(length, inner, nblocks, mode, groups, shift)),
-            copies, (s, c, d), more=not last)
-    return seq
-
-
-def _readback(sc, dst, out_shape, probe: bool, ty: str, slot):
-    """(Readback or None, numpy target or None): the result (``out_shape``: a host result),
-    the loop probe's word, and the status words of the resident input's writers not read yet
-    (their failed bounds check is raised rather than scanned)."""
-    if out_shape is None and not probe:
-        return None, None
-    readback = Readback()
-    target = None
-    if out_shape is not None:
-        target = convert._np().empty(out_shape, dtype=elem_type(ty).host_dtype)
-        readback.add_list(dst.buffer, target, target.nbytes, ty, fresh=True)
-    if probe:
-        readback.add_list(sc.status.buffer, None, _STATUS_BYTES, "int")
-    if slot is not None:
-        for rt in slot.writers:
-            if rt.unchecked:
-                readback.add_status(rt)
-    return readback, target
-
-
 def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where, name):
     np = convert._np()
     queue = sc.queue
@@ -372,10 +294,10 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
             if probe:
                 sc.status_word()
             quads = ty in codegen.QUAD_TYPES and sc.shape(probe)[1] % 4 == 0
-            steps = _steps(pool, sc.shape(probe), src, src_off, dst, *dims, size, temps, quads)
-            readback, target = _readback(sc, dst, None if device else out_shape, probe, ty,
+            todo = steps(pool, sc.shape(probe), src, src_off, dst, *dims, size, temps, quads)
+            readback, target = readback_for(sc, dst, None if device else out_shape, probe, ty,
                                          slot)
-            seq = dispatch_steps(sc, op, probe, name, steps, readback)
+            seq = dispatch_steps(sc, op, probe, name, todo, readback)
         if readback is not None:
             readback.fetch(queue, seq)
             with residency.launch_lock:
@@ -385,7 +307,7 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
             fired = probe and readback.raw[readback.lists[-1].offset - readback.base] != 0
             if fired:
                 sc.status.reset()
-                raise _loop_error(sc, name)
+                raise loop_error(sc, name)
     except BaseException:
         if out_slot is not None:
             out_slot.release()
@@ -398,16 +320,6 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
     if target.dtype != np.dtype(elem_type(ty).array_dtype):      # bools: u32 on the device
         target = target.astype(elem_type(ty).array_dtype)
     return "host", target
-
-
-def _loop_error(sc, name: str) -> GpuDeviceError:
-    return GpuDeviceError(
-        f"{name}.accumulate(): the device {sc.ctx.name!r} ended a loop of {name} before it "
-        "finished, or came too close to its limit to tell. This CPU driver (Mesa's llvmpipe) "
-        "stops the loops of a thread once they have made 65,535 passes together "
-        "(docs/language.md, \"Long loops on CPU drivers\"), and each thread of a scan calls "
-        f"{name} a few dozen times. Nothing was changed. Make {name}'s loops shorter, or run "
-        "on a GPU (CTHREADS_ADAPTER)")
 
 
 __all__ = ["run_scan"]

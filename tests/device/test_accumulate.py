@@ -290,14 +290,37 @@ def test_refusals_leave_the_data_unchanged(device_name):
         iadd.accumulate([1.5, 2.0])
     np.testing.assert_array_equal(x, keep)
     with config.override(binding_bytes=4096):
-        with pytest.raises(GpuInvalidArgument, match="more than one storage binding"):
-            fadd.accumulate(np.ones(2000, np.float32))
-        np.testing.assert_array_equal(fadd.accumulate(np.ones(1000, np.float32)),
-                                      np.arange(1, 1001))
-        split = to_device(np.arange(3000, dtype=np.float32))      # three device buffers
-        with pytest.raises(GpuInvalidArgument, match="split across bindings"):
-            fadd.accumulate(split)
-        np.testing.assert_array_equal(split.numpy(), np.arange(3000))
+        two_d = np.ones((50, 40), np.float32)               # 8,000 bytes: two parts
+        with pytest.raises(GpuInvalidArgument, match="along an axis are not supported"):
+            fadd.accumulate(two_d, axis=0)
+        np.testing.assert_array_equal(two_d, 1.0)
+
+
+@pytest.mark.parametrize("n", [1025, 2048, 2049, 5000, 10_001])
+def test_flat_scans_past_the_binding_limit(device_name, n):
+    """Parts of 1,024 float32 (a 4,096-byte binding): numpy in, a split GpuArray in and out,
+    the previous part's last value carried into each part; the non-commutative operation
+    checks the order across parts."""
+    rng = np.random.default_rng(n)
+    ints = rng.integers(-1000, 1000, n).astype(np.int32)
+    maps = ((rng.integers(0, 2**15, n) << 15) | rng.integers(0, 2**15, n)).astype(np.int32)
+    want_maps = np.frompyfunc(_affine_py, 2, 1).accumulate(maps.astype(object)).astype(np.int32)
+    with config.override(binding_bytes=4096):
+        np.testing.assert_array_equal(iadd.accumulate(ints), np.cumsum(ints, dtype=np.int32))
+        np.testing.assert_array_equal(affine.accumulate(maps), want_maps)
+        np.testing.assert_array_equal(iadd.accumulate(ints.tolist()), np.cumsum(ints))
+        g = to_device(ints.reshape(1, n))
+        assert len(g._slot.parts) > 1
+        out = iadd.accumulate(g)
+        assert isinstance(out, GpuArray) and out.shape == (n,) and len(out._slot.parts) > 1
+        np.testing.assert_array_equal(out.numpy(), np.cumsum(ints, dtype=np.int32))
+        np.testing.assert_array_equal(g.numpy().ravel(), ints)
+        again = iadd.accumulate(out)                        # split in, split out, chained
+        np.testing.assert_array_equal(again.numpy(),
+                                      np.cumsum(np.cumsum(ints, dtype=np.int32), dtype=np.int32))
+        d = rng.standard_normal(n)                          # float64: 512 a part
+        got = dadd.accumulate(d)
+        assert (np.abs(got - np.cumsum(d)) <= float_tolerance(d, unit=U64)).all()
 
 
 def test_operation_with_loops_and_the_cpu_drivers_cap(device_name):
