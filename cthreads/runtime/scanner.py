@@ -13,8 +13,9 @@ loops, on a CPU driver) its status word is read back too, and a fired probe rais
 
 Per device a ``_Scanner`` keeps the compiled pipelines (per operation, element type and probe:
 repeated calls compile nothing), one uniform buffer per step of a scan, and a small cache of
-bind groups. Data past one storage binding (a split GpuArray, or more bytes than
-``BufferPool.binding_bytes()``) is refused with ``GpuInvalidArgument`` for now.
+bind groups. Flat scans of data past one storage binding (a split GpuArray, or more bytes than
+``BufferPool.binding_bytes()``) run in parts (``scan_parts.py``); along an axis such data is
+refused with ``GpuInvalidArgument``. The steps themselves are ``scan_steps.py``'s.
 """
 
 from __future__ import annotations
