@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .runtime import convert, residency
 from .runtime.args import DeviceArrayBase
+from .runtime.device_array import DeviceSlot
 from .runtime.reducer import array_kind, run_reduction
 
 
@@ -23,7 +24,13 @@ def reduce_values(func, values, init=None, axis=None, keepdims=False):
     from .runtime.axis_reducer import run_axis_reduction  # noqa: PLC0415
     if axis is None:
         axis = tuple(range(len(getattr(values, "shape", None) or args_dims(values))))
-    return run_axis_reduction(op, values, axis, init, name, bool(keepdims))
+    out = run_axis_reduction(op, values, axis, init, name, bool(keepdims))
+    if not isinstance(values, DeviceArrayBase):
+        return out
+    from .gpu_array import GpuArray, to_device  # noqa: PLC0415
+    if isinstance(out, DeviceSlot):
+        return GpuArray(out, values.dtype)
+    return to_device(convert._np().reshape(out, convert._np().shape(out) or (1,)))
 
 
 def args_dims(values) -> tuple:

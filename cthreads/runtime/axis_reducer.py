@@ -11,8 +11,8 @@ passes far below its limit; pipelines are kept per device, operation, element ty
 
 Inputs: a GpuArray (its buffer, from a view's offset), a list or numpy array bound in an arena
 (its device copy, as ``reducer.py`` reads it), else a numpy array or a (nested) list, uploaded.
-The result is a GpuArray for a GpuArray input (left on the device: no wait), else a numpy array
-(lists too, as ``np.add.reduce`` gives). Inputs past one storage binding (split GpuArrays)
+The result is a new DeviceSlot for a GpuArray input (``reduce.py`` wraps it in a GpuArray; left
+on the device: no wait), else a numpy array (lists too, as ``np.add.reduce`` gives). Inputs past one storage binding (split GpuArrays)
 raise ``GpuInvalidArgument``: they reduce whole (``axis=None``) but not along axes yet.
 """
 
@@ -41,6 +41,8 @@ SIZE_GPU, SIZE_CPU = 256, 64
 #: most passes of an invocation's loop per dispatch on a CPU driver (its loop limit is 65,535
 #: passes per invocation, docs/language.md), and with an operation that has loops of its own
 PASSES_CPU, PASSES_CPU_LOOPS = 4096, 8
+#: uniform buffers kept (dispatches beyond take them in turn)
+UNIFORMS = 16
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ_WRITE))
 _PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
@@ -205,65 +207,61 @@ def run_axis_reduction(op, values, axis, init=None, name: str | None = None,
             f"got {convert._type_name(values)}; pass a list (e.g. list(values))")
     axes = normalize_axes(axis, len(shape), f"{name}.reduce()")
     out_shape = result_shape(shape, axes, keepdims)
-    count = out_count = 1
-    for d in shape:
-        count *= d
-    for d in out_shape:
-        out_count *= d
     dtype = np.dtype(elem_type(ty).array_dtype)
-    if count == 0:
-        return _empty_result(values, out_shape, out_count, dtype, init, gpu_out, name)
+    if _count(shape) == 0:
+        return _empty_result(out_shape, dtype, init, name)
     red = _now()
+    packed = _checked_source(red, op, values, slot, data, shape, ty, name, where)
+    probe = red.ctx.is_cpu and has_loops(op.text)
+    # all axes reduced: numpy gives a 0-d result (a numpy scalar); a GpuArray has shape (1,)
+    out = _submit(red, op, name, probe, ty, slot, packed, plan_steps(shape, axes),
+                  out_shape or (1,), init, where)
+    if gpu_out:
+        return out
+    host = np.empty(out_shape or (1,), dtype)
+    try:
+        device_array.download(out, host)
+    finally:
+        out.release()
+    return host.reshape(())[()] if not out_shape else host
+
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _checked_source(red, op, values, slot, data, shape, ty, name, where):
+    """The device bytes to upload (None for a resident input) after the device checks."""
     missing = [f for f in op.features if f not in red.ctx.features]
     if missing:
         raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
                                  f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
-    size = elem_type(ty).size
+    count, size = _count(shape), elem_type(ty).size
     limit = red.queue.pool.binding_bytes()
     if count * size > limit or (slot is not None and len(_red.slot_parts(slot)) > 1):
         raise GpuInvalidArgument(
             f"{where}: an array of {count:,} elements ({count * size:,} bytes) is past the "
             f"device's storage-binding limit ({limit:,} bytes); reductions along axes of such "
             "arrays are not supported yet: reduce it in row blocks (x[a:b]) or whole (axis=None)")
-    packed = None
-    if slot is None:
-        packed = args.pack(values if data is None else data, ty, where, writable=False,
-                           ndim=1 if data is not None else len(shape))
-    probe = red.ctx.is_cpu and has_loops(op.text)
-    # all axes reduced: numpy gives a 0-d result (a numpy scalar); a GpuArray has shape (1,)
-    out = _submit(red, op, name, probe, ty, size, slot, packed, plan_steps(shape, axes),
-                  out_shape or (1,), init, where)
-    result = _gpu_array(out, dtype)
-    if gpu_out:
-        return result
-    host = result.numpy()
-    return host.reshape(())[()] if not out_shape else host
+    if slot is not None:
+        return None
+    return args.pack(values if data is None else data, ty, where, writable=False,
+                     ndim=1 if data is not None else len(shape))
 
 
-def _gpu_array(slot, dtype):
-    from ..gpu_array import GpuArray  # noqa: PLC0415  (gpu_array imports the runtime)
-    return GpuArray(slot, dtype)
-
-
-def _empty_result(values, out_shape, out_count, dtype, init, gpu_out, name):
+def _empty_result(out_shape, dtype, init, name):
     """An input with no elements: an empty result, or ``init`` everywhere (numpy's rule for an
-    operation without an identity: an empty reduced axis needs ``initial``)."""
+    operation without an identity: an empty reduced axis needs ``initial``); a numpy array
+    (``reduce.py`` moves it to the device for a GpuArray input)."""
     np = convert._np()
-    if out_count and init is None:
+    if _count(out_shape) and init is None:
         raise ValueError(f"{name}.reduce() along an axis of length 0 with no init value; pass "
                          "init= for the result of an empty reduction")
-    host = np.full(out_shape, init if out_count else 0, dtype=dtype)
-    if not out_shape:
-        return _gpu_to_device(host.reshape(1)) if gpu_out else host[()]
-    if gpu_out:
-        from ..gpu_array import to_device  # noqa: PLC0415
-        return to_device(host)
-    return host
-
-
-def _gpu_to_device(host):
-    from ..gpu_array import to_device  # noqa: PLC0415
-    return to_device(host)
+    host = np.full(out_shape, init if _count(out_shape) else 0, dtype=dtype)
+    return host if out_shape else host[()]
 
 
 def _chunks(red, kind: str, n: int, probe: bool) -> list:
@@ -275,7 +273,32 @@ def _chunks(red, kind: str, n: int, probe: bool) -> list:
     return [(r0, min(r0 + step, n)) for r0 in range(0, n, step)]
 
 
-def _submit(red, op, name, probe, ty, size, slot, packed, steps, out_shape, init, where):
+def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, owned) -> list:
+    """Every dispatch of the steps: (pipeline, input, its bytes, its offset, output, its bytes,
+    workgroups, uniform bytes); the buffers between steps go to ``owned``."""
+    size = elem_type(ty).size
+    dispatches = []
+    for s, (outer, n, inner) in enumerate(steps):
+        last_step = s == len(steps) - 1
+        dst = out.pooled if last_step else red.queue.pool.acquire(outer * inner * size)
+        if not last_step:
+            owned.append(dst)
+        kind = "rows" if inner == 1 and n >= red.size else "cols"
+        pipe = red.pipeline(op, kind, probe, name)
+        threads = outer * inner
+        groups = outer if kind == "rows" else -(-threads // red.size)
+        chunks = _chunks(red, kind, n, probe)
+        for c, (r0, r1) in enumerate(chunks):
+            final = last_step and c == len(chunks) - 1
+            dispatches.append((pipe, src, outer * n * inner * size, src_offset, dst,
+                               threads * size, groups,
+                               codegen.uniform_bytes(threads, outer, n, inner, r0, r1, c > 0,
+                                                     ty, init if final else None)))
+        src, src_offset = dst, 0
+    return dispatches
+
+
+def _submit(red, op, name, probe, ty, slot, packed, steps, out_shape, init, where):
     """Queue every step's dispatches; the result's DeviceSlot (waited for only when the loop
     probe must be read)."""
     queue = red.queue
@@ -298,29 +321,11 @@ def _submit(red, op, name, probe, ty, size, slot, packed, steps, out_shape, init
             readback = Readback()
             if probe:
                 readback.add_list(red.status.buffer, None, 4, "int")
-            k = 0
-            dispatches = []
-            for s, (outer, n, inner) in enumerate(steps):
-                last_step = s == len(steps) - 1
-                dst = out.pooled if last_step else pool.acquire(outer * inner * size)
-                if not last_step:
-                    owned.append(dst)
-                kind = "rows" if inner == 1 and n >= red.size else "cols"
-                pipe = red.pipeline(op, kind, probe, name)
-                threads = outer * inner
-                groups = outer if kind == "rows" else -(-threads // red.size)
-                chunks = _chunks(red, kind, n, probe)
-                for c, (r0, r1) in enumerate(chunks):
-                    final = last_step and c == len(chunks) - 1
-                    dispatches.append((pipe, src, outer * n * inner * size, src_offset, dst,
-                                       threads * size, groups,
-                                       codegen.uniform_bytes(threads, outer, n, inner, r0, r1,
-                                                             c > 0, ty,
-                                                             init if final else None)))
-                src, src_offset = dst, 0
+            dispatches = _dispatches(red, op, name, probe, ty, steps, src, src_offset,
+                                     out, init, owned)
             for k, (pipe, src, sb, so, dst, db, groups, ubytes) in enumerate(dispatches):
                 last = k == len(dispatches) - 1
-                uniform = red.uniform(k)
+                uniform = red.uniform(k % UNIFORMS)   # reused: the queue stages new bytes
                 bg = red.bind_group(uniform, src, sb, so, dst, db, probe)
                 seq = queue.dispatch(pipe.pipeline, bg, groups, (uniform.buffer, ubytes),
                                      readback.copies(pool) if last and probe else (),

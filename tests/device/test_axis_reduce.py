@@ -6,7 +6,6 @@ unchanged."""
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
