@@ -9,7 +9,11 @@ consecutive axes, so the input is a C-ordered ``(outer, red, inner)`` block and 
   tree of the whole-array reduction (``reduction_shared.wgsl.in``);
 * ``cols`` (``inner > 1``, or rows too short to fill a workgroup): one invocation per output,
   walking the reduced axis ``inner`` elements apart; neighbouring invocations read
-  neighbouring elements (coalesced across invocations).
+  neighbouring elements (coalesced across invocations);
+* ``cols4`` (``inner % 4 == 0``, not complex, the input 16-byte aligned): ``cols`` with four
+  neighbouring outputs per invocation, read as one ``vec4`` per step (binding 3 is the input
+  again as ``array<vec4<S>>``); CPU drivers load storage lane by lane, so four values per load
+  matter there.
 
 A dispatch folds the chunk ``[r0, r1)`` of the reduced axis; a later chunk folds into the
 earlier chunks' value (``ct_fold``), the last one folds ``init`` in first (``f(init, x)``).
@@ -17,7 +21,8 @@ Chunks keep each invocation's loop passes far below a CPU driver's loop limit (t
 them). ``probe`` adds the loop check of ``reduction_probe.wgsl.in`` (binding 4).
 
 Binding layout (group 0): 0 the uniform ``CtAxisUniforms``, 1 the input ``array<S>``
-(read-only), 2 the output ``array<S>`` (read-write), 4 with ``probe`` the status word.
+(read-only), 2 the output ``array<S>`` (read-write), 3 (``cols4``) the input as
+``array<vec4<S>>``, 4 with ``probe`` the status word.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from . import library
 from .types import elem as elem_type
 
 ENTRY_POINT = "ct_axis_reduce"
-KINDS = ("rows", "cols")
+KINDS = ("rows", "cols", "cols4")
 #: the uniform block: eight u32 fields, the init value at its alignment, padding to 16 bytes
 UNIFORM_SIZE = 48
 
@@ -64,8 +69,13 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
     combine = _part(names, "reduction_shared.wgsl.in").rstrip("\n") if kind == "rows" else ""
     body = library.template(f"axis_reduction_{kind}.wgsl.in").substitute(
         names, combine=combine).rstrip("\n")
-    tile = (f"var<workgroup> ct_tile: array<{row.storage}, {size}>;\n"
-            f"var<workgroup> ct_ok: array<u32, {size}>;\n") if kind == "rows" else ""
+    if kind == "cols4":
+        if row.kind == "c":
+            raise ValueError("the cols4 kernel does not take complex elements")
+        tile = f"@group(0) @binding(3) var<storage, read> ct_src4: array<vec4<{row.storage}>>;\n"
+    else:
+        tile = (f"var<workgroup> ct_tile: array<{row.storage}, {size}>;\n"
+                f"var<workgroup> ct_ok: array<u32, {size}>;\n") if kind == "rows" else ""
     return library.template("axis_reduction.wgsl.in").substitute(
         names, tile=tile,
         probe=_part(names, "reduction_probe.wgsl.in") if probe else "",

@@ -43,9 +43,14 @@ SIZE_GPU, SIZE_CPU = 256, 64
 PASSES_CPU, PASSES_CPU_LOOPS = 4096, 8
 #: uniform buffers kept (dispatches beyond take them in turn)
 UNIFORMS = 16
+FORCE_COLS = False          # tests: the cols kernel for contiguous rows
+#: the cols4 kernel for strided axes: None on GPUs only (on lavapipe it measured slower than
+#: cols: 12-17 against 9-11 ms for axis=0 of 2048 x 2048); True / False force it (tests)
+QUADS = None
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ_WRITE))
-_PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
+_PROBE = ((4, READ_WRITE),)
+_QUADS = ((3, READ),)       # the cols4 kernel's vec4 view of the input
 
 _lock = threading.Lock()
 _state: dict = {}          # device index -> _AxisReducer
@@ -59,12 +64,18 @@ class _AxisReducer:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.size = SIZE_CPU if self.ctx.is_cpu else SIZE_GPU
-        self.layouts = {False: make_bind_group_layout(self.ctx, _BINDINGS),
-                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
+        self.layouts = {}           # (probe, quads) -> (bindings, layout)
         self.pipelines = Pipelines(self.ctx, 64)
         self.uniforms: list = []
         self.bind_groups = BindGroupCache(self.queue.pool, 32)
         self.status = None
+
+    def layout(self, probe: bool, quads: bool):
+        key = (probe, quads)
+        if key not in self.layouts:
+            bindings = _BINDINGS + (_QUADS if quads else ()) + (_PROBE if probe else ())
+            self.layouts[key] = (bindings, make_bind_group_layout(self.ctx, bindings))
+        return self.layouts[key]
 
     def pipeline(self, op, kind: str, probe: bool, name: str):
         key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, kind, probe)
@@ -72,9 +83,9 @@ class _AxisReducer:
         if pipe is not None:
             return pipe
         wgsl = codegen.axis_reduction_wgsl(op.fn, op.ty, op.text, kind, self.size, probe)
+        bindings, layout = self.layout(probe, kind == "cols4")
         return self.pipelines.compile(
-            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
-            self.layouts[probe], op.overrides,
+            key, wgsl, codegen.ENTRY_POINT, bindings, layout, op.overrides,
             lambda exc, text: internal_error(f"the axis reduction shader of {name}",
                                              "function's source", exc, text))
 
@@ -90,15 +101,17 @@ class _AxisReducer:
             self.status = StatusWords(self.queue, 4)
         return self.status
 
-    def bind_group(self, uniform, src, src_bytes, src_offset, dst, dst_bytes, probe):
-        key = (id(uniform), id(src), src_bytes, src_offset, id(dst), dst_bytes, probe)
+    def bind_group(self, uniform, src, src_bytes, src_offset, dst, dst_bytes, probe, quads):
+        key = (id(uniform), id(src), src_bytes, src_offset, id(dst), dst_bytes, probe, quads)
         bg = self.bind_groups.get(key)
         if bg is None:
             entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE),
                        (1, src.buffer, src_bytes, src_offset), (2, dst.buffer, dst_bytes)]
+            if quads:
+                entries.append((3, src.buffer, src_bytes - src_bytes % 16, src_offset))
             if probe:
                 entries.append((4, self.status.buffer, 4))
-            bg = self.queue.bind_group(self.layouts[probe], entries)
+            bg = self.queue.bind_group(self.layout(probe, quads)[1], entries)
             self.bind_groups.put(key, bg, (uniform, src, dst))
         return bg
 
@@ -273,6 +286,20 @@ def _chunks(red, kind: str, n: int, probe: bool) -> list:
     return [(r0, min(r0 + step, n)) for r0 in range(0, n, step)]
 
 
+def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
+    """The kernel of one step: contiguous rows by a workgroup each on a GPU when they are long
+    enough, on a CPU driver only when there are too few rows to give each core many
+    invocations (there an invocation streaming its own row is the fastest); strided axes by
+    ``cols4`` where the layout allows (and ``QUADS`` says), else ``cols``."""
+    if inner == 1:
+        many = outer >= 4 * red.size if red.ctx.is_cpu else False
+        return "rows" if n >= 32 and not many and not FORCE_COLS else "cols"
+    quads = not red.ctx.is_cpu if QUADS is None else QUADS
+    if inner % 4 == 0 and src_offset % 16 == 0 and elem_type(ty).kind != "c" and quads:
+        return "cols4"
+    return "cols"
+
+
 def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, owned) -> list:
     """Every dispatch of the steps: (pipeline, input, its bytes, its offset, output, its bytes,
     workgroups, uniform bytes); the buffers between steps go to ``owned``."""
@@ -283,15 +310,15 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
         dst = out.pooled if last_step else red.queue.pool.acquire(outer * inner * size)
         if not last_step:
             owned.append(dst)
-        kind = "rows" if inner == 1 and n >= red.size else "cols"
+        kind = _kind(red, outer, n, inner, ty, src_offset)
         pipe = red.pipeline(op, kind, probe, name)
-        threads = outer * inner
+        threads = outer * inner // (4 if kind == "cols4" else 1)
         groups = outer if kind == "rows" else -(-threads // red.size)
         chunks = _chunks(red, kind, n, probe)
         for c, (r0, r1) in enumerate(chunks):
             final = last_step and c == len(chunks) - 1
             dispatches.append((pipe, src, outer * n * inner * size, src_offset, dst,
-                               threads * size, groups,
+                               outer * inner * size, groups, kind == "cols4",
                                codegen.uniform_bytes(threads, outer, n, inner, r0, r1, c > 0,
                                                      ty, init if final else None)))
         src, src_offset = dst, 0
@@ -323,10 +350,11 @@ def _submit(red, op, name, probe, ty, slot, packed, steps, out_shape, init, wher
                 readback.add_list(red.status.buffer, None, 4, "int")
             dispatches = _dispatches(red, op, name, probe, ty, steps, src, src_offset,
                                      out, init, owned)
-            for k, (pipe, src, sb, so, dst, db, groups, ubytes) in enumerate(dispatches):
+            for k, (pipe, src, sb, so, dst, db, groups, quads, ubytes) in \
+                    enumerate(dispatches):
                 last = k == len(dispatches) - 1
                 uniform = red.uniform(k % UNIFORMS)   # reused: the queue stages new bytes
-                bg = red.bind_group(uniform, src, sb, so, dst, db, probe)
+                bg = red.bind_group(uniform, src, sb, so, dst, db, probe, quads)
                 seq = queue.dispatch(pipe.pipeline, bg, groups, (uniform.buffer, ubytes),
                                      readback.copies(pool) if last and probe else (),
                                      (src, dst), more=not last)

@@ -229,6 +229,31 @@ def test_past_the_binding_limit_is_a_clear_error(device_name):
     np.testing.assert_array_equal(x, 1.0)
 
 
+@pytest.mark.parametrize("force", ["rows_as_cols", "quads"])
+def test_every_kernel_on_this_device(device_name, monkeypatch, force):
+    """The kernels this device would not pick by itself (the cols kernel for contiguous rows,
+    the vec4 cols4 kernel for strided axes), forced, against numpy."""
+    from cthreads.runtime import axis_reducer
+    if force == "quads":
+        monkeypatch.setattr(axis_reducer, "QUADS", True)
+    else:
+        monkeypatch.setattr(axis_reducer, "FORCE_COLS", True)
+    x = np.random.default_rng(13).integers(-99, 99, (6, 40, 8)).astype(np.int32)
+    f = np.random.default_rng(14).standard_normal((5, 12, 20))
+    for axis in all_axes(3):
+        np.testing.assert_array_equal(iadd.reduce(x, 3, axis=axis),
+                                      np.add.reduce(x, axis=axis, initial=3, dtype=np.int32))
+        np.testing.assert_allclose(fadd.reduce(f, axis=axis), np.add.reduce(f, axis=axis),
+                                   rtol=1e-12, atol=1e-12)
+    d = to_device(x.astype(np.uint32))
+    np.testing.assert_array_equal(uadd.reduce(d[1:], axis=1).numpy(),
+                                  x.astype(np.uint32)[1:].sum(axis=1, dtype=np.uint32))
+    long = np.random.default_rng(15).integers(0, 9, (5000, 8)).astype(np.int32)
+    np.testing.assert_array_equal(iadd.reduce(long, axis=0), long.sum(axis=0, dtype=np.int32))
+    np.testing.assert_array_equal(gcd.reduce(long * 6 + 6, axis=0),
+                                  np.gcd.reduce(long * 6 + 6, axis=0))
+
+
 def test_plan_steps_merges_axes():
     assert plan_steps((4, 5, 6), (1, 2)) == [(4, 30, 1)]
     assert plan_steps((4, 5, 6), (0, 1)) == [(1, 20, 6)]
