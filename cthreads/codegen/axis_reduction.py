@@ -10,6 +10,7 @@ consecutive axes, so the input is a C-ordered ``(outer, red, inner)`` block and 
 * ``cols`` (``inner > 1``, or rows too short to fill a workgroup): one invocation per output,
   walking the reduced axis ``inner`` elements apart; neighbouring invocations read
   neighbouring elements (coalesced across invocations);
+* ``rows4``: ``rows`` reading groups of four (``red % 4 == 0``, as ``cols4`` asks);
 * ``cols4`` (``inner % 4 == 0``, not complex, the input 16-byte aligned): ``cols`` with four
   neighbouring outputs per invocation, read as one ``vec4`` per step (binding 3 is the input
   again as ``array<vec4<S>>``); CPU drivers load storage lane by lane, so four values per load
@@ -33,7 +34,7 @@ from . import library
 from .types import elem as elem_type
 
 ENTRY_POINT = "ct_axis_reduce"
-KINDS = ("rows", "cols", "cols4")
+KINDS = ("rows", "rows4", "cols", "cols4")
 #: the uniform block: eight u32 fields, the init value at its alignment, padding to 16 bytes
 UNIFORM_SIZE = 48
 
@@ -66,16 +67,20 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
     names = dict(fn=fn, ty=ty, kind=kind, size=size, t=row.wgsl, s=row.storage,
                  uniform=row.uniform, load=row.load.format("v"), store=row.store.format("v"),
                  init="(" + row.from_uniform.format("ct_u.ct_init") + ")", half=size // 2)
-    combine = _part(names, "reduction_shared.wgsl.in").rstrip("\n") if kind == "rows" else ""
+    rows = kind.startswith("rows")
+    combine = _part(names, "reduction_shared.wgsl.in").rstrip("\n") if rows else ""
     body = library.template(f"axis_reduction_{kind}.wgsl.in").substitute(
         names, combine=combine).rstrip("\n")
-    if kind == "cols4":
+    tile = (f"var<workgroup> ct_tile: array<{row.storage}, {size}>;\n"
+            f"var<workgroup> ct_ok: array<u32, {size}>;\n") if rows else ""
+    if kind.endswith("4"):
         if row.kind == "c":
-            raise ValueError("the cols4 kernel does not take complex elements")
-        tile = f"@group(0) @binding(3) var<storage, read> ct_src4: array<vec4<{row.storage}>>;\n"
-    else:
-        tile = (f"var<workgroup> ct_tile: array<{row.storage}, {size}>;\n"
-                f"var<workgroup> ct_ok: array<u32, {size}>;\n") if kind == "rows" else ""
+            raise ValueError(f"the {kind} kernel does not take complex elements")
+        tile += f"@group(0) @binding(3) var<storage, read> ct_src4: array<vec4<{row.storage}>>;\n"
+        if rows:
+            tile += (f"fn ct_quad(q: vec4<{row.storage}>) -> {row.wgsl} {{\n"
+                     f"    return {fn}({fn}(ct_load(q.x), ct_load(q.y)), "
+                     f"{fn}(ct_load(q.z), ct_load(q.w)));\n}}\n")
     return library.template("axis_reduction.wgsl.in").substitute(
         names, tile=tile,
         probe=_part(names, "reduction_probe.wgsl.in") if probe else "",

@@ -83,7 +83,7 @@ class _AxisReducer:
         if pipe is not None:
             return pipe
         wgsl = codegen.axis_reduction_wgsl(op.fn, op.ty, op.text, kind, self.size, probe)
-        bindings, layout = self.layout(probe, kind == "cols4")
+        bindings, layout = self.layout(probe, kind.endswith("4"))
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, bindings, layout, op.overrides,
             lambda exc, text: internal_error(f"the axis reduction shader of {name}",
@@ -282,7 +282,7 @@ def _chunks(red, kind: str, n: int, probe: bool) -> list:
     if not red.ctx.is_cpu:
         return [(0, n)]
     passes = PASSES_CPU_LOOPS if probe else PASSES_CPU
-    step = passes * (red.size if kind == "rows" else 1)
+    step = passes * {"rows": red.size, "rows4": 4 * red.size}.get(kind, 1)
     return [(r0, min(r0 + step, n)) for r0 in range(0, n, step)]
 
 
@@ -290,12 +290,16 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
     """The kernel of one step: contiguous rows by a workgroup each on a GPU when they are long
     enough, on a CPU driver only when there are too few rows to give each core many
     invocations (there an invocation streaming its own row is the fastest); strided axes by
-    ``cols4`` where the layout allows (and ``QUADS`` says), else ``cols``."""
+    ``cols4`` where the layout allows (and ``QUADS`` says), else ``cols``; rows as ``rows4``
+    where the layout allows."""
+    quads = (not red.ctx.is_cpu if QUADS is None else QUADS) and src_offset % 16 == 0 and \
+        elem_type(ty).kind != "c"
     if inner == 1:
         many = outer >= 4 * red.size if red.ctx.is_cpu else False
-        return "rows" if n >= 32 and not many and not FORCE_COLS else "cols"
-    quads = not red.ctx.is_cpu if QUADS is None else QUADS
-    if inner % 4 == 0 and src_offset % 16 == 0 and elem_type(ty).kind != "c" and quads:
+        if n < 32 or many or FORCE_COLS:
+            return "cols"
+        return "rows4" if quads and n % 4 == 0 else "rows"
+    if inner % 4 == 0 and quads:
         return "cols4"
     return "cols"
 
@@ -313,12 +317,12 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
         kind = _kind(red, outer, n, inner, ty, src_offset)
         pipe = red.pipeline(op, kind, probe, name)
         threads = outer * inner // (4 if kind == "cols4" else 1)
-        groups = outer if kind == "rows" else -(-threads // red.size)
+        groups = outer if kind.startswith("rows") else -(-threads // red.size)
         chunks = _chunks(red, kind, n, probe)
         for c, (r0, r1) in enumerate(chunks):
             final = last_step and c == len(chunks) - 1
             dispatches.append((pipe, src, outer * n * inner * size, src_offset, dst,
-                               outer * inner * size, groups, kind == "cols4",
+                               outer * inner * size, groups, kind.endswith("4"),
                                codegen.uniform_bytes(threads, outer, n, inner, r0, r1, c > 0,
                                                      ty, init if final else None)))
         src, src_offset = dst, 0

@@ -248,6 +248,10 @@ def test_every_kernel_on_this_device(device_name, monkeypatch, force):
     d = to_device(x.astype(np.uint32))
     np.testing.assert_array_equal(uadd.reduce(d[1:], axis=1).numpy(),
                                   x.astype(np.uint32)[1:].sum(axis=1, dtype=np.uint32))
+    rows = np.random.default_rng(16).integers(0, 9, (2, 1_050_000)).astype(np.int32)
+    np.testing.assert_array_equal(iadd.reduce(rows, 1, axis=1), rows.sum(axis=1) + 1)
+    np.testing.assert_array_equal(iadd.reduce(rows[:, :1_049_998].copy(), axis=1),
+                                  rows[:, :1_049_998].sum(axis=1))
     long = np.random.default_rng(15).integers(0, 9, (5000, 8)).astype(np.int32)
     np.testing.assert_array_equal(iadd.reduce(long, axis=0), long.sum(axis=0, dtype=np.int32))
     np.testing.assert_array_equal(gcd.reduce(long * 6 + 6, axis=0),
