@@ -5,7 +5,9 @@ of input read, against numpy's ``x.sum(axis=...)`` and, where torch and CUDA imp
 Ours reduces a GpuArray (the input resident on the device) and each timed call ends with the
 result's download (n floats), so the time covers the work, not just its queueing; torch's call
 is followed by ``torch.cuda.synchronize()``. Every result is checked against float64 numpy
-(tolerance scaled by the axis length) before any time is printed. Defaults: 8192 on a GPU,
+(tolerance scaled by the axis length) before any time is printed. ``cthreads whole`` (the
+whole-array ``add.reduce(d)`` of the same data) is the yardstick of what the driver gives a
+reduction. Defaults: 8192 on a GPU,
 2048 on a CPU driver (lavapipe).
 
     PYTHONPATH=. python bench/axis_reduce.py [--n N] [--reps R]
@@ -71,6 +73,8 @@ def main(argv=None) -> dict:
     for axis in (1, 0):
         _check(add.reduce(d, axis=axis).numpy(), x, axis, f"cthreads axis={axis}")
         fns[f"cthreads axis={axis}"] = lambda axis=axis: add.reduce(d, axis=axis).numpy()
+    # the yardstick of this driver: the whole-array reduction of the same data (one number)
+    fns["cthreads whole"] = lambda: add.reduce(d)
     fns.update(_torch_fns(x))
     ms = alternating_ms(fns, args.reps)
     ms.update(alternating_ms({f"numpy axis={a}": (lambda a=a: x.sum(axis=a)) for a in (1, 0)},
@@ -86,6 +90,7 @@ def main(argv=None) -> dict:
             key = f"{peer} axis={axis}"
             if key in gbps:
                 print(f"  axis={axis}: cthreads / {peer} = {ours / gbps[key]:.2f}x")
+        print(f"  axis={axis}: cthreads / cthreads whole = {ours / gbps['cthreads whole']:.2f}x")
     return gbps
 
 
