@@ -190,6 +190,12 @@ def test_arena_bound_array_uses_its_device_copy(device_name):
         got = fadd.reduce(y.reshape(40, 100), axis=1)
         np.testing.assert_array_equal(got, np.full(40, 300.0, np.float32))
         np.testing.assert_array_equal(y, 1.0)      # the host copy untouched until sync
+    grid = np.arange(60, dtype=np.int32).reshape(6, 10)
+    with GpuArena() as arena:
+        arena.bind(grid=grid)
+        np.testing.assert_array_equal(iadd.reduce(grid, axis=0), grid.sum(axis=0))
+        np.testing.assert_array_equal(iadd.reduce(grid, axis=None, keepdims=True),
+                                      grid.sum(keepdims=True))
 
 
 def test_empty_axes(device_name):
@@ -226,6 +232,10 @@ def test_past_the_binding_limit_is_a_clear_error(device_name):
         with pytest.raises(GpuInvalidArgument, match="storage-binding limit"):
             fadd.reduce(x, axis=1)
         assert fadd.reduce(x) == 4096.0           # whole: in parts, as before
+        d = to_device(x)                          # a split GpuArray
+        with pytest.raises(GpuInvalidArgument, match="storage-binding limit"):
+            fadd.reduce(d, axis=0)
+        assert fadd.reduce(d) == 4096.0
     np.testing.assert_array_equal(x, 1.0)
 
 
