@@ -10,6 +10,8 @@ consecutive axes, so the input is a C-ordered ``(outer, red, inner)`` block and 
 * ``cols`` (``inner > 1``, or rows too short to fill a workgroup): one invocation per output,
   walking the reduced axis ``inner`` elements apart; neighbouring invocations read
   neighbouring elements (coalesced across invocations);
+  with ``variant="subgroup"`` the rows kernels combine by subgroup shuffles as the whole-array
+  reduction does (``reduction_subgroup.wgsl.in``);
 * ``rows4``: ``rows`` reading groups of four (``red % 4 == 0``, as ``cols4`` asks);
 * ``cols4`` (``inner % 4 == 0``, not complex, the input 16-byte aligned): ``cols`` with four
   neighbouring outputs per invocation, read as one ``vec4`` per step (binding 3 is the input
@@ -54,11 +56,22 @@ def uniform_bytes(threads: int, outer: int, red: int, inner: int, r0: int, r1: i
     return (head + value).ljust(UNIFORM_SIZE, b"\0")
 
 
+#: the subgroup builtins the rows kernels' subgroup combine reads
+_SUBGROUP_BUILTINS = (",\n        @builtin(subgroup_size) sg_size: u32, "
+                      "@builtin(subgroup_invocation_id) sg_lane: u32,\n"
+                      "        @builtin(subgroup_id) sg_id: u32, "
+                      "@builtin(num_subgroups) sg_count: u32")
+
+
 def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
-                        probe: bool = False, opaque: bool | None = None) -> str:
+                        probe: bool = False, opaque: bool | None = None,
+                        variant: str = "shared") -> str:
     """The WGSL of an axis reduction by ``fn`` (declared with its helpers in ``text``) over
     ``ty`` elements; ``kind`` one of ``KINDS``; ``size`` threads per workgroup (a power of
-    two); ``probe``/``opaque`` as ``reduction.reduction_wgsl``."""
+    two, for ``variant="subgroup"`` a multiple of the subgroup size); ``probe``/``opaque`` as
+    ``reduction.reduction_wgsl``; ``variant``: how the rows kernels combine a workgroup's
+    values (``reduction.VARIANTS``: subgroup shuffles, 32-bit types only, or a tree in
+    workgroup memory)."""
     if kind not in KINDS:
         raise ValueError(f"unknown axis reduction kind {kind!r}")
     if size & (size - 1) or size < 1:
@@ -68,11 +81,16 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
                  uniform=row.uniform, load=row.load.format("v"), store=row.store.format("v"),
                  init="(" + row.from_uniform.format("ct_u.ct_init") + ")", half=size // 2)
     rows = kind.startswith("rows")
-    combine = _part(names, "reduction_shared.wgsl.in").rstrip("\n") if rows else ""
+    subgroup = rows and variant == "subgroup"
+    if variant not in ("shared", "subgroup"):
+        raise ValueError(f"unknown reduction variant {variant!r}")
+    combine = _part(names, f"reduction_{variant}.wgsl.in").rstrip("\n") if rows else ""
     body = library.template(f"axis_reduction_{kind}.wgsl.in").substitute(
         names, combine=combine).rstrip("\n")
     tile = (f"var<workgroup> ct_tile: array<{row.storage}, {size}>;\n"
             f"var<workgroup> ct_ok: array<u32, {size}>;\n") if rows else ""
+    if subgroup:
+        tile += _part(names, "reduction_subgroup_fn.wgsl.in")
     if kind.endswith("4"):
         if row.kind == "c":
             raise ValueError(f"the {kind} kernel does not take complex elements")
@@ -87,7 +105,7 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
         operation=text.strip("\n"),
         opq="    ct_opq = nwg.z >> 31u;\n" if probe and (
             "ct_opq" in text if opaque is None else opaque) else "",
-        body=body,
+        body=body, builtins=_SUBGROUP_BUILTINS if subgroup else "",
         probe_call="    ct_loop_probe();\n" if probe else "")
 
 

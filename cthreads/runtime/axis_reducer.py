@@ -43,6 +43,8 @@ SIZE_GPU, SIZE_CPU = 256, 64
 PASSES_CPU, PASSES_CPU_LOOPS = 4096, 8
 #: uniform buffers kept (dispatches beyond take them in turn)
 UNIFORMS = 16
+#: the rows kernels' combine: None the device's best, "shared" / "subgroup" forced (tests)
+VARIANT = None
 FORCE_COLS = False          # tests: the cols kernel for contiguous rows
 #: the cols4 kernel for strided axes: None on GPUs only (on lavapipe it measured slower than
 #: cols: 12-17 against 9-11 ms for axis=0 of 2048 x 2048); True / False force it (tests)
@@ -78,11 +80,16 @@ class _AxisReducer:
         return self.layouts[key]
 
     def pipeline(self, op, kind: str, probe: bool, name: str):
-        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, kind, probe)
+        # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
+        variant = VARIANT or ("subgroup" if "subgroup" in self.ctx.features and
+                              elem_type(op.ty).size == 4 else "shared")
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, kind, probe,
+               variant)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
-        wgsl = codegen.axis_reduction_wgsl(op.fn, op.ty, op.text, kind, self.size, probe)
+        wgsl = codegen.axis_reduction_wgsl(op.fn, op.ty, op.text, kind, self.size, probe,
+                                           variant=variant)
         bindings, layout = self.layout(probe, kind.endswith("4"))
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, bindings, layout, op.overrides,

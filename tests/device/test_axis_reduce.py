@@ -239,13 +239,15 @@ def test_past_the_binding_limit_is_a_clear_error(device_name):
     np.testing.assert_array_equal(x, 1.0)
 
 
-@pytest.mark.parametrize("force", ["rows_as_cols", "quads"])
+@pytest.mark.parametrize("force", ["rows_as_cols", "quads", "shared"])
 def test_every_kernel_on_this_device(device_name, monkeypatch, force):
     """The kernels this device would not pick by itself (the cols kernel for contiguous rows,
     the vec4 cols4 kernel for strided axes), forced, against numpy."""
     from cthreads.runtime import axis_reducer
     if force == "quads":
         monkeypatch.setattr(axis_reducer, "QUADS", True)
+    elif force == "shared":
+        monkeypatch.setattr(axis_reducer, "VARIANT", "shared")
     else:
         monkeypatch.setattr(axis_reducer, "FORCE_COLS", True)
     x = np.random.default_rng(13).integers(-99, 99, (6, 40, 8)).astype(np.int32)
