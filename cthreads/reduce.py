@@ -10,14 +10,32 @@ from __future__ import annotations
 
 from .runtime import convert, residency
 from .runtime.args import DeviceArrayBase
+from .runtime.device_array import DeviceSlot
 from .runtime.reducer import array_kind, run_reduction
 
 
-def reduce_values(func, values, init=None):
+def reduce_values(func, values, init=None, axis=None, keepdims=False):
     """``func.reduce(values, init)``: the reduction of ``values`` by ``func`` on the device, as
-    a Python scalar (see the module docstring)."""
+    a Python scalar (see the module docstring); with ``axis`` (or ``keepdims``) along axes
+    (``runtime/axis_reducer.py``)."""
     op, name = _op_of(func, values)
-    return run_reduction(op, values, init, name)
+    if axis is None and not keepdims:
+        return run_reduction(op, values, init, name)
+    from .runtime.axis_reducer import run_axis_reduction  # noqa: PLC0415
+    if axis is None:
+        axis = tuple(range(len(getattr(values, "shape", None) or args_dims(values))))
+    out = run_axis_reduction(op, values, axis, init, name, bool(keepdims))
+    if not isinstance(values, DeviceArrayBase):
+        return out
+    from .gpu_array import GpuArray, to_device  # noqa: PLC0415
+    if isinstance(out, DeviceSlot):
+        return GpuArray(out, values.dtype)
+    return to_device(convert._np().reshape(out, convert._np().shape(out) or (1,)))
+
+
+def args_dims(values) -> tuple:
+    from .runtime import args  # noqa: PLC0415
+    return args.dims(values)
 
 
 def _op_of(func, values):

@@ -1,0 +1,391 @@
+"""The device side of ``func.reduce(x, axis=...)``: reductions along axes.
+
+``run_axis_reduction`` normalizes ``axis`` as numpy does (``AxisError`` out of range,
+``ValueError`` for a repeated axis), drops the axes of length 1 and merges neighbouring axes
+that are both reduced or both kept. A single run of reduced axes is one step over the input
+seen as ``(outer, red, inner)`` (no transpose); runs apart (``axis=(0, 2)`` of a 3-D array)
+are reduced one run at a time, the last first, through a device buffer between steps. Each
+step runs the kernels of ``codegen/axis_reduction.py`` (``rows`` when the reduced elements are
+contiguous, ``cols`` otherwise), in chunks of the reduced axis that keep a CPU driver's loop
+passes far below its limit; pipelines are kept per device, operation, element type and kind.
+
+Inputs: a GpuArray (its buffer, from a view's offset), a list or numpy array bound in an arena
+(its device copy, as ``reducer.py`` reads it), else a numpy array or a (nested) list, uploaded.
+The result is a new DeviceSlot for a GpuArray input (``reduce.py`` wraps it in a GpuArray; left
+on the device: no wait), else a numpy array (lists too, as ``np.add.reduce`` gives). Inputs past one storage binding (split GpuArrays)
+raise ``GpuInvalidArgument``: they reduce whole (``axis=None``) but not along axes yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+
+from . import args, convert, device_array, residency
+from . import reducer as _red
+from ..backend import device as _device
+from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
+from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
+from ..codegen import axis_reduction as codegen
+from ..codegen.reduction import has_loops
+from ..codegen.types import ELEM_TYPES
+from ..codegen.types import elem as elem_type
+from ..errors import GpuArgumentTypeError, GpuInvalidArgument
+from .device_program import Pipelines, StatusWords, internal_error
+from .readback import Readback
+
+#: threads per workgroup on GPUs and CPU drivers (powers of two)
+SIZE_GPU, SIZE_CPU = 256, 64
+#: most passes of an invocation's loop per dispatch on a CPU driver (its loop limit is 65,535
+#: passes per invocation, docs/language.md), and with an operation that has loops of its own
+PASSES_CPU, PASSES_CPU_LOOPS = 4096, 8
+#: uniform buffers kept (dispatches beyond take them in turn)
+UNIFORMS = 16
+#: the rows kernels' combine: None the device's best, "shared" / "subgroup" forced (tests)
+VARIANT = None
+FORCE_COLS = False          # tests: the cols kernel for contiguous rows
+#: the cols4 kernel for strided axes: None on GPUs only (on lavapipe it measured slower than
+#: cols: 12-17 against 9-11 ms for axis=0 of 2048 x 2048); True / False force it (tests)
+QUADS = None
+
+_BINDINGS = ((0, UNIFORM), (1, READ), (2, READ_WRITE))
+_PROBE = ((4, READ_WRITE),)
+_QUADS = ((3, READ),)       # the cols4 kernel's vec4 view of the input
+
+_lock = threading.Lock()
+_state: dict = {}          # device index -> _AxisReducer
+
+
+class _AxisReducer:
+    """What axis reductions keep on one device."""
+
+    def __init__(self):
+        self.ctx = _device.get_context()
+        self.queue = get_queue()
+        self.generation = self.ctx.generation
+        self.size = SIZE_CPU if self.ctx.is_cpu else SIZE_GPU
+        self.layouts = {}           # (probe, quads) -> (bindings, layout)
+        self.pipelines = Pipelines(self.ctx, 64)
+        self.uniforms: list = []
+        self.bind_groups = BindGroupCache(self.queue.pool, 32)
+        self.status = None
+
+    def layout(self, probe: bool, quads: bool):
+        key = (probe, quads)
+        if key not in self.layouts:
+            bindings = _BINDINGS + (_QUADS if quads else ()) + (_PROBE if probe else ())
+            self.layouts[key] = (bindings, make_bind_group_layout(self.ctx, bindings))
+        return self.layouts[key]
+
+    def pipeline(self, op, kind: str, probe: bool, name: str):
+        # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
+        variant = VARIANT or ("subgroup" if "subgroup" in self.ctx.features and
+                              elem_type(op.ty).size == 4 else "shared")
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, kind, probe,
+               variant)
+        pipe = self.pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        wgsl = codegen.axis_reduction_wgsl(op.fn, op.ty, op.text, kind, self.size, probe,
+                                           variant=variant)
+        bindings, layout = self.layout(probe, kind.endswith("4"))
+        return self.pipelines.compile(
+            key, wgsl, codegen.ENTRY_POINT, bindings, layout, op.overrides,
+            lambda exc, text: internal_error(f"the axis reduction shader of {name}",
+                                             "function's source", exc, text))
+
+    def uniform(self, k: int):
+        while len(self.uniforms) <= k:
+            buf = self.queue.pool.acquire(codegen.UNIFORM_SIZE, "uniform")
+            weakref.finalize(buf, self.queue.forget_uniform, buf.buffer)
+            self.uniforms.append(buf)
+        return self.uniforms[k]
+
+    def status_word(self):
+        if self.status is None:
+            self.status = StatusWords(self.queue, 4)
+        return self.status
+
+    def bind_group(self, uniform, src, src_bytes, src_offset, dst, dst_bytes, probe, quads):
+        key = (id(uniform), id(src), src_bytes, src_offset, id(dst), dst_bytes, probe, quads)
+        bg = self.bind_groups.get(key)
+        if bg is None:
+            entries = [(0, uniform.buffer, codegen.UNIFORM_SIZE),
+                       (1, src.buffer, src_bytes, src_offset), (2, dst.buffer, dst_bytes)]
+            if quads:
+                entries.append((3, src.buffer, src_bytes - src_bytes % 16, src_offset))
+            if probe:
+                entries.append((4, self.status.buffer, 4))
+            bg = self.queue.bind_group(self.layout(probe, quads)[1], entries)
+            self.bind_groups.put(key, bg, (uniform, src, dst))
+        return bg
+
+
+def _now() -> _AxisReducer:
+    ctx = _device.get_context()
+    r = _state.get(ctx.index)
+    if r is not None and r.generation == ctx.generation and r.ctx is ctx:
+        return r
+    with _lock:
+        r = _state.get(ctx.index)
+        if r is None or r.generation != ctx.generation or r.ctx is not ctx:
+            r = _state[ctx.index] = _AxisReducer()
+        return r
+
+
+_device.on_shutdown(lambda ctx: _state.clear())
+_device.on_fork_child(lambda: _state.clear())
+
+
+# -- shapes ----------------------------------------------------------------------------------
+
+def normalize_axes(axis, ndim: int, where: str) -> tuple:
+    """``axis`` (an int or a tuple of ints) as sorted non-negative axes, numpy's errors."""
+    np = convert._np()
+    try:
+        from numpy.lib.array_utils import normalize_axis_tuple  # noqa: PLC0415
+    except ImportError:                       # numpy < 2
+        from numpy.core.numeric import normalize_axis_tuple  # noqa: PLC0415
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    if isinstance(axis, (bool, np.bool_)) or (
+            isinstance(axis, tuple) and any(isinstance(a, (bool, np.bool_)) for a in axis)):
+        raise TypeError(f"{where}: axis must be an int or a tuple of ints, not a bool")
+    return tuple(sorted(normalize_axis_tuple(axis, ndim, "axis")))
+
+
+def result_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
+    if keepdims:
+        return tuple(1 if k in axes else d for k, d in enumerate(shape))
+    return tuple(d for k, d in enumerate(shape) if k not in axes)
+
+
+def plan_steps(shape: tuple, axes: tuple) -> list:
+    """The ``(outer, red, inner)`` steps reducing ``axes`` of a C-ordered ``shape`` (no zero
+    lengths): axes of length 1 dropped, neighbours of one kind merged, the runs of reduced axes
+    reduced last first. No run left (only length-1 or no axes): one step of ``red == 1``."""
+    groups = []                    # [size, reduced]
+    for k, d in enumerate(shape):
+        if d == 1:
+            continue
+        red = k in axes
+        if groups and groups[-1][1] == red:
+            groups[-1][0] *= d
+        else:
+            groups.append([d, red])
+    steps = []
+    while any(r for _, r in groups):
+        k = max(i for i, (_, r) in enumerate(groups) if r)
+        outer = inner = 1
+        for d, _ in groups[:k]:
+            outer *= d
+        for d, _ in groups[k + 1:]:
+            inner *= d
+        steps.append((outer, groups[k][0], inner))
+        del groups[k]
+    if not steps:
+        total = 1
+        for d, _ in groups:
+            total *= d
+        steps.append((total, 1, 1))
+    return steps
+
+
+# -- the reduction ---------------------------------------------------------------------------
+
+def run_axis_reduction(op, values, axis, init=None, name: str | None = None,
+                       keepdims: bool = False):
+    """``func.reduce(values, init, axis=axis, keepdims=keepdims)`` (see the module
+    docstring); ``op`` the operation's ``OpSource``."""
+    np = convert._np()
+    name = name or op.fn
+    ty = op.ty
+    where = f"{name}.reduce() argument 'values'"
+    if ty not in ELEM_TYPES:
+        raise GpuInvalidArgument(f"{name}.reduce(): {ty} values cannot be reduced on this "
+                                 "version's devices")
+    if init is not None:
+        init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
+    gpu_out = isinstance(values, args.DeviceArrayBase)
+    slot = _red._slot_of(values, ty, where)
+    data = None
+    if slot is not None:
+        if slot.target is not None:
+            _red._check_slot(slot, values, ty, where)
+        shape = tuple(values.shape) if gpu_out or convert.is_ndarray(values) else \
+            tuple(args.dims(values))
+    elif convert.is_ndarray(values):
+        data = _red._check_array(values, ty, where)
+        shape = tuple(values.shape)
+    elif isinstance(values, list):
+        shape = tuple(args.dims(values))
+    else:
+        raise GpuArgumentTypeError(
+            f"{where} expects a list, a numpy array, a GpuArray or a list bound in a GpuArena, "
+            f"got {convert._type_name(values)}; pass a list (e.g. list(values))")
+    axes = normalize_axes(axis, len(shape), f"{name}.reduce()")
+    out_shape = result_shape(shape, axes, keepdims)
+    dtype = np.dtype(elem_type(ty).array_dtype)
+    if _count(shape) == 0:
+        return _empty_result(out_shape, dtype, init, name)
+    red = _now()
+    packed = _checked_source(red, op, values, slot, data, shape, ty, name, where)
+    probe = red.ctx.is_cpu and has_loops(op.text)
+    # all axes reduced: numpy gives a 0-d result (a numpy scalar); a GpuArray has shape (1,)
+    out = _submit(red, op, name, probe, ty, slot, packed, plan_steps(shape, axes),
+                  out_shape or (1,), init, where)
+    if gpu_out:
+        return out
+    host = np.empty(out_shape or (1,), dtype)
+    try:
+        device_array.download(out, host)
+    finally:
+        out.release()
+    return host.reshape(())[()] if not out_shape else host
+
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _checked_source(red, op, values, slot, data, shape, ty, name, where):
+    """The device bytes to upload (None for a resident input) after the device checks."""
+    missing = [f for f in op.features if f not in red.ctx.features]
+    if missing:
+        raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
+                                 f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
+    count, size = _count(shape), elem_type(ty).size
+    limit = red.queue.pool.binding_bytes()
+    if count * size > limit or (slot is not None and len(_red.slot_parts(slot)) > 1):
+        raise GpuInvalidArgument(
+            f"{where}: an array of {count:,} elements ({count * size:,} bytes) is past the "
+            f"device's storage-binding limit ({limit:,} bytes); reductions along axes of such "
+            "arrays are not supported yet: reduce it in row blocks (x[a:b]) or whole (axis=None)")
+    if slot is not None:
+        return None
+    return args.pack(values if data is None else data, ty, where, writable=False,
+                     ndim=1 if data is not None else len(shape))
+
+
+def _empty_result(out_shape, dtype, init, name):
+    """An input with no elements: an empty result, or ``init`` everywhere (numpy's rule for an
+    operation without an identity: an empty reduced axis needs ``initial``); a numpy array
+    (``reduce.py`` moves it to the device for a GpuArray input)."""
+    np = convert._np()
+    if _count(out_shape) and init is None:
+        raise ValueError(f"{name}.reduce() along an axis of length 0 with no init value; pass "
+                         "init= for the result of an empty reduction")
+    host = np.full(out_shape, init if _count(out_shape) else 0, dtype=dtype)
+    return host if out_shape else host[()]
+
+
+def _chunks(red, kind: str, n: int, probe: bool) -> list:
+    """``[(r0, r1), ...]`` covering ``range(n)`` of the reduced axis, one per dispatch."""
+    if not red.ctx.is_cpu:
+        return [(0, n)]
+    passes = PASSES_CPU_LOOPS if probe else PASSES_CPU
+    step = passes * {"rows": red.size, "rows4": 4 * red.size}.get(kind, 1)
+    return [(r0, min(r0 + step, n)) for r0 in range(0, n, step)]
+
+
+def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
+    """The kernel of one step: contiguous rows by a workgroup each on a GPU when they are long
+    enough, on a CPU driver only when there are too few rows to give each core many
+    invocations (there an invocation streaming its own row is the fastest); strided axes by
+    ``cols4`` where the layout allows (and ``QUADS`` says), else ``cols``; rows as ``rows4``
+    where the layout allows."""
+    quads = (not red.ctx.is_cpu if QUADS is None else QUADS) and src_offset % 16 == 0 and \
+        elem_type(ty).kind != "c"
+    if inner == 1:
+        many = outer >= 4 * red.size if red.ctx.is_cpu else False
+        if n < 32 or many or FORCE_COLS:
+            return "cols"
+        return "rows4" if quads and n % 4 == 0 else "rows"
+    if inner % 4 == 0 and quads:
+        return "cols4"
+    return "cols"
+
+
+def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, owned) -> list:
+    """Every dispatch of the steps: (pipeline, input, its bytes, its offset, output, its bytes,
+    workgroups, uniform bytes); the buffers between steps go to ``owned``."""
+    size = elem_type(ty).size
+    dispatches = []
+    for s, (outer, n, inner) in enumerate(steps):
+        last_step = s == len(steps) - 1
+        dst = out.pooled if last_step else red.queue.pool.acquire(outer * inner * size)
+        if not last_step:
+            owned.append(dst)
+        kind = _kind(red, outer, n, inner, ty, src_offset)
+        pipe = red.pipeline(op, kind, probe, name)
+        threads = outer * inner // (4 if kind == "cols4" else 1)
+        groups = outer if kind.startswith("rows") else -(-threads // red.size)
+        chunks = _chunks(red, kind, n, probe)
+        for c, (r0, r1) in enumerate(chunks):
+            final = last_step and c == len(chunks) - 1
+            dispatches.append((pipe, src, outer * n * inner * size, src_offset, dst,
+                               outer * inner * size, groups, kind.endswith("4"),
+                               codegen.uniform_bytes(threads, outer, n, inner, r0, r1, c > 0,
+                                                     ty, init if final else None)))
+        src, src_offset = dst, 0
+    return dispatches
+
+
+def _submit(red, op, name, probe, ty, slot, packed, steps, out_shape, init, where):
+    """Queue every step's dispatches; the result's DeviceSlot (waited for only when the loop
+    probe must be read)."""
+    queue = red.queue
+    pool = queue.pool
+    owned = []
+    seq = None
+    if probe:
+        red.status_word()
+    out = device_array.allocate(queue, ty, out_shape, None, where)
+    try:
+        with residency.launch_lock:
+            if slot is not None:
+                (src, _), = _red._sources(red, slot, None, ty, where)
+                src_offset = slot.offset
+                out.writers.update(slot.writers)     # their bounds checks travel on
+            else:
+                src = queue.upload_new(packed)
+                owned.append(src)
+                src_offset = 0
+            readback = Readback()
+            if probe:
+                readback.add_list(red.status.buffer, None, 4, "int")
+            dispatches = _dispatches(red, op, name, probe, ty, steps, src, src_offset,
+                                     out, init, owned)
+            for k, (pipe, src, sb, so, dst, db, groups, quads, ubytes) in \
+                    enumerate(dispatches):
+                last = k == len(dispatches) - 1
+                uniform = red.uniform(k % UNIFORMS)   # reused: the queue stages new bytes
+                bg = red.bind_group(uniform, src, sb, so, dst, db, probe, quads)
+                seq = queue.dispatch(pipe.pipeline, bg, groups, (uniform.buffer, ubytes),
+                                     readback.copies(pool) if last and probe else (),
+                                     (src, dst), more=not last)
+        if probe:
+            readback.fetch(queue, seq)
+            with residency.launch_lock:
+                readback.check(seq)
+            if readback.raw[readback.lists[0].offset] != 0:
+                red.status.reset()
+                raise _red._loop_error(red, name)
+    except BaseException:
+        out.release()
+        raise
+    finally:
+        if seq is not None:
+            _red._release_when_done(queue, owned, seq)
+        else:
+            for buf in reversed(owned):
+                pool.release(buf)
+    return out
+
+
+__all__ = ["normalize_axes", "plan_steps", "result_shape", "run_axis_reduction"]
