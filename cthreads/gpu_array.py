@@ -31,6 +31,8 @@ from .codegen.types import elem as elem_type
 REPR_VALUES = 1000
 #: ``struct_gpu_array.new``: GpuArrays of struct dtypes (registered by that module)
 STRUCTURED = None
+#: ``matmul.matmul``: ``a @ b`` (registered by that module)
+MATMUL = None
 
 
 def _np():
@@ -210,6 +212,14 @@ class GpuArray(DeviceArrayBase):
 
     def __len__(self) -> int:
         return self._slot.dims[0]
+
+    # -- products (cthreads/matmul.py) -------------------------------------------------------
+
+    def __matmul__(self, other):
+        return MATMUL(self, other)
+
+    def __rmatmul__(self, other):
+        return MATMUL(other, self)
 
     # -- transfers ---------------------------------------------------------------------------
 

@@ -1,0 +1,162 @@
+"""WGSL of the tiled matrix product behind ``matmul`` (plain text; nothing here knows wgpu).
+
+One dispatch computes ``C[b] (+)= A[b] @ B[b]`` for row-major ``A[b]`` (m x k), ``B[b]``
+(k x n) and ``C[b]`` (m x n), over a k range ``[k_begin, k_end)`` (``ct_acc`` 1: add to ``C``,
+for the later ranges of a long k). The grid is (column tiles, row tiles, batch): each workgroup
+computes one ``bm x bn`` tile of ``C`` with ``(bn / tn) x (bm / tm)`` invocations, each one a
+``tm x tn`` block of registers. Per step of ``bk`` along k the workgroup copies an ``bm x bk``
+tile of A (stored k-major) and a ``bk x bn`` tile of B into workgroup memory (edges read as
+zero), waits, and each invocation accumulates its block from them: rows ``ty + i * (bm / tm)``
+and columns ``tx + j * (bn / tn)`` (neighbouring invocations read neighbouring words of
+workgroup memory and write neighbouring elements of C). Every inner loop is unrolled here, so
+the k loop is the shader's only loop: ``(k_end - k_begin) / bk`` passes per invocation, which
+the runtime keeps below a CPU driver's loop budget (``MAX_STEPS``).
+
+Elements are addressed from element offsets in the uniform block (``ct_off_*``: a view's start,
+a batch's), with batch strides (0: one matrix broadcast against every batch), so buffers are
+bound whole from byte 0. A and B may hold different float types (f32 / f64); the products are
+summed in the result's type.
+
+Binding layout (group 0): 0 the uniform ``CtMatmul``; 1 A (read); 2 B (read); 3 C (read-write).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+import struct
+
+ENTRY_POINT = "ct_matmul"
+#: byte size of the uniform block (twelve u32 fields)
+UNIFORM_SIZE = 48
+#: the most k steps one dispatch makes (the k loop's passes per invocation): far below
+#: lavapipe's 65,535 loop passes per invocation (docs/language.md)
+MAX_STEPS = 16384
+
+_TYPES = {"float32": "f32", "float64": "f64"}
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """A tile configuration: ``bm x bn`` outputs per workgroup, ``bk`` along k per step,
+    ``tm x tn`` outputs per invocation."""
+    bm: int
+    bn: int
+    bk: int
+    tm: int
+    tn: int
+
+    @property
+    def threads(self) -> int:
+        return (self.bm // self.tm) * (self.bn // self.tn)
+
+    def check(self) -> None:
+        if self.bm % self.tm or self.bn % self.tn:
+            raise ValueError(f"tiles {self}: bm must be a multiple of tm, bn of tn")
+        if (self.bm * self.bk) % self.threads or (self.bk * self.bn) % self.threads:
+            raise ValueError(f"tiles {self}: the A and B tiles must split evenly over "
+                             f"{self.threads} invocations")
+
+
+def uniform_bytes(m: int, n: int, k: int, k_begin: int, k_end: int, accumulate: bool,
+                  offsets: tuple, strides: tuple) -> bytes:
+    """The ``CtMatmul`` bytes of one dispatch (``offsets``, ``strides``: elements of A, B, C)."""
+    return struct.pack("<12I", m, n, k, k_begin, k_end, int(accumulate), *offsets, *strides)
+
+
+@functools.lru_cache(maxsize=64)
+def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
+    """The WGSL of the product of an ``a_ty`` A and a ``b_ty`` B into a ``c_ty`` C (each
+    ``"float32"`` or ``"float64"``) with ``tiles``."""
+    tiles.check()
+    ta, tb, tc = (_TYPES[t] for t in (a_ty, b_ty, c_ty))
+    t = tiles
+    wx, wy = t.bn // t.tn, t.bm // t.tm
+    threads = t.threads
+    lines = [
+        f"// cthreads matmul: {a_ty} @ {b_ty} -> {c_ty}, tiles {t.bm}x{t.bn}x{t.bk}, "
+        f"{t.tm}x{t.tn} per invocation",
+        "struct CtMatmul {",
+        "    m: u32, n: u32, k: u32, k_begin: u32,",
+        "    k_end: u32, ct_acc: u32, off_a: u32, off_b: u32,",
+        "    off_c: u32, stride_a: u32, stride_b: u32, stride_c: u32,",
+        "}",
+        "@group(0) @binding(0) var<uniform> u: CtMatmul;",
+        f"@group(0) @binding(1) var<storage, read> ct_a: array<{ta}>;",
+        f"@group(0) @binding(2) var<storage, read> ct_b: array<{tb}>;",
+        f"@group(0) @binding(3) var<storage, read_write> ct_c: array<{tc}>;",
+        f"var<workgroup> sa: array<{tc}, {t.bk * t.bm}>;   // k-major: sa[kk * bm + row]",
+        f"var<workgroup> sb: array<{tc}, {t.bk * t.bn}>;   // sb[kk * bn + col]",
+        "",
+        f"@compute @workgroup_size({wx}, {wy}, 1)",
+        f"fn {ENTRY_POINT}(@builtin(workgroup_id) wid: vec3<u32>,",
+        "        @builtin(local_invocation_id) lid: vec3<u32>) {",
+        f"    let row0 = wid.y * {t.bm}u;",
+        f"    let col0 = wid.x * {t.bn}u;",
+        "    let base_a = u.off_a + wid.z * u.stride_a;",
+        "    let base_b = u.off_b + wid.z * u.stride_b;",
+        "    let base_c = u.off_c + wid.z * u.stride_c;",
+        f"    let lin = lid.y * {wx}u + lid.x;",
+    ]
+    zero = f"{tc}(0.0)"
+    for i in range(t.tm):
+        for j in range(t.tn):
+            lines.append(f"    var c{i}_{j}: {tc} = {zero};")
+    lines += [
+        "    var k0 = u.k_begin;",
+        "    loop {",
+        "        if (k0 >= u.k_end) { break; }",
+    ]
+    # the A tile: bm x bk elements, e = lin + r * threads -> (row e / bk, column e % bk)
+    for r in range(t.bm * t.bk // threads):
+        lines += [
+            f"        {{ let e = lin + {r * threads}u;",
+            f"          let gr = row0 + e / {t.bk}u; let gk = k0 + e % {t.bk}u;",
+            f"          var v = {zero};",
+            "          if (gr < u.m && gk < u.k_end) {",
+            f"              v = {tc}(ct_a[base_a + gr * u.k + gk]); }}",
+            f"          sa[(e % {t.bk}u) * {t.bm}u + e / {t.bk}u] = v; }}",
+        ]
+    # the B tile: bk x bn elements, e -> (row e / bn, column e % bn)
+    for r in range(t.bk * t.bn // threads):
+        lines += [
+            f"        {{ let e = lin + {r * threads}u;",
+            f"          let gk = k0 + e / {t.bn}u; let gc = col0 + e % {t.bn}u;",
+            f"          var v = {zero};",
+            "          if (gk < u.k_end && gc < u.n) {",
+            f"              v = {tc}(ct_b[base_b + gk * u.n + gc]); }}",
+            "          sb[e] = v; }",
+        ]
+    lines.append("        workgroupBarrier();")
+    for kk in range(t.bk):
+        for i in range(t.tm):
+            lines.append(f"        let a{kk}_{i} = sa[{kk * t.bm}u + lid.y + {i * wy}u];")
+        for j in range(t.tn):
+            lines.append(f"        let b{kk}_{j} = sb[{kk * t.bn}u + lid.x + {j * wx}u];")
+        for i in range(t.tm):
+            for j in range(t.tn):
+                lines.append(f"        c{i}_{j} = fma(a{kk}_{i}, b{kk}_{j}, c{i}_{j});")
+    lines += [
+        "        workgroupBarrier();",
+        f"        k0 = k0 + {t.bk}u;",
+        "    }",
+    ]
+    for i in range(t.tm):
+        lines.append(f"    let r{i} = row0 + lid.y + {i * wy}u;")
+    for j in range(t.tn):
+        lines.append(f"    let q{j} = col0 + lid.x + {j * wx}u;")
+    for i in range(t.tm):
+        for j in range(t.tn):
+            lines += [
+                f"    if (r{i} < u.m && q{j} < u.n) {{",
+                f"        let at = base_c + r{i} * u.n + q{j};",
+                f"        if (u.ct_acc != 0u) {{ ct_c[at] = ct_c[at] + c{i}_{j}; }}"
+                f" else {{ ct_c[at] = c{i}_{j}; }}",
+                "    }",
+            ]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["ENTRY_POINT", "MAX_STEPS", "Tiles", "UNIFORM_SIZE", "matmul_wgsl",
+           "uniform_bytes"]
