@@ -117,7 +117,7 @@ def _operand(arg: _Arg, full: tuple, batch_shape: tuple, dtype: str, queue, keep
     whole = _batches(batch_shape)
     if arg.slot is not None:
         slot = arg.slot
-        if len(slot.parts) > 1:
+        if len(getattr(slot, "parts", ())) > 1:
             raise GpuInvalidArgument(
                 f"matmul() argument {name!r} of shape {arg.shape} is held in several device "
                 "buffers (it is past the device's storage-binding limit of "
@@ -142,9 +142,19 @@ def _operand(arg: _Arg, full: tuple, batch_shape: tuple, dtype: str, queue, keep
         host = np.broadcast_to(host, batch_shape + full[-2:])
         own = whole
     data = np.ascontiguousarray(host, dtype=dtype).reshape(-1)
+    _check_binding(queue, data.nbytes, f"matmul() argument {name!r} of shape {arg.shape}")
     pooled = queue.upload_new(data)
     keep.append(pooled)
     return runner.Operand(pooled, dtype, 0, mat if own > 1 else 0, own * mat), None
+
+
+def _check_binding(queue, nbytes: int, what: str) -> None:
+    limit = queue.pool.binding_bytes()
+    if nbytes > limit:
+        raise GpuInvalidArgument(
+            f"{what} takes {nbytes:,} bytes, past the device's storage-binding limit of "
+            f"{limit:,} bytes, which one matrix product binds whole; split the product into "
+            "row blocks below that limit")
 
 
 def _check_out(out, shape: tuple, dtype: str):
@@ -190,6 +200,9 @@ def matmul(a, b, out=None):
         op_b, slot_b = _operand(y, b2, batch_shape, dtype, s.queue, keep, "b")
         target = out if isinstance(out, GpuArray) and not _shares(out, slot_a, slot_b) \
             else None
+        if target is None:
+            _check_binding(s.queue, batch * m * n * _np().dtype(dtype).itemsize,
+                           f"matmul(): the result of shape {shape}")
         res = target if target is not None else _empty_gpu(shape, dtype, s.queue)
         slot_c = res._slot
         op_c = runner.Operand(slot_c.pooled, dtype, slot_c.offset // np.dtype(dtype).itemsize,

@@ -107,7 +107,24 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
         "    loop {",
         "        if (k0 >= u.k_end) { break; }",
     ]
-    # the A tile: bm x bk elements, e = lin + r * threads -> (row e / bk, column e % bk)
+    lines += _tile_loads(t, threads, tc)
+    lines.append("        workgroupBarrier();")
+    lines += _block_steps(t, wx, wy)
+    lines += [
+        "        workgroupBarrier();",
+        f"        k0 = k0 + {t.bk}u;",
+        "    }",
+    ]
+    lines += _stores(t, wx, wy)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _tile_loads(t: Tiles, threads: int, tc: str) -> list:
+    """Copy the A tile (bm x bk, stored k-major) and the B tile (bk x bn) into workgroup
+    memory, element e = lin + r * threads of each; outside the matrices (or past k_end) 0."""
+    zero = f"{tc}(0.0)"
+    lines = []
     for r in range(t.bm * t.bk // threads):
         lines += [
             f"        {{ let e = lin + {r * threads}u;",
@@ -117,7 +134,6 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
             f"              v = {tc}(ct_a[base_a + gr * u.k + gk]); }}",
             f"          sa[(e % {t.bk}u) * {t.bm}u + e / {t.bk}u] = v; }}",
         ]
-    # the B tile: bk x bn elements, e -> (row e / bn, column e % bn)
     for r in range(t.bk * t.bn // threads):
         lines += [
             f"        {{ let e = lin + {r * threads}u;",
@@ -127,7 +143,12 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
             f"              v = {tc}(ct_b[base_b + gk * u.n + gc]); }}",
             "          sb[e] = v; }",
         ]
-    lines.append("        workgroupBarrier();")
+    return lines
+
+
+def _block_steps(t: Tiles, wx: int, wy: int) -> list:
+    """The bk steps of an invocation's tm x tn block from the tiles (unrolled)."""
+    lines = []
     for kk in range(t.bk):
         for i in range(t.tm):
             lines.append(f"        let a{kk}_{i} = sa[{kk * t.bm}u + lid.y + {i * wy}u];")
@@ -136,15 +157,13 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
         for i in range(t.tm):
             for j in range(t.tn):
                 lines.append(f"        c{i}_{j} = fma(a{kk}_{i}, b{kk}_{j}, c{i}_{j});")
-    lines += [
-        "        workgroupBarrier();",
-        f"        k0 = k0 + {t.bk}u;",
-        "    }",
-    ]
-    for i in range(t.tm):
-        lines.append(f"    let r{i} = row0 + lid.y + {i * wy}u;")
-    for j in range(t.tn):
-        lines.append(f"    let q{j} = col0 + lid.x + {j * wx}u;")
+    return lines
+
+
+def _stores(t: Tiles, wx: int, wy: int) -> list:
+    """Each element of the block into C (or added to it), inside the matrix only."""
+    lines = [f"    let r{i} = row0 + lid.y + {i * wy}u;" for i in range(t.tm)]
+    lines += [f"    let q{j} = col0 + lid.x + {j * wx}u;" for j in range(t.tn)]
     for i in range(t.tm):
         for j in range(t.tn):
             lines += [
@@ -154,8 +173,7 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
                 f" else {{ ct_c[at] = c{i}_{j}; }}",
                 "    }",
             ]
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 __all__ = ["ENTRY_POINT", "MAX_STEPS", "Tiles", "UNIFORM_SIZE", "matmul_wgsl",
