@@ -12,6 +12,11 @@ workgroup memory and write neighbouring elements of C). Every inner loop is unro
 the k loop is the shader's only loop: ``(k_end - k_begin) / bk`` passes per invocation, which
 the runtime keeps below a CPU driver's loop budget (``MAX_STEPS``).
 
+The direct form (``Tiles.shared`` False, CPU drivers) has no workgroup memory and no barrier:
+invocation (x, y) computes the ``tm x tn`` block at row ``tile row + y * tm``, column ``tile
+column + x * tn``, reading its rows of A and columns of B from the buffers, one k per pass of the
+k loop (indices clamped into the matrices; only the stores are guarded).
+
 Elements are addressed from element offsets in the uniform block (``ct_off_*``: a view's start,
 a batch's), with batch strides (0: one matrix broadcast against every batch), so buffers are
 bound whole from byte 0. A and B may hold different float types (f32 / f64); the products are
@@ -45,6 +50,15 @@ class Tiles:
     bk: int
     tm: int
     tn: int
+    #: False: the "direct" form, no workgroup memory: each invocation reads its rows of A and
+    #: columns of B from the buffers, one k per pass (CPU drivers: their caches hold the
+    #: tiles, and workgroup barriers cost a switch between invocations, docs/performance.md)
+    shared: bool = True
+
+    @property
+    def step(self) -> int:
+        """The k each pass of the k loop advances."""
+        return self.bk if self.shared else 1
 
     @property
     def threads(self) -> int:
@@ -72,19 +86,10 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
     ta, tb, tc = (_TYPES[t] for t in (a_ty, b_ty, c_ty))
     t = tiles
     wx, wy = t.bn // t.tn, t.bm // t.tm
-    threads = t.threads
-    lines = [
-        f"// cthreads matmul: {a_ty} @ {b_ty} -> {c_ty}, tiles {t.bm}x{t.bn}x{t.bk}, "
-        f"{t.tm}x{t.tn} per invocation",
-        "struct CtMatmul {",
-        "    m: u32, n: u32, k: u32, k_begin: u32,",
-        "    k_end: u32, ct_acc: u32, off_a: u32, off_b: u32,",
-        "    off_c: u32, stride_a: u32, stride_b: u32, stride_c: u32,",
-        "}",
-        "@group(0) @binding(0) var<uniform> u: CtMatmul;",
-        f"@group(0) @binding(1) var<storage, read> ct_a: array<{ta}>;",
-        f"@group(0) @binding(2) var<storage, read> ct_b: array<{tb}>;",
-        f"@group(0) @binding(3) var<storage, read_write> ct_c: array<{tc}>;",
+    lines = _header(a_ty, b_ty, c_ty, t, ta, tb, tc)
+    if not t.shared:
+        return "\n".join(lines + _direct_body(t, wx, wy, tc)) + "\n"
+    lines += [
         f"var<workgroup> sa: array<{tc}, {t.bk * t.bm}>;   // k-major: sa[kk * bm + row]",
         f"var<workgroup> sb: array<{tc}, {t.bk * t.bn}>;   // sb[kk * bn + col]",
         "",
@@ -107,7 +112,7 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
         "    loop {",
         "        if (k0 >= u.k_end) { break; }",
     ]
-    lines += _tile_loads(t, threads, tc)
+    lines += _tile_loads(t, t.threads, tc)
     lines.append("        workgroupBarrier();")
     lines += _block_steps(t, wx, wy)
     lines += [
@@ -118,6 +123,60 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
     lines += _stores(t, wx, wy)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _header(a_ty, b_ty, c_ty, t: Tiles, ta: str, tb: str, tc: str) -> list:
+    form = f"tiles {t.bm}x{t.bn}x{t.bk}" if t.shared else f"direct {t.bm}x{t.bn}"
+    return [
+        f"// cthreads matmul: {a_ty} @ {b_ty} -> {c_ty}, {form}, {t.tm}x{t.tn} per "
+        "invocation",
+        "struct CtMatmul {",
+        "    m: u32, n: u32, k: u32, k_begin: u32,",
+        "    k_end: u32, ct_acc: u32, off_a: u32, off_b: u32,",
+        "    off_c: u32, stride_a: u32, stride_b: u32, stride_c: u32,",
+        "}",
+        "@group(0) @binding(0) var<uniform> u: CtMatmul;",
+        f"@group(0) @binding(1) var<storage, read> ct_a: array<{ta}>;",
+        f"@group(0) @binding(2) var<storage, read> ct_b: array<{tb}>;",
+        f"@group(0) @binding(3) var<storage, read_write> ct_c: array<{tc}>;",
+    ]
+
+
+def _direct_body(t: Tiles, wx: int, wy: int, tc: str) -> list:
+    """The direct form: invocation (x, y) computes the rows row0 .. row0 + tm and columns
+    col0 .. col0 + tn of its workgroup's tile, reading A and B from the buffers (indices
+    clamped into the matrices, so no load is guarded; the stores are)."""
+    lines = [
+        "",
+        f"@compute @workgroup_size({wx}, {wy}, 1)",
+        f"fn {ENTRY_POINT}(@builtin(workgroup_id) wid: vec3<u32>,",
+        "        @builtin(local_invocation_id) lid: vec3<u32>) {",
+        f"    let row0 = wid.y * {t.bm}u + lid.y * {t.tm}u;",
+        f"    let col0 = wid.x * {t.bn}u + lid.x * {t.tn}u;",
+        "    let base_a = u.off_a + wid.z * u.stride_a;",
+        "    let base_b = u.off_b + wid.z * u.stride_b;",
+        "    let base_c = u.off_c + wid.z * u.stride_c;",
+    ]
+    lines += [f"    let ra{i} = base_a + min(row0 + {i}u, u.m - 1u) * u.k;" for i in range(t.tm)]
+    lines += [f"    let qb{j} = base_b + min(col0 + {j}u, u.n - 1u);" for j in range(t.tn)]
+    lines += [f"    var c{i}_{j}: {tc} = {tc}(0.0);" for i in range(t.tm) for j in range(t.tn)]
+    lines += ["    var k = u.k_begin;", "    loop {", "        if (k >= u.k_end) { break; }",
+              "        let kn = k * u.n;"]
+    lines += [f"        let a{i} = {tc}(ct_a[ra{i} + k]);" for i in range(t.tm)]
+    lines += [f"        let b{j} = {tc}(ct_b[qb{j} + kn]);" for j in range(t.tn)]
+    lines += [f"        c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});"
+              for i in range(t.tm) for j in range(t.tn)]
+    lines += ["        k = k + 1u;", "    }"]
+    for i in range(t.tm):
+        for j in range(t.tn):
+            lines += [
+                f"    if (row0 + {i}u < u.m && col0 + {j}u < u.n) {{",
+                f"        let at = base_c + (row0 + {i}u) * u.n + col0 + {j}u;",
+                f"        if (u.ct_acc != 0u) {{ ct_c[at] = ct_c[at] + c{i}_{j}; }}"
+                f" else {{ ct_c[at] = c{i}_{j}; }}",
+                "    }",
+            ]
+    return lines + ["}"]
 
 
 def _tile_loads(t: Tiles, threads: int, tc: str) -> list:

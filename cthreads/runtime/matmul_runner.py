@@ -4,7 +4,7 @@ result array).
 
 ``run_product`` takes three ``Operand``s (a buffer, its element type, its first element and its
 batch stride) and the product's sizes, and queues one dispatch per range of at most
-``codegen.MAX_STEPS * bk`` along k (the later ones adding to C: the k loop is the shader's only
+``codegen.MAX_STEPS`` passes of the k loop along k (the later ones adding to C: the k loop is the shader's only
 loop and stays far below a CPU driver's loop budget) and per 65,535 batches (the grid's z).
 
 Per device a ``_Matmuls`` keeps the compiled pipelines (per element types and tiles: repeated
@@ -28,12 +28,15 @@ from ..errors import GpuInvalidArgument
 from .device_program import Pipelines, internal_error
 
 #: tiles per device class (docs/performance.md, "Matrix products")
-#: (on lavapipe at 512^2 float32, 2 shared cores: 64x64x8 tiles of 8x8 blocks 2.0 GFLOP/s,
-#: 4x4 blocks 0.7, 32x32x8 of 8x4 1.0, 128x64x8 of 8x8 0.8; the GPU rows are not measured yet)
+#: (lavapipe, 512^2 float32 on 2 shared cores: the shared-memory form's best, 64x64x8 tiles
+#: of 8x8 blocks, 2-4 GFLOP/s (4x4 blocks 0.7, 32x32x8 of 8x4 1.0, 128x64x8 of 8x8 0.8); the
+#: direct form of 8x8 blocks in 64x64 workgroup tiles 7-14 (4x4 blocks 6.4, 128x128 7.9):
+#: llvmpipe runs a workgroup's invocations as coroutines switched at every barrier, and the
+#: CPU's caches hold the tiles anyway. The GPU rows are not measured yet.)
 TILES_GPU = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
              "float64": codegen.Tiles(64, 64, 8, 4, 4)}
-TILES_CPU = {"float32": codegen.Tiles(64, 64, 8, 8, 8),
-             "float64": codegen.Tiles(64, 64, 8, 8, 8)}
+TILES_CPU = {"float32": codegen.Tiles(64, 64, 1, 8, 8, shared=False),
+             "float64": codegen.Tiles(64, 64, 1, 8, 8, shared=False)}
 _SIZES = {"float32": 4, "float64": 8}
 #: the grid's largest z (batches per dispatch)
 MAX_BATCH = 65535
@@ -139,7 +142,7 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
     submission holding the last dispatch."""
     tiles = s.tiles[c.dtype]
     pipe = s.pipeline(a.dtype, b.dtype, c.dtype, tiles)
-    span = codegen.MAX_STEPS * tiles.bk
+    span = codegen.MAX_STEPS * tiles.step
     grid = (-(-n // tiles.bn), -(-m // tiles.bm))
     limit = s.ctx.limit("max-compute-workgroups-per-dimension")
     if max(grid) > limit:
