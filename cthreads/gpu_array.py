@@ -221,6 +221,20 @@ class GpuArray(DeviceArrayBase):
     def __rmatmul__(self, other):
         return MATMUL(other, self)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``np.matmul`` (and ``ndarray @ GpuArray``) runs on the device; every other ufunc
+        on host copies, as numpy did before through ``__array__``."""
+        np = _np()
+        if ufunc is np.matmul and method == "__call__" and set(kwargs) <= {"out"}:
+            out = kwargs.get("out")
+            if isinstance(out, tuple):
+                out = out[0] if len(out) == 1 else out
+            return MATMUL(*inputs, out=out)
+        if any(isinstance(o, GpuArray) for o in kwargs.get("out", ()) or ()):
+            return NotImplemented
+        hosts = [x.numpy() if isinstance(x, GpuArray) else x for x in inputs]
+        return getattr(ufunc, method)(*hosts, **kwargs)
+
     # -- transfers ---------------------------------------------------------------------------
 
     def numpy(self):

@@ -67,7 +67,8 @@ class Tiles:
     def check(self) -> None:
         if self.bm % self.tm or self.bn % self.tn:
             raise ValueError(f"tiles {self}: bm must be a multiple of tm, bn of tn")
-        if (self.bm * self.bk) % self.threads or (self.bk * self.bn) % self.threads:
+        if self.shared and ((self.bm * self.bk) % self.threads or
+                            (self.bk * self.bn) % self.threads):
             raise ValueError(f"tiles {self}: the A and B tiles must split evenly over "
                              f"{self.threads} invocations")
 

@@ -70,6 +70,11 @@ def test_rmatmul_with_numpy_left(device_name):
     got = a.tolist() @ to_device(b)
     assert isinstance(got, GpuArray)
     _check(got, a, b)
+    got = a @ to_device(b)                     # numpy defers to the GpuArray
+    assert isinstance(got, GpuArray)
+    _check(got, a, b)
+    assert isinstance(np.matmul(a, to_device(b)), GpuArray)
+    np.testing.assert_array_equal(np.add(to_device(b), 1.0), b + 1.0)   # other ufuncs: host
 
 
 def test_batched(device_name):
