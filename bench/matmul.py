@@ -6,7 +6,12 @@ with ``torch.backends.cuda.matmul.allow_tf32 = False``: cuBLAS's plain fp32; and
 same process. Device rows alternate among themselves, numpy's run apart; medians of ``reps``
 rounds. Each result is checked against numpy's (float64 reference, a relative error bound).
 
-Run: ``python bench/matmul.py [--sizes 512 1024] [--reps R]`` (default sizes: 512 and 1024 on
+``--floor`` adds the compute floor of the same shader: our WGSL with every load of A and B
+replaced by a value computed in registers (``a_i = f32(k) * 1.0001 + i``), the same products
+and stores, dispatched the same way: what the driver's arithmetic alone gives, apart from the
+loads (on lavapipe each load is a gather across the SIMD lanes of the invocations).
+
+Run: ``python bench/matmul.py [--sizes 512 1024] [--reps R] [--floor]`` (default sizes: 512 and 1024 on
 a CPU Vulkan driver such as lavapipe, 2048 and 4096 on a GPU).
 """
 
@@ -46,7 +51,39 @@ def _torch_fns(n: int, dtype: str, outs: dict) -> dict:
     return {f"torch.matmul {dtype}": run}
 
 
-def bench_one(n: int, dtype: str, reps: int) -> dict:
+def _floor_fn(n: int, dtype: str, ga, gb, gc):
+    """Our product's dispatches with the compute-only shader (see the module docstring)."""
+    import re
+    from cthreads.codegen import matmul as codegen
+    from cthreads.runtime import matmul_runner as runner
+    state = runner.state()
+    tiles = state.tiles[dtype]
+    ty = "f32" if dtype == "float32" else "f64"
+    text = codegen.matmul_wgsl(dtype, dtype, dtype, tiles)
+    text = re.sub(r"let a(\d+) = \w+\(ct_a\[[^;]*;", lambda m: f"let a{m[1]} = {ty}(k) * "
+                  f"{ty}(1.0001) + {ty}({m[1]});", text)
+    text = re.sub(r"let b(\d+) = \w+\(ct_b\[[^;]*;", lambda m: f"let b{m[1]} = {ty}(kn) * "
+                  f"{ty}(0.999) + {ty}({m[1]});", text)
+    if tiles.shared or "ct_a[" in text.split("loop {")[1].split("k = k + 1u;")[0]:
+        return None                   # the floor is written for the direct form
+    key = ("floor", dtype, tiles)
+    pipe = state.pipelines.get(key) or state.pipelines.compile(
+        key, text, codegen.ENTRY_POINT, runner._BINDINGS, state.layout, (),
+        lambda exc, wgsl: RuntimeError(f"floor shader rejected: {exc}"))
+    ops = [runner.Operand(g._slot.pooled, dtype, 0, 0, n * n) for g in (ga, gb, gc)]
+
+    def run():
+        real = state.pipeline
+        state.pipeline = lambda *a: pipe
+        try:
+            runner.run_product(state, *ops, 1, n, n, n)
+        finally:
+            state.pipeline = real
+        gc[0:1].numpy()
+    return run
+
+
+def bench_one(n: int, dtype: str, reps: int, floor: bool = False) -> dict:
     rng = np.random.default_rng(n)
     a = rng.standard_normal((n, n)).astype(dtype)
     b = rng.standard_normal((n, n)).astype(dtype)
@@ -59,6 +96,11 @@ def bench_one(n: int, dtype: str, reps: int) -> dict:
     outs: dict = {}
     fns = {f"cthreads {dtype}": ours}
     fns.update(_torch_fns(n, dtype, outs))
+    if floor:
+        fn = _floor_fn(n, dtype, ga, gb, zeros((n, n), dtype))
+        if fn is not None:
+            fn()
+            fns[f"floor {dtype}"] = fn
     ms = alternating_ms(fns, reps)
     host = np.empty((n, n), dtype)
     ms.update(alternating_ms({f"numpy {dtype}": lambda: np.matmul(a, b, out=host)}, reps))
@@ -85,12 +127,13 @@ def main() -> dict:
                     default=[512, 1024] if cpu_driver else [2048, 4096])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
+    ap.add_argument("--floor", action="store_true", help="also the compute-only floor")
     args = ap.parse_args()
     print(f"{name}: square matmul, GFLOP/s (2 n^3 / time), median of {args.reps} rounds")
     results = {}
     for n in args.sizes:
         for dtype in args.dtypes:
-            r = bench_one(n, dtype, args.reps)
+            r = bench_one(n, dtype, args.reps, args.floor)
             results[(n, dtype)] = r
             ours = r[f"cthreads {dtype}"]
             line = f"  n={n:5d} {dtype}: cthreads {ours:9.2f}  numpy {r[f'numpy {dtype}']:9.2f}" \
@@ -98,6 +141,9 @@ def main() -> dict:
             key = f"torch.matmul {dtype}"
             if key in r:
                 line += f"  torch {r[key]:9.1f}  ratio {ours / r[key]:.2f}x"
+            if f"floor {dtype}" in r:
+                fl = r[f"floor {dtype}"]
+                line += f"  floor {fl:9.2f} ({fl / r[f'numpy {dtype}']:.2f}x numpy)"
             print(line, flush=True)
     return results
 
