@@ -6,9 +6,10 @@ for the later ranges of a long k). The grid is (column tiles, row tiles, batch):
 computes one ``bm x bn`` tile of ``C`` with ``(bn / tn) x (bm / tm)`` invocations, each one a
 ``tm x tn`` block of registers. Per step of ``bk`` along k the workgroup copies an ``bm x bk``
 tile of A (stored k-major) and a ``bk x bn`` tile of B into workgroup memory (edges read as
-zero), waits, and each invocation accumulates its block from them: rows ``ty + i * (bm / tm)``
-and columns ``tx + j * (bn / tn)`` (neighbouring invocations read neighbouring words of
-workgroup memory and write neighbouring elements of C). Every inner loop is unrolled here, so
+zero), waits, and each invocation accumulates its block from them, reading workgroup memory in
+vectors of four rows of A / four columns of B: its rows are four at ``4 ty`` and every
+``4 bm / tm`` after, its columns four at ``4 tx`` and every ``4 bn / tn`` after (neighbouring
+invocations read neighbouring vectors of B, the same vector of A). Every inner loop is unrolled here, so
 the k loop is the shader's only loop: ``(k_end - k_begin) / bk`` passes per invocation, which
 the runtime keeps below a CPU driver's loop budget (``MAX_STEPS``).
 
@@ -67,6 +68,9 @@ class Tiles:
     def check(self) -> None:
         if self.bm % self.tm or self.bn % self.tn:
             raise ValueError(f"tiles {self}: bm must be a multiple of tm, bn of tn")
+        if self.shared and (self.tm % 4 or self.tn % 4):
+            raise ValueError(f"tiles {self}: the shared form reads workgroup memory in "
+                             "vectors of four: tm and tn must be multiples of 4")
         if self.shared and ((self.bm * self.bk) % self.threads or
                             (self.bk * self.bn) % self.threads):
             raise ValueError(f"tiles {self}: the A and B tiles must split evenly over "
@@ -91,8 +95,9 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
     if not t.shared:
         return "\n".join(lines + _direct_body(t, wx, wy, tc)) + "\n"
     lines += [
-        f"var<workgroup> sa: array<{tc}, {t.bk * t.bm}>;   // k-major: sa[kk * bm + row]",
-        f"var<workgroup> sb: array<{tc}, {t.bk * t.bn}>;   // sb[kk * bn + col]",
+        f"var<workgroup> sa: array<vec4<{tc}>, {t.bk * t.bm // 4}>;   // k-major, 4 rows a "
+        "vector",
+        f"var<workgroup> sb: array<vec4<{tc}>, {t.bk * t.bn // 4}>;   // 4 columns a vector",
         "",
         f"@compute @workgroup_size({wx}, {wy}, 1)",
         f"fn {ENTRY_POINT}(@builtin(workgroup_id) wid: vec3<u32>,",
@@ -192,7 +197,8 @@ def _tile_loads(t: Tiles, threads: int, tc: str) -> list:
             f"          var v = {zero};",
             "          if (gr < u.m && gk < u.k_end) {",
             f"              v = {tc}(ct_a[base_a + gr * u.k + gk]); }}",
-            f"          sa[(e % {t.bk}u) * {t.bm}u + e / {t.bk}u] = v; }}",
+            f"          let ra = e / {t.bk}u;",
+            f"          sa[(e % {t.bk}u) * {t.bm // 4}u + ra / 4u][ra % 4u] = v; }}",
         ]
     for r in range(t.bk * t.bn // threads):
         lines += [
@@ -201,29 +207,36 @@ def _tile_loads(t: Tiles, threads: int, tc: str) -> list:
             f"          var v = {zero};",
             "          if (gk < u.k_end && gc < u.n) {",
             f"              v = {tc}(ct_b[base_b + gk * u.n + gc]); }}",
-            "          sb[e] = v; }",
+            "          sb[e / 4u][e % 4u] = v; }",
         ]
     return lines
 
 
 def _block_steps(t: Tiles, wx: int, wy: int) -> list:
-    """The bk steps of an invocation's tm x tn block from the tiles (unrolled)."""
+    """The bk steps of an invocation's tm x tn block from the tiles (unrolled): one vector load
+    of workgroup memory per four rows (columns); neighbouring invocations read neighbouring
+    vectors of B and the same vector of A."""
     lines = []
     for kk in range(t.bk):
-        for i in range(t.tm):
-            lines.append(f"        let a{kk}_{i} = sa[{kk * t.bm}u + lid.y + {i * wy}u];")
-        for j in range(t.tn):
-            lines.append(f"        let b{kk}_{j} = sb[{kk * t.bn}u + lid.x + {j * wx}u];")
+        for i4 in range(t.tm // 4):
+            lines.append(f"        let av{kk}_{i4} = sa[{kk * t.bm // 4}u + lid.y + {i4 * wy}u];")
+        for j4 in range(t.tn // 4):
+            lines.append(f"        let bv{kk}_{j4} = sb[{kk * t.bn // 4}u + lid.x + {j4 * wx}u];")
         for i in range(t.tm):
             for j in range(t.tn):
-                lines.append(f"        c{i}_{j} = fma(a{kk}_{i}, b{kk}_{j}, c{i}_{j});")
+                lines.append(f"        c{i}_{j} = fma(av{kk}_{i // 4}[{i % 4}], "
+                             f"bv{kk}_{j // 4}[{j % 4}], c{i}_{j});")
     return lines
 
 
 def _stores(t: Tiles, wx: int, wy: int) -> list:
-    """Each element of the block into C (or added to it), inside the matrix only."""
-    lines = [f"    let r{i} = row0 + lid.y + {i * wy}u;" for i in range(t.tm)]
-    lines += [f"    let q{j} = col0 + lid.x + {j * wx}u;" for j in range(t.tn)]
+    """Each element of the block into C (or added to it), inside the matrix only: row
+    ``i`` of the block is row ``(i / 4) * 4 wy + 4 y + i % 4`` of the tile, column ``j`` column
+    ``(j / 4) * 4 wx + 4 x + j % 4``."""
+    lines = [f"    let r{i} = row0 + lid.y * 4u + {(i // 4) * 4 * wy + i % 4}u;"
+             for i in range(t.tm)]
+    lines += [f"    let q{j} = col0 + lid.x * 4u + {(j // 4) * 4 * wx + j % 4}u;"
+              for j in range(t.tn)]
     for i in range(t.tm):
         for j in range(t.tn):
             lines += [
@@ -234,7 +247,6 @@ def _stores(t: Tiles, wx: int, wy: int) -> list:
                 "    }",
             ]
     return lines
-
 
 __all__ = ["ENTRY_POINT", "MAX_STEPS", "Tiles", "UNIFORM_SIZE", "matmul_wgsl",
            "uniform_bytes"]

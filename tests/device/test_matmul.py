@@ -164,6 +164,10 @@ def test_gpu_tiles_here(device_name, monkeypatch):
         _check(matmul(a, b), a, b)
         a, b = _pair((2, 5, 9), (9, 3), dtype)
         _check(matmul(a, b), a, b)
+    from cthreads.codegen import matmul as codegen
+    monkeypatch.setattr(codegen, "MAX_STEPS", 2)      # k ranges of 16: later ones add to C
+    a, b = _pair((70, 77), (77, 66))
+    _check(to_device(a) @ to_device(b), a, b)
 
 
 def test_empty_dimensions(device_name):
