@@ -155,6 +155,15 @@ def test_k_long_ranges(device_name, monkeypatch):
     _check(matmul(a.astype(np.float64), b.astype(np.float64)), a, b)
 
 
+def test_batches_past_one_grid(device_name, monkeypatch):
+    """More batches than a dispatch's z holds (``MAX_BATCH`` lowered): several dispatches."""
+    monkeypatch.setattr(matmul_runner, "MAX_BATCH", 2)
+    a, b = _pair((5, 6, 7), (5, 7, 3))
+    _check(matmul(a, b), a, b)
+    _check(matmul(a, b[0]), a, b[0])
+    _check(to_device(a[0]) @ to_device(b), a[0], b)
+
+
 def test_gpu_tiles_here(device_name, monkeypatch):
     """The GPUs' tile configurations give the same products (run on this device)."""
     state = matmul_runner.state()
