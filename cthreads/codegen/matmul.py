@@ -18,6 +18,10 @@ invocation (x, y) computes the ``tm x tn`` block at row ``tile row + y * tm``, c
 column + x * tn``, reading its rows of A and columns of B from the buffers, one k per pass of the
 k loop (indices clamped into the matrices; only the stores are guarded).
 
+In the shared form A and B are read from memory in vectors of four (``vec4``) where their row
+length, offset and batch stride allow it (``vector_loads``: k, resp. n, a multiple of 4), else
+element by element.
+
 Elements are addressed from element offsets in the uniform block (``ct_off_*``: a view's start,
 a batch's), with batch strides (0: one matrix broadcast against every batch), so buffers are
 bound whole from byte 0. A and B may hold different float types (f32 / f64); the products are
@@ -71,10 +75,6 @@ class Tiles:
         if self.shared and (self.tm % 4 or self.tn % 4):
             raise ValueError(f"tiles {self}: the shared form reads workgroup memory in "
                              "vectors of four: tm and tn must be multiples of 4")
-        if self.shared and ((self.bm * self.bk) % self.threads or
-                            (self.bk * self.bn) % self.threads):
-            raise ValueError(f"tiles {self}: the A and B tiles must split evenly over "
-                             f"{self.threads} invocations")
 
 
 def uniform_bytes(m: int, n: int, k: int, k_begin: int, k_end: int, accumulate: bool,
@@ -84,14 +84,22 @@ def uniform_bytes(m: int, n: int, k: int, k_begin: int, k_end: int, accumulate: 
 
 
 @functools.lru_cache(maxsize=64)
-def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
+def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles, vec_a: bool = False,
+                vec_b: bool = False) -> str:
     """The WGSL of the product of an ``a_ty`` A and a ``b_ty`` B into a ``c_ty`` C (each
-    ``"float32"`` or ``"float64"``) with ``tiles``."""
+    ``"float32"`` or ``"float64"``) with ``tiles``. ``vec_a`` / ``vec_b`` (the shared form
+    only): A / B is read from memory in vectors of four along its rows, which needs k / n, the
+    operand's offset and batch stride to be multiples of 4 (``vector_loads``)."""
     tiles.check()
     ta, tb, tc = (_TYPES[t] for t in (a_ty, b_ty, c_ty))
     t = tiles
     wx, wy = t.bn // t.tn, t.bm // t.tm
     lines = _header(a_ty, b_ty, c_ty, t, ta, tb, tc)
+    if vec_a or vec_b:
+        lines = [line.replace(f"ct_a: array<{ta}>", f"ct_a: array<vec4<{ta}>>") if vec_a
+                 else line for line in lines]
+        lines = [line.replace(f"ct_b: array<{tb}>", f"ct_b: array<vec4<{tb}>>") if vec_b
+                 else line for line in lines]
     if not t.shared:
         return "\n".join(lines + _direct_body(t, wx, wy, tc)) + "\n"
     lines += [
@@ -118,7 +126,7 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles) -> str:
         "    loop {",
         "        if (k0 >= u.k_end) { break; }",
     ]
-    lines += _tile_loads(t, t.threads, tc)
+    lines += _tile_loads_a(t, t.threads, tc, vec_a) + _tile_loads_b(t, t.threads, tc, vec_b)
     lines.append("        workgroupBarrier();")
     lines += _block_steps(t, wx, wy)
     lines += [
@@ -185,31 +193,69 @@ def _direct_body(t: Tiles, wx: int, wy: int, tc: str) -> list:
     return lines + ["}"]
 
 
-def _tile_loads(t: Tiles, threads: int, tc: str) -> list:
-    """Copy the A tile (bm x bk, stored k-major) and the B tile (bk x bn) into workgroup
-    memory, element e = lin + r * threads of each; outside the matrices (or past k_end) 0."""
-    zero = f"{tc}(0.0)"
+def vector_loads(tiles: Tiles, k: int, n: int, a_at: tuple, b_at: tuple, span: int) -> tuple:
+    """(vec_a, vec_b) for a product: whether A / B can be read in vectors of four (the shared
+    form, k / n a multiple of 4, the operand's (offset, stride) too, and every k range)."""
+    if not tiles.shared or span % 4 or tiles.bk % 4:
+        return False, False
+    return (k % 4 == 0 and all(x % 4 == 0 for x in a_at),
+            n % 4 == 0 and all(x % 4 == 0 for x in b_at))
+
+
+def _spread(count: int, threads: int, body) -> list:
+    """``body(e)`` for elements ``e = lin + r * threads`` below ``count`` (guarded when the
+    count is not a multiple of the threads)."""
     lines = []
-    for r in range(t.bm * t.bk // threads):
-        lines += [
-            f"        {{ let e = lin + {r * threads}u;",
+    for r in range(-(-count // threads)):
+        inner = body()
+        head = f"        {{ let e = lin + {r * threads}u;"
+        if (r + 1) * threads > count:
+            lines += [head, f"          if (e < {count}u) {{"] + inner + ["          }", "        }"]
+        else:
+            lines += [head] + inner + ["        }"]
+    return lines
+
+
+def _tile_loads_a(t: Tiles, threads: int, tc: str, vec: bool) -> list:
+    """Copy the A tile (bm x bk) into workgroup memory, stored k-major (four rows a vector):
+    element (or, with ``vec``, four along k) e of the tile; outside A (or past k_end) 0."""
+    zero = f"{tc}(0.0)"
+    if not vec:
+        return _spread(t.bm * t.bk, threads, lambda: [
             f"          let gr = row0 + e / {t.bk}u; let gk = k0 + e % {t.bk}u;",
             f"          var v = {zero};",
             "          if (gr < u.m && gk < u.k_end) {",
             f"              v = {tc}(ct_a[base_a + gr * u.k + gk]); }}",
             f"          let ra = e / {t.bk}u;",
-            f"          sa[(e % {t.bk}u) * {t.bm // 4}u + ra / 4u][ra % 4u] = v; }}",
-        ]
-    for r in range(t.bk * t.bn // threads):
-        lines += [
-            f"        {{ let e = lin + {r * threads}u;",
+            f"          sa[(e % {t.bk}u) * {t.bm // 4}u + ra / 4u][ra % 4u] = v;"])
+    q = t.bk // 4
+    return _spread(t.bm * q, threads, lambda: [
+        f"          let ra = e / {q}u; let gr = row0 + ra; let kq = (e % {q}u) * 4u;",
+        f"          var v = vec4<{tc}>();",
+        "          if (gr < u.m && k0 + kq < u.k_end) {",
+        f"              v = vec4<{tc}>(ct_a[(base_a + gr * u.k + k0 + kq) / 4u]); }}",
+    ] + [f"          sa[(kq + {c}u) * {t.bm // 4}u + ra / 4u][ra % 4u] = v[{c}];"
+         for c in range(4)])
+
+
+def _tile_loads_b(t: Tiles, threads: int, tc: str, vec: bool) -> list:
+    """Copy the B tile (bk x bn) into workgroup memory (four columns a vector): element (or,
+    with ``vec``, four along the row) e of the tile; outside B (or past k_end) 0."""
+    zero = f"{tc}(0.0)"
+    if not vec:
+        return _spread(t.bk * t.bn, threads, lambda: [
             f"          let gk = k0 + e / {t.bn}u; let gc = col0 + e % {t.bn}u;",
             f"          var v = {zero};",
             "          if (gk < u.k_end && gc < u.n) {",
             f"              v = {tc}(ct_b[base_b + gk * u.n + gc]); }}",
-            "          sb[e / 4u][e % 4u] = v; }",
-        ]
-    return lines
+            "          sb[e / 4u][e % 4u] = v;"])
+    q = t.bn // 4
+    return _spread(t.bk * q, threads, lambda: [
+        f"          let gk = k0 + e / {q}u; let gc = col0 + (e % {q}u) * 4u;",
+        f"          var v = vec4<{tc}>();",
+        "          if (gk < u.k_end && gc < u.n) {",
+        f"              v = vec4<{tc}>(ct_b[(base_b + gk * u.n + gc) / 4u]); }}",
+        "          sb[e] = v;"])
 
 
 def _block_steps(t: Tiles, wx: int, wy: int) -> list:
@@ -249,4 +295,4 @@ def _stores(t: Tiles, wx: int, wy: int) -> list:
     return lines
 
 __all__ = ["ENTRY_POINT", "MAX_STEPS", "Tiles", "UNIFORM_SIZE", "matmul_wgsl",
-           "uniform_bytes"]
+           "uniform_bytes", "vector_loads"]

@@ -73,12 +73,12 @@ class _Matmuls:
         self.uniforms: list = []
         self.bind_groups = BindGroupCache(self.queue.pool, 32)
 
-    def pipeline(self, a_ty: str, b_ty: str, c_ty: str, tiles):
-        key = (a_ty, b_ty, c_ty, tiles)
+    def pipeline(self, a_ty: str, b_ty: str, c_ty: str, tiles, vec: tuple = (False, False)):
+        key = (a_ty, b_ty, c_ty, tiles, vec)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
-        wgsl = codegen.matmul_wgsl(a_ty, b_ty, c_ty, tiles)
+        wgsl = codegen.matmul_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, _BINDINGS, self.layout, (),
             lambda exc, text: internal_error("the matmul shader", "shapes and dtypes", exc,
@@ -143,8 +143,9 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
     """Queue ``C[z] = A[z] @ B[z]`` for ``z < batch`` (m, n, k >= 1); returns the number of the
     submission holding the last dispatch."""
     tiles = s.tiles[c.dtype]
-    pipe = s.pipeline(a.dtype, b.dtype, c.dtype, tiles)
     span = codegen.MAX_STEPS * tiles.step
+    vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride), span)
+    pipe = s.pipeline(a.dtype, b.dtype, c.dtype, tiles, vec)
     grid = (-(-n // tiles.bn), -(-m // tiles.bm))
     limit = s.ctx.limit("max-compute-workgroups-per-dimension")
     if max(grid) > limit:

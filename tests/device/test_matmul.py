@@ -171,6 +171,15 @@ def test_gpu_tiles_here(device_name, monkeypatch):
     for dtype in (np.float32, np.float64):
         a, b = _pair((130, 17), (17, 133), dtype)
         _check(matmul(a, b), a, b)
+        a, b = _pair((131, 36), (36, 132), dtype)     # k and n multiples of 4: vector loads
+        _check(matmul(a, b), a, b)
+        _check(matmul(a[:, :35].copy(), b[:35]), a[:, :35], b[:35])   # A scalar, B vectors
+        _check(matmul(a, b[:, :130].copy()), a, b[:, :130])           # A vectors, B scalar
+        big = to_device(np.concatenate([np.zeros((1, 36), dtype), a]))
+        _check(big[1:] @ to_device(b), a, b)          # a view at element 36: vectors
+        a, b = _pair((3, 20, 8), (3, 8, 12), dtype)
+        _check(matmul(a, b), a, b)
+        _check(matmul(a, b[0]), a, b[0])
         a, b = _pair((2, 5, 9), (9, 3), dtype)
         _check(matmul(a, b), a, b)
     from cthreads.codegen import matmul as codegen
