@@ -11,7 +11,7 @@ replaced by a value computed in registers (``a_i = f32(k) * 1.0001 + i``), the s
 and stores, dispatched the same way: what the driver's arithmetic alone gives, apart from the
 loads (on lavapipe each load is a gather across the SIMD lanes of the invocations).
 
-Run: ``python bench/matmul.py [--sizes 512 1024] [--reps R] [--floor]`` (default sizes: 512 and 1024 on
+Run: ``python bench/matmul.py [--sizes 512 1024] [--reps R] [--floor] [--tiles gpu|cpu]`` (default sizes: 512 and 1024 on
 a CPU Vulkan driver such as lavapipe, 2048 and 4096 on a GPU).
 """
 
@@ -128,7 +128,12 @@ def main() -> dict:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
     ap.add_argument("--floor", action="store_true", help="also the compute-only floor")
+    ap.add_argument("--tiles", choices=("device", "gpu", "cpu"), default="device",
+                    help="the tile configuration (default: the device class's)")
     args = ap.parse_args()
+    if args.tiles != "device":
+        from cthreads.runtime import matmul_runner as runner
+        runner.state().tiles = runner.TILES_GPU if args.tiles == "gpu" else runner.TILES_CPU
     print(f"{name}: square matmul, GFLOP/s (2 n^3 / time), median of {args.reps} rounds")
     results = {}
     for n in args.sizes:
