@@ -19,6 +19,7 @@ views (refused naming ``copy()``-based alternatives), complex and vector dtypes.
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 from .backend import get_queue
 from .devices import unpickle_device, use_device
@@ -32,7 +33,7 @@ REPR_VALUES = 1000
 #: ``struct_gpu_array.new``: GpuArrays of struct dtypes (registered by that module)
 STRUCTURED = None
 #: ``matmul.matmul``: ``a @ b`` (registered by that module)
-MATMUL = None
+MATMUL: Any = None
 
 
 def _np():

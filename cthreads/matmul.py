@@ -16,6 +16,7 @@ empty array. Arrays split across bindings (past the storage-binding limit) are r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import GpuArgumentTypeError, GpuInvalidArgument
 from .codegen.types import elem as elem_type
@@ -32,8 +33,8 @@ class _Arg:
     """One operand: its shape and dtype, and where its data is (a device slot or host data)."""
     shape: tuple
     dtype: str
-    slot: object = None
-    host: object = None
+    slot: Any = None
+    host: Any = None
 
 
 def _np():
