@@ -16,6 +16,7 @@ bind groups. The tile configuration is the device class's: ``TILES_GPU`` on GPUs
 from __future__ import annotations
 
 import threading
+from typing import Any
 import weakref
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ class Operand:
     """A matrix operand (or the result) on the device: its ``pooled`` buffer, ``dtype``
     ("float32" / "float64"), the element where it starts and the elements between batches
     (0: one matrix for every batch)."""
-    pooled: object
+    pooled: Any
     dtype: str
     offset: int
     stride: int
