@@ -218,7 +218,7 @@ def matmul(a, b, out=None):
                                         out._slot.offset, slot_c.nbytes)])
                 out._slot.writers |= slot_c.writers
             return out
-        if device:
+        if device and out is None:
             return res
         host = res.numpy()
     finally:

@@ -140,6 +140,12 @@ def test_out_numpy_and_gpuarray(device_name):
     host = sq.numpy()
     assert matmul(sq, sq, out=sq) is sq                # out aliasing the operands
     _check(sq, host, host)
+    host_out = np.zeros((30, 50), np.float32)
+    assert matmul(ga, to_device(b), out=host_out) is host_out     # GpuArrays into numpy out
+    _check(host_out, a, b)
+    strided = np.zeros((50, 30), np.float32).T             # a non-contiguous numpy out
+    matmul(a, b, out=strided)
+    _check(strided, a, b)
     big = zeros((40, 50), np.float32)                  # out a row view (element offset 10*50)
     matmul(ga, b, out=big[10:40][:30])
     _check(big.numpy()[10:40], a, b)
