@@ -21,6 +21,7 @@ from .devices import current_device, devices, use_device
 from .gpu_array import GpuArray, empty, empty_like, full, to_device, zeros, zeros_like
 from . import struct_gpu_array as _struct_gpu_array  # noqa: F401 - GpuArrays of struct dtypes
 from .gpu_job import GpuJob
+from .matmul import matmul
 from .gpu_typing import GpuDecorator
 from .lang.indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
 from .lang.intrinsics import (atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max, atomic_min, atomic_sub, shared)
@@ -53,6 +54,7 @@ __all__ = [
     "mat22", "mat33", "mat44", "transpose", "determinant", "inverse", "outer",
     "Random",     # counter-based random numbers (Philox-4x32-10, lang/random.py)
     "GpuArray", "to_device", "empty", "zeros", "full", "empty_like", "zeros_like",
+    "matmul",
     "CThreadsGPUError", "VulkanNotBuiltError", "VulkanLoaderNotFound", "VulkanNoDevice",
     "VulkanInitFailed", "VulkanOutOfMemory", "GpuInvalidArgument", "GpuUseAfterDestroy",
     "GPUNotAvailable", "GpuKernelError", "GpuKernelTypeError", "GpuIndexError", "GpuDeviceError",

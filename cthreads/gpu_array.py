@@ -19,6 +19,7 @@ views (refused naming ``copy()``-based alternatives), complex and vector dtypes.
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 from .backend import get_queue
 from .devices import unpickle_device, use_device
@@ -31,6 +32,8 @@ from .codegen.types import elem as elem_type
 REPR_VALUES = 1000
 #: ``struct_gpu_array.new``: GpuArrays of struct dtypes (registered by that module)
 STRUCTURED = None
+#: ``matmul.matmul``: ``a @ b`` (registered by that module)
+MATMUL: Any = None
 
 
 def _np():
@@ -210,6 +213,28 @@ class GpuArray(DeviceArrayBase):
 
     def __len__(self) -> int:
         return self._slot.dims[0]
+
+    # -- products (cthreads/matmul.py) -------------------------------------------------------
+
+    def __matmul__(self, other):
+        return MATMUL(self, other)
+
+    def __rmatmul__(self, other):
+        return MATMUL(other, self)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``np.matmul`` (and ``ndarray @ GpuArray``) runs on the device; every other ufunc
+        on host copies, as numpy did before through ``__array__``."""
+        np = _np()
+        if ufunc is np.matmul and method == "__call__" and set(kwargs) <= {"out"}:
+            out = kwargs.get("out")
+            if isinstance(out, tuple):
+                out = out[0] if len(out) == 1 else out
+            return MATMUL(*inputs, out=out)
+        if any(isinstance(o, GpuArray) for o in kwargs.get("out", ()) or ()):
+            return NotImplemented
+        hosts = [x.numpy() if isinstance(x, GpuArray) else x for x in inputs]
+        return getattr(ufunc, method)(*hosts, **kwargs)
 
     # -- transfers ---------------------------------------------------------------------------
 

@@ -1,0 +1,173 @@
+"""The device side of ``matmul``: dispatch the tiled product of ``codegen/matmul.py`` on
+device buffers (``cthreads/matmul.py`` checks the operands, uploads host data and makes the
+result array).
+
+``run_product`` takes three ``Operand``s (a buffer, its element type, its first element and its
+batch stride) and the product's sizes, and queues one dispatch per range of at most
+``codegen.MAX_STEPS`` passes of the k loop along k (the later ones adding to C: the k loop is the shader's only
+loop and stays far below a CPU driver's loop budget) and per 65,535 batches (the grid's z).
+
+Per device a ``_Matmuls`` keeps the compiled pipelines (per element types and tiles: repeated
+calls compile nothing), the uniform buffers (one per dispatch of a call) and a small cache of
+bind groups. The tile configuration is the device class's: ``TILES_GPU`` on GPUs,
+``TILES_CPU`` on CPU drivers (lavapipe: measured with bench/matmul.py, docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+import weakref
+from dataclasses import dataclass
+
+from ..backend import device as _device
+from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
+from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
+from ..codegen import matmul as codegen
+from ..errors import GpuInvalidArgument
+from .device_program import Pipelines, internal_error
+
+#: tiles per device class (docs/performance.md, "Matrix products")
+#: (lavapipe, 512^2 float32 on 2 shared cores: the shared-memory form's best, 64x64x8 tiles
+#: of 8x8 blocks, 2-4 GFLOP/s (4x4 blocks 0.7, 32x32x8 of 8x4 1.0, 128x64x8 of 8x8 0.8); the
+#: direct form of 8x8 blocks in 64x64 workgroup tiles 7-14 (4x4 blocks 6.4): llvmpipe runs
+#: a workgroup's invocations as coroutines switched at every barrier, and the CPU's caches
+#: hold the tiles anyway. At 1024^2 the direct form's 16x16 blocks in 128x128 tiles give
+#: 10-24 GFLOP/s against 8-12 for 8x8: each load (a gather over the SIMD lanes) feeds more
+#: products. The GPU rows are not measured yet.)
+TILES_GPU = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
+             "float64": codegen.Tiles(64, 64, 8, 4, 4)}
+TILES_CPU = {"float32": codegen.Tiles(128, 128, 1, 16, 16, shared=False),
+             "float64": codegen.Tiles(128, 128, 1, 16, 16, shared=False)}
+_SIZES = {"float32": 4, "float64": 8}
+#: the grid's largest z (batches per dispatch)
+MAX_BATCH = 65535
+
+_BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
+_lock = threading.Lock()
+_states: dict = {}      # device index -> _Matmuls
+
+
+@dataclass
+class Operand:
+    """A matrix operand (or the result) on the device: its ``pooled`` buffer, ``dtype``
+    ("float32" / "float64"), the element where it starts and the elements between batches
+    (0: one matrix for every batch)."""
+    pooled: Any
+    dtype: str
+    offset: int
+    stride: int
+    count: int          # elements bound from ``offset``
+
+
+class _Matmuls:
+    """What matrix products need on one device."""
+
+    def __init__(self):
+        self.ctx = _device.get_context()
+        self.queue = get_queue()
+        self.generation = self.ctx.generation
+        self.tiles = TILES_CPU if self.ctx.is_cpu else TILES_GPU
+        self.layout = make_bind_group_layout(self.ctx, _BINDINGS)
+        self.pipelines = Pipelines(self.ctx, 32)
+        self.uniforms: list = []
+        self.bind_groups = BindGroupCache(self.queue.pool, 32)
+
+    def pipeline(self, a_ty: str, b_ty: str, c_ty: str, tiles, vec: tuple = (False, False)):
+        key = (a_ty, b_ty, c_ty, tiles, vec)
+        pipe = self.pipelines.get(key)
+        if pipe is not None:
+            return pipe
+        wgsl = codegen.matmul_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
+        return self.pipelines.compile(
+            key, wgsl, codegen.ENTRY_POINT, _BINDINGS, self.layout, (),
+            lambda exc, text: internal_error("the matmul shader", "shapes and dtypes", exc,
+                                             text))
+
+    def uniform(self, k: int):
+        while len(self.uniforms) <= k:
+            buf = self.queue.pool.acquire(codegen.UNIFORM_SIZE, "uniform")
+            weakref.finalize(buf, self.queue.forget_uniform, buf.buffer)
+            self.uniforms.append(buf)
+        return self.uniforms[k]
+
+    def bind_group(self, uniform, a: Operand, b: Operand, c: Operand):
+        sizes = tuple(_bound_bytes(x) for x in (a, b, c))
+        key = (id(uniform), id(a.pooled), id(b.pooled), id(c.pooled)) + sizes
+        bg = self.bind_groups.get(key)
+        if bg is not None:
+            return bg
+        bg = self.queue.bind_group(self.layout, [
+            (0, uniform.buffer, codegen.UNIFORM_SIZE), (1, a.pooled.buffer, sizes[0]),
+            (2, b.pooled.buffer, sizes[1]), (3, c.pooled.buffer, sizes[2])])
+        self.bind_groups.put(key, bg, (uniform, a.pooled, b.pooled, c.pooled))
+        return bg
+
+
+def _bound_bytes(x: Operand) -> int:
+    """The bytes bound for an operand: from byte 0 to its last element, a multiple of 4."""
+    nbytes = (x.offset + x.count) * _SIZES[x.dtype]
+    return min(-(-nbytes // 4) * 4, x.pooled.capacity)
+
+
+def state() -> _Matmuls:
+    """The matrix products' state on the caller's device, made on first need."""
+    ctx = _device.get_context()
+    s = _states.get(ctx.index)
+    if s is not None and s.generation == ctx.generation and s.ctx is ctx:
+        return s
+    with _lock:
+        s = _states.get(ctx.index)
+        if s is None or s.generation != ctx.generation or s.ctx is not ctx:
+            s = _states[ctx.index] = _Matmuls()
+        return s
+
+
+def _forget(ctx=None) -> None:
+    _states.clear()
+
+
+_device.on_shutdown(_forget)
+_device.on_fork_child(_forget)
+
+
+def check_f64(s: _Matmuls, dtypes, where: str) -> None:
+    if "float64" in dtypes and s.ctx.missing(["shader-f64"]):
+        raise GpuInvalidArgument(
+            f"{where}: float64 products need the device feature shader-f64, which "
+            f"{s.ctx.name!r} lacks; convert the operands to float32 (a.astype(np.float32))")
+
+
+def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: int, n: int,
+                k: int) -> int:
+    """Queue ``C[z] = A[z] @ B[z]`` for ``z < batch`` (m, n, k >= 1); returns the number of the
+    submission holding the last dispatch."""
+    tiles = s.tiles[c.dtype]
+    span = codegen.MAX_STEPS * tiles.step
+    vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride), span)
+    pipe = s.pipeline(a.dtype, b.dtype, c.dtype, tiles, vec)
+    grid = (-(-n // tiles.bn), -(-m // tiles.bm))
+    limit = s.ctx.limit("max-compute-workgroups-per-dimension")
+    if max(grid) > limit:
+        raise GpuInvalidArgument(
+            f"matmul: a result of {m:,} x {n:,} needs {grid[1]:,} x {grid[0]:,} tiles, past "
+            f"the device's {limit:,} workgroups per dimension; split the product")
+    seq, d = 0, 0
+    queue = s.queue
+    for z0 in range(0, batch, MAX_BATCH):
+        nz = min(MAX_BATCH, batch - z0)
+        offsets = (a.offset + z0 * a.stride, b.offset + z0 * b.stride, c.offset + z0 * c.stride)
+        for k0 in range(0, k, span):
+            k1 = min(k, k0 + span)
+            uniform = s.uniform(d)
+            data = codegen.uniform_bytes(m, n, k, k0, k1, k0 > 0, offsets,
+                                         (a.stride, b.stride, c.stride))
+            bg = s.bind_group(uniform, a, b, c)
+            seq = queue.dispatch(pipe.pipeline, bg, grid + (nz,), (uniform.buffer, data), (),
+                                 (a.pooled, b.pooled, c.pooled))
+            d += 1
+    return seq
+
+
+__all__ = ["Operand", "check_f64", "run_product", "state", "TILES_CPU", "TILES_GPU"]
