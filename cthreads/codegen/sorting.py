@@ -1,0 +1,282 @@
+"""WGSL of the passes behind ``sort`` / ``argsort`` (plain text; nothing here knows wgpu).
+
+A least-significant-digit radix sort of (key word, index) pairs, 4 bits per pass:
+
+* ``map``: each key (32- or 64-bit, read as u32 words) becomes order-preserving unsigned bits
+  (ints: the sign bit flipped; floats: the sign bit flipped for positives, every bit for
+  negatives; -0.0 as 0.0, which numpy's sort compares equal; every NaN as all ones, after
+  +inf), its low word into the key buffer, a 64-bit key's high word into a second buffer,
+  and the index buffer gets 0, 1, 2, ...;
+* per pass, ``hist``: each workgroup counts the 16 digits of its tile of ``TILE`` elements
+  into ``hist[digit * groups + group]``; ``scan``: one workgroup turns those counts into
+  their exclusive prefix sums (digit-major, so a digit's elements of an earlier tile come
+  first); ``scatter``: each workgroup walks its tile in chunks of ``SIZE`` elements in order,
+  ranks each element among the chunk's elements of its digit that come before it (a
+  workgroup scan of one-hot counters, 16 of 16 bits in two vec4<u32>) and writes key word and
+  index at its digit's running offset: stable, so the passes compose;
+* ``rekey``: the key buffer gets the next key word: a 64-bit key's high word (``hi[idx]``)
+  after the low word's 8 passes, then, for rows of a 2-D+ input, the row ``idx / m`` (the most
+  significant digit: rows sort apart and stay in order);
+* ``gather``: ``out[i] = src[idx[i]]`` (words per element 1 or 2: keys, values), or the
+  argsort result ``idx % m`` as int64 words.
+
+The result is read through the sorted indexes, so keys come back bit for bit (NaN payloads
+and the sign of zero kept). Each thread's loops run a fixed, small number of passes except the
+scan's, of ``ceil(16 * groups / SIZE)`` (the host checks it against the CPU driver's loop
+limit). Every entry point takes the uniform ``SortU`` and flat workgroup numbers folded into
+x and y (``g = wid.y * nwg.x + wid.x``).
+"""
+
+from __future__ import annotations
+
+import struct
+
+SIZE = 256          # threads per workgroup
+ITEMS = 16          # chunks of SIZE elements per tile
+TILE = SIZE * ITEMS
+RADIX_BITS = 4
+DIGITS = 1 << RADIX_BITS
+UNIFORM_SIZE = 32
+
+#: kernel name -> its bindings ((binding, kind), ...) with kinds "uniform", "read", "read_write"
+BINDINGS = {
+    "map": ((0, "uniform"), (1, "read"), (2, "read_write"), (3, "read_write"),
+            (4, "read_write")),
+    "hist": ((0, "uniform"), (1, "read"), (2, "read_write")),
+    "scan": ((0, "uniform"), (1, "read_write")),
+    "scatter": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read"), (4, "read_write"),
+                (5, "read_write")),
+    "rekey": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read_write")),
+    "gather": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read_write")),
+}
+
+#: map modes by key dtype
+KEY_MODES = {"uint32": 0, "int32": 1, "float32": 2, "int64": 3, "float64": 4}
+
+_HEAD = """// cthreads sort: {name}
+struct SortU {{ n: u32, m: u32, groups: u32, shift: u32, mode: u32, words: u32, p6: u32, p7: u32 }}
+@group(0) @binding(0) var<uniform> u: SortU;
+"""
+
+_GROUP = "    let g = wid.y * nwg.x + wid.x;\n"
+_ARGS = ("@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
+         "@builtin(local_invocation_index) lid: u32")
+
+_MAP = """@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(3) var<storage, read_write> hi: array<u32>;
+@group(0) @binding(4) var<storage, read_write> idx: array<u32>;
+
+fn flip32(b: u32) -> u32 {
+    if ((b & 0x80000000u) != 0u) { return ~b; }
+    return b | 0x80000000u;
+}
+
+@compute @workgroup_size(SIZE)
+fn main(ARGS) {
+GROUP    let i = g * SIZEu + lid;
+    if (i >= u.n) { return; }
+    idx[i] = i;
+    let mode = u.mode;
+    if (mode <= 2u) {
+        var b = src[i];
+        if (mode == 1u) { b = b ^ 0x80000000u; }
+        if (mode == 2u) {
+            if ((b & 0x7fffffffu) > 0x7f800000u) { b = 0xffffffffu; }
+            else {
+                if (b == 0x80000000u) { b = 0u; }
+                b = flip32(b);
+            }
+        }
+        keys[i] = b;
+        return;
+    }
+    var lo = src[2u * i];
+    var h = src[2u * i + 1u];
+    if (mode == 3u) { h = h ^ 0x80000000u; }
+    if (mode == 4u) {
+        let a = h & 0x7fffffffu;
+        if (a > 0x7ff00000u || (a == 0x7ff00000u && lo != 0u)) {
+            h = 0xffffffffu;
+            lo = 0xffffffffu;
+        } else {
+            if (h == 0x80000000u && lo == 0u) { h = 0u; }
+            if ((h & 0x80000000u) != 0u) { h = ~h; lo = ~lo; } else { h = h | 0x80000000u; }
+        }
+    }
+    keys[i] = lo;
+    hi[i] = h;
+}
+"""
+
+_HIST = """@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read_write> hist: array<u32>;
+var<workgroup> counts: array<atomic<u32>, DIGITS>;
+
+@compute @workgroup_size(SIZE)
+fn main(ARGS) {
+GROUP    if (lid < DIGITSu) { atomicStore(&counts[lid], 0u); }
+    workgroupBarrier();
+    let base = g * TILEu;
+    for (var c = 0u; c < ITEMSu; c = c + 1u) {
+        let i = base + c * SIZEu + lid;
+        if (i < u.n) { atomicAdd(&counts[(keys[i] >> u.shift) & MASKu], 1u); }
+    }
+    workgroupBarrier();
+    if (lid < DIGITSu && g < u.groups) { hist[lid * u.groups + g] = atomicLoad(&counts[lid]); }
+}
+"""
+
+_SCAN = """@group(0) @binding(1) var<storage, read_write> hist: array<u32>;
+var<workgroup> sums: array<u32, SIZE>;
+
+@compute @workgroup_size(SIZE)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let total = u.groups * DIGITSu;
+    let per = (total + SIZEu - 1u) / SIZEu;
+    let start = min(lid * per, total);
+    let end = min(start + per, total);
+    var s = 0u;
+    for (var k = start; k < end; k = k + 1u) { s = s + hist[k]; }
+    sums[lid] = s;
+    for (var off = 1u; off < SIZEu; off = off * 2u) {
+        workgroupBarrier();
+        var other = 0u;
+        if (lid >= off) { other = sums[lid - off]; }
+        workgroupBarrier();
+        sums[lid] = sums[lid] + other;
+    }
+    workgroupBarrier();
+    var run = sums[lid] - s;
+    for (var k = start; k < end; k = k + 1u) {
+        let c = hist[k];
+        hist[k] = run;
+        run = run + c;
+    }
+}
+"""
+
+_SCATTER = """@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read> idx: array<u32>;
+@group(0) @binding(3) var<storage, read> hist: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(5) var<storage, read_write> idx_out: array<u32>;
+var<workgroup> sa: array<vec4<u32>, SIZE>;
+var<workgroup> sb: array<vec4<u32>, SIZE>;
+var<workgroup> offs: array<u32, DIGITS>;
+
+fn field(a: vec4<u32>, b: vec4<u32>, d: u32) -> u32 {
+    let w = d >> 1u;
+    var v: u32;
+    if (w < 4u) { v = a[w]; } else { v = b[w - 4u]; }
+    return (v >> ((d & 1u) * 16u)) & 0xffffu;
+}
+
+@compute @workgroup_size(SIZE)
+fn main(ARGS) {
+GROUP    if (g >= u.groups) { return; }
+    if (lid < DIGITSu) { offs[lid] = hist[lid * u.groups + g]; }
+    let base = g * TILEu;
+    for (var c = 0u; c < ITEMSu; c = c + 1u) {
+        let i = base + c * SIZEu + lid;
+        let ok = i < u.n;
+        var key = 0u;
+        var d = 0u;
+        var oa = vec4<u32>(0u);
+        var ob = vec4<u32>(0u);
+        if (ok) {
+            key = keys[i];
+            d = (key >> u.shift) & MASKu;
+            let one = 1u << ((d & 1u) * 16u);
+            let w = d >> 1u;
+            if (w < 4u) { oa[w] = one; } else { ob[w - 4u] = one; }
+        }
+        workgroupBarrier();
+        sa[lid] = oa;
+        sb[lid] = ob;
+        for (var off = 1u; off < SIZEu; off = off * 2u) {
+            workgroupBarrier();
+            var xa = vec4<u32>(0u);
+            var xb = vec4<u32>(0u);
+            if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
+            workgroupBarrier();
+            sa[lid] = sa[lid] + xa;
+            sb[lid] = sb[lid] + xb;
+        }
+        workgroupBarrier();
+        if (ok) {
+            let rank = field(sa[lid] - oa, sb[lid] - ob, d);
+            let at = offs[d] + rank;
+            keys_out[at] = key;
+            idx_out[at] = idx[i];
+        }
+        let ta = sa[SIZEu - 1u];
+        let tb = sb[SIZEu - 1u];
+        workgroupBarrier();
+        if (lid < DIGITSu) { offs[lid] = offs[lid] + field(ta, tb, lid); }
+    }
+}
+"""
+
+_REKEY = """@group(0) @binding(1) var<storage, read> idx: array<u32>;
+@group(0) @binding(2) var<storage, read> hi: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys: array<u32>;
+
+@compute @workgroup_size(SIZE)
+fn main(ARGS) {
+GROUP    let i = g * SIZEu + lid;
+    if (i >= u.n) { return; }
+    if (u.mode == 0u) { keys[i] = hi[idx[i]]; } else { keys[i] = idx[i] / u.m; }
+}
+"""
+
+_GATHER = """@group(0) @binding(1) var<storage, read> idx: array<u32>;
+@group(0) @binding(2) var<storage, read> src: array<u32>;
+@group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+
+@compute @workgroup_size(SIZE)
+fn main(ARGS) {
+GROUP    let i = g * SIZEu + lid;
+    if (i >= u.n) { return; }
+    let j = idx[i];
+    if (u.mode == 1u) {
+        dst[2u * i] = j % u.m;
+        dst[2u * i + 1u] = 0u;
+        return;
+    }
+    if (u.words == 1u) { dst[i] = src[j]; return; }
+    dst[2u * i] = src[2u * j];
+    dst[2u * i + 1u] = src[2u * j + 1u];
+}
+"""
+
+_BODIES = {"map": _MAP, "hist": _HIST, "scan": _SCAN, "scatter": _SCATTER, "rekey": _REKEY,
+           "gather": _GATHER}
+
+
+def kernel_wgsl(name: str) -> str:
+    """The WGSL of one sort kernel (entry point ``main``)."""
+    body = _BODIES[name]
+    for word, value in (("ARGS", _ARGS), ("GROUP", _GROUP), ("TILE", str(TILE)),
+                        ("ITEMS", str(ITEMS)), ("SIZE", str(SIZE)), ("DIGITS", str(DIGITS)),
+                        ("MASK", str(DIGITS - 1))):
+        body = body.replace(word, value)
+    return _HEAD.format(name=name) + body
+
+
+def uniform_bytes(n: int, m: int = 1, groups: int = 0, shift: int = 0, mode: int = 0,
+                  words: int = 1) -> bytes:
+    return struct.pack("<8I", n, m, groups, shift, mode, words, 0, 0)
+
+
+def scan_passes(groups: int) -> int:
+    """Loop passes of one scan thread (the longest loop of any sort kernel)."""
+    return -(-groups * DIGITS // SIZE)
+
+
+def tiles(n: int) -> int:
+    return -(-n // TILE)
+
+
+__all__ = ["kernel_wgsl", "uniform_bytes", "BINDINGS", "KEY_MODES", "SIZE", "TILE",
+           "UNIFORM_SIZE", "scan_passes", "tiles", "RADIX_BITS"]
