@@ -118,11 +118,9 @@ def resolve(value, where: str, keys: bool) -> _Input:
             reducer._check_slot(slot, value, slot.elem, where)
             shape = value.shape if convert.is_ndarray(value) else tuple(slot.dims)
             got = _Input(None, slot, shape, np.dtype(elem_type(slot.elem).array_dtype), False)
-        elif convert.is_ndarray(value) or isinstance(value, (list, tuple)):
-            host = np.asarray(value)
-            if host.dtype == np.float16 or host.dtype.name in ("int8", "int16", "uint8",
-                                                               "uint16", "bool"):
-                pass            # refused below with the dtype's name
+        elif convert.is_ndarray(value) or isinstance(value, (list, tuple, int, float,
+                                                              np.generic)):
+            host = np.asarray(value)        # (other dtypes are refused below by name)
             got = _Input(np.ascontiguousarray(host), None, host.shape, host.dtype, False)
         else:
             raise GpuArgumentTypeError(
@@ -201,88 +199,33 @@ def _source(s, inp, owned):
 
 
 def _device_sort(s, k, outs, n, m, groups, name):
-    np = convert._np()
+    """Submit the sort of ``n`` keys (``m`` per row) and the gathers of ``outs``; the result
+    slots and dtypes (written by the queued work)."""
     queue, pool = s.queue, s.queue.pool
     owned, seq = [], None
-    wide = k.dtype.itemsize == 8
     try:
         with residency.launch_lock:
             if s.generation != _device.generation():
                 raise GpuUseAfterDestroy(f"{name}(): cthreads.gpu.shutdown() ran meanwhile; "
                                          "nothing was submitted. Call it again")
-            src, src_off = _source(s, k, owned)
-            scratch = [pool.acquire(4 * n) for _ in range(5 if wide else 4)]
-            hist = pool.acquire(4 * codegen.DIGITS * groups)
-            owned += scratch + [hist]
-            keys_ab, idx_ab = scratch[0:2], scratch[2:4]
-            hi = scratch[4] if wide else scratch[1]   # (unused by 32-bit keys)
-            steps = []       # (kernel, [(buffer, bytes, offset)], groups, uniform bytes)
-            flat = -(-n // codegen.SIZE)
-            nb = 4 * n
-            steps.append(("map", [(src, n * k.dtype.itemsize, src_off), (keys_ab[0], nb, 0),
-                                  (hi, nb, 0), (idx_ab[0], nb, 0)], flat,
-                          codegen.uniform_bytes(n, m, mode=codegen.KEY_MODES[k.dtype.name])))
-            cur = [0]
-
-            def passes(count):
-                for p in range(count):
-                    a = cur[0]
-                    b = 1 - a
-                    shift = codegen.RADIX_BITS * p
-                    u = codegen.uniform_bytes(n, m, groups, shift)
-                    steps.append(("hist", [(keys_ab[a], nb, 0), (hist, 64 * groups, 0)],
-                                  groups, u))
-                    steps.append(("scan", [(hist, 64 * groups, 0)], 1, u))
-                    steps.append(("scatter", [(keys_ab[a], nb, 0), (idx_ab[a], nb, 0),
-                                              (hist, 64 * groups, 0), (keys_ab[b], nb, 0),
-                                              (idx_ab[b], nb, 0)], groups, u))
-                    cur[0] = b
-
-            def rekey(mode, digits):
-                a = cur[0]
-                high = hi if mode == 0 else idx_ab[a]       # (the rows' rekey reads no hi)
-                steps.append(("rekey", [(idx_ab[a], nb, 0), (high, nb, 0), (keys_ab[a], nb, 0)],
-                              flat, codegen.uniform_bytes(n, m, mode=mode)))
-                passes(digits)
-
-            passes(32 // codegen.RADIX_BITS)
-            if wide:
-                rekey(0, 32 // codegen.RADIX_BITS)
+            plan = _Plan(s, k, n, m, groups, owned)
+            plan.passes(32 // codegen.RADIX_BITS)
+            if plan.wide:
+                plan.rekey(0, 32 // codegen.RADIX_BITS)
             rows = n // m
             if rows > 1:
-                rekey(1, -(-(rows - 1).bit_length() // codegen.RADIX_BITS))
-            idx = idx_ab[cur[0]]
-            results = []
-            for inp, what in outs:
-                dtype = np.dtype("int64") if inp is None else inp.dtype
-                slot = device_array.allocate(queue, device_array.elem_of(dtype, name),
-                                             k.shape, where=f"{name}()")
-                if inp is not None and inp.slot is not None:
-                    slot.writers = set(inp.slot.writers)
-                out_bytes = n * dtype.itemsize
-                if inp is None:
-                    bind = (idx, nb, 0)
-                    u = codegen.uniform_bytes(n, m, mode=1)
-                else:
-                    bind = (src, n * inp.dtype.itemsize, src_off) if inp is k \
-                        else _source(s, inp, owned) + (None,)
-                    if len(bind) == 3 and bind[2] is None:
-                        bind = (bind[0], out_bytes, bind[1])
-                    u = codegen.uniform_bytes(n, m, mode=0, words=dtype.itemsize // 4)
-                steps.append(("gather", [(idx, nb, 0), bind, (slot.pooled, out_bytes, 0)],
-                              flat, u))
-                results.append((slot, dtype))
-            for j, (kernel, bufs, count, u) in enumerate(steps):
-                pipe = s.pipeline(kernel)
+                plan.rekey(1, -(-(rows - 1).bit_length() // codegen.RADIX_BITS))
+            results = [plan.gather(inp, name) for inp, _ in outs]
+            for j, (kernel, bufs, count, u) in enumerate(plan.steps):
                 uni = s.uniform(j)
                 entries = [(0, uni.buffer, codegen.UNIFORM_SIZE)]
                 for b, (buf, nbytes, off) in enumerate(bufs, 1):
                     entries.append((b, buf.buffer, nbytes, off) if off else
                                    (b, buf.buffer, nbytes))
                 bg = queue.bind_group(s.layouts[kernel], entries)
-                seq = queue.dispatch(pipe.pipeline, bg, count, (uni.buffer, u), (),
-                                     tuple(buf for buf, _, _ in bufs),
-                                     more=j < len(steps) - 1)
+                seq = queue.dispatch(s.pipeline(kernel).pipeline, bg, count, (uni.buffer, u),
+                                     (), tuple(buf for buf, _, _ in bufs),
+                                     more=j < len(plan.steps) - 1)
         return results
     finally:
         if seq is not None:
@@ -290,6 +233,79 @@ def _device_sort(s, k, outs, n, m, groups, name):
         else:
             for buf in reversed(owned):
                 pool.release(buf)
+
+
+class _Plan:
+    """The dispatches of one sort, ``steps``: (kernel, [(buffer, bytes, byte offset)], groups,
+    uniform bytes); (key word, index) pairs ping-pong between ``keys_ab`` and ``idx_ab``,
+    ``cur`` the side holding the latest."""
+
+    def __init__(self, s, k, n, m, groups, owned):
+        pool = s.queue.pool
+        self.s, self.k, self.n, self.m, self.groups, self.owned = s, k, n, m, groups, owned
+        self.wide = k.dtype.itemsize == 8
+        self.src, self.src_off = _source(s, k, owned)
+        scratch = [pool.acquire(4 * n) for _ in range(5 if self.wide else 4)]
+        self.hist = pool.acquire(4 * codegen.DIGITS * groups)
+        owned += scratch + [self.hist]
+        self.keys_ab, self.idx_ab = scratch[0:2], scratch[2:4]
+        self.hi = scratch[4] if self.wide else scratch[1]   # (unused by 32-bit keys)
+        self.flat = -(-n // codegen.SIZE)
+        self.nb = 4 * n
+        self.cur = 0
+        nb = self.nb
+        self.steps = [("map", [(self.src, n * k.dtype.itemsize, self.src_off),
+                               (self.keys_ab[0], nb, 0), (self.hi, nb, 0),
+                               (self.idx_ab[0], nb, 0)], self.flat,
+                       codegen.uniform_bytes(n, m, mode=codegen.KEY_MODES[k.dtype.name]))]
+
+    def passes(self, count: int) -> None:
+        """``count`` 4-bit digit passes over the current key word, lowest digit first."""
+        nb, hb, groups = self.nb, 4 * codegen.DIGITS * self.groups, self.groups
+        for p in range(count):
+            a, b = self.cur, 1 - self.cur
+            u = codegen.uniform_bytes(self.n, self.m, groups, codegen.RADIX_BITS * p)
+            self.steps.append(("hist", [(self.keys_ab[a], nb, 0), (self.hist, hb, 0)],
+                               groups, u))
+            self.steps.append(("scan", [(self.hist, hb, 0)], 1, u))
+            self.steps.append(("scatter", [(self.keys_ab[a], nb, 0), (self.idx_ab[a], nb, 0),
+                                           (self.hist, hb, 0), (self.keys_ab[b], nb, 0),
+                                           (self.idx_ab[b], nb, 0)], groups, u))
+            self.cur = b
+
+    def rekey(self, mode: int, digits: int) -> None:
+        """The next key word (mode 0: a 64-bit key's high word, 1: the row), sorted by."""
+        a, nb = self.cur, self.nb
+        high = self.hi if mode == 0 else self.idx_ab[a]     # (the rows' rekey reads no hi)
+        self.steps.append(("rekey", [(self.idx_ab[a], nb, 0), (high, nb, 0),
+                                     (self.keys_ab[a], nb, 0)], self.flat,
+                           codegen.uniform_bytes(self.n, self.m, mode=mode)))
+        self.passes(digits)
+
+    def gather(self, inp, name: str):
+        """A new slot of the keys' shape: ``inp``'s elements in sorted order (the keys',
+        the values'), or the int64 indexes along the last axis (``inp`` None)."""
+        np = convert._np()
+        n, k, idx, nb = self.n, self.k, self.idx_ab[self.cur], self.nb
+        dtype = np.dtype("int64") if inp is None else inp.dtype
+        slot = device_array.allocate(self.s.queue, device_array.elem_of(dtype, name), k.shape,
+                                     where=f"{name}()")
+        if inp is not None and inp.slot is not None:
+            slot.writers = set(inp.slot.writers)    # their bounds checks are read with ours
+        out_bytes = n * dtype.itemsize
+        if inp is None:
+            bind = (idx, nb, 0)
+            u = codegen.uniform_bytes(n, self.m, mode=1)
+        else:
+            if inp is k:
+                buf, off = self.src, self.src_off
+            else:
+                buf, off = _source(self.s, inp, self.owned)
+            bind = (buf, out_bytes, off)
+            u = codegen.uniform_bytes(n, self.m, mode=0, words=dtype.itemsize // 4)
+        self.steps.append(("gather", [(idx, nb, 0), bind, (slot.pooled, out_bytes, 0)],
+                           self.flat, u))
+        return slot, dtype
 
 
 __all__ = ["run_sort", "resolve"]
