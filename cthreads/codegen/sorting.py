@@ -176,44 +176,48 @@ fn field(a: vec4<u32>, b: vec4<u32>, d: u32) -> u32 {
 fn main(ARGS) {
 GROUP    if (g >= u.groups) { return; }
     if (lid < DIGITSu) { offs[lid] = hist[lid * u.groups + g]; }
-    let base = g * TILEu;
+    let start = g * TILEu + lid * ITEMSu;
+    var ks: array<u32, ITEMS>;
+    var cnt: array<u32, DIGITS>;
+    for (var d = 0u; d < DIGITSu; d = d + 1u) { cnt[d] = 0u; }
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
-        let i = base + c * SIZEu + lid;
-        let ok = i < u.n;
-        var key = 0u;
-        var d = 0u;
-        var oa = vec4<u32>(0u);
-        var ob = vec4<u32>(0u);
-        if (ok) {
-            key = keys[i];
-            d = (key >> u.shift) & MASKu;
-            let one = 1u << ((d & 1u) * 16u);
-            let w = d >> 1u;
-            if (w < 4u) { oa[w] = one; } else { ob[w - 4u] = one; }
+        let i = start + c;
+        if (i < u.n) {
+            let key = keys[i];
+            ks[c] = key;
+            let d = (key >> u.shift) & MASKu;
+            cnt[d] = cnt[d] + 1u;
         }
+    }
+    let oa = vec4<u32>(cnt[0] | (cnt[1] << 16u), cnt[2] | (cnt[3] << 16u),
+                       cnt[4] | (cnt[5] << 16u), cnt[6] | (cnt[7] << 16u));
+    let ob = vec4<u32>(cnt[8] | (cnt[9] << 16u), cnt[10] | (cnt[11] << 16u),
+                       cnt[12] | (cnt[13] << 16u), cnt[14] | (cnt[15] << 16u));
+    sa[lid] = oa;
+    sb[lid] = ob;
+    for (var off = 1u; off < SIZEu; off = off * 2u) {
         workgroupBarrier();
-        sa[lid] = oa;
-        sb[lid] = ob;
-        for (var off = 1u; off < SIZEu; off = off * 2u) {
-            workgroupBarrier();
-            var xa = vec4<u32>(0u);
-            var xb = vec4<u32>(0u);
-            if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
-            workgroupBarrier();
-            sa[lid] = sa[lid] + xa;
-            sb[lid] = sb[lid] + xb;
-        }
+        var xa = vec4<u32>(0u);
+        var xb = vec4<u32>(0u);
+        if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
         workgroupBarrier();
-        if (ok) {
-            let rank = field(sa[lid] - oa, sb[lid] - ob, d);
-            let at = offs[d] + rank;
+        sa[lid] = sa[lid] + xa;
+        sb[lid] = sb[lid] + xb;
+    }
+    workgroupBarrier();
+    let ea = sa[lid] - oa;
+    let eb = sb[lid] - ob;
+    for (var d = 0u; d < DIGITSu; d = d + 1u) { cnt[d] = offs[d] + field(ea, eb, d); }
+    for (var c = 0u; c < ITEMSu; c = c + 1u) {
+        let i = start + c;
+        if (i < u.n) {
+            let key = ks[c];
+            let d = (key >> u.shift) & MASKu;
+            let at = cnt[d];
+            cnt[d] = at + 1u;
             keys_out[at] = key;
             idx_out[at] = idx[i];
         }
-        let ta = sa[SIZEu - 1u];
-        let tb = sb[SIZEu - 1u];
-        workgroupBarrier();
-        if (lid < DIGITSu) { offs[lid] = offs[lid] + field(ta, tb, lid); }
     }
 }
 """
