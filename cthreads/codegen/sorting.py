@@ -165,11 +165,22 @@ var<workgroup> sa: array<vec4<u32>, SIZE>;
 var<workgroup> sb: array<vec4<u32>, SIZE>;
 var<workgroup> offs: array<u32, DIGITS>;
 
+// 16 counters of 16 bits in two vec4<u32> (digit d: word d / 2, half d % 2), updated and read
+// with selects, no dynamic indexes (CPU drivers vectorize them; GPUs keep them in registers)
+fn one_a(d: u32) -> vec4<u32> {
+    return select(vec4<u32>(0u), vec4<u32>(1u << ((d & 1u) * 16u)),
+                  vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(d >> 1u));
+}
+fn one_b(d: u32) -> vec4<u32> {
+    return select(vec4<u32>(0u), vec4<u32>(1u << ((d & 1u) * 16u)),
+                  vec4<u32>(4u, 5u, 6u, 7u) == vec4<u32>(d >> 1u));
+}
 fn field(a: vec4<u32>, b: vec4<u32>, d: u32) -> u32 {
-    let w = d >> 1u;
-    var v: u32;
-    if (w < 4u) { v = a[w]; } else { v = b[w - 4u]; }
-    return (v >> ((d & 1u) * 16u)) & 0xffffu;
+    let w = vec4<u32>(d >> 1u);
+    let pa = select(vec4<u32>(0u), a, vec4<u32>(0u, 1u, 2u, 3u) == w);
+    let pb = select(vec4<u32>(0u), b, vec4<u32>(4u, 5u, 6u, 7u) == w);
+    let s = pa + pb;
+    return ((s.x + s.y + s.z + s.w) >> ((d & 1u) * 16u)) & 0xffffu;
 }
 
 @compute @workgroup_size(SIZE)
@@ -177,22 +188,16 @@ fn main(ARGS) {
 GROUP    if (g >= u.groups) { return; }
     if (lid < DIGITSu) { offs[lid] = hist[lid * u.groups + g]; }
     let start = g * TILEu + lid * ITEMSu;
-    var ks: array<u32, ITEMS>;
-    var cnt: array<u32, DIGITS>;
-    for (var d = 0u; d < DIGITSu; d = d + 1u) { cnt[d] = 0u; }
+    var oa = vec4<u32>(0u);
+    var ob = vec4<u32>(0u);
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
         let i = start + c;
         if (i < u.n) {
-            let key = keys[i];
-            ks[c] = key;
-            let d = (key >> u.shift) & MASKu;
-            cnt[d] = cnt[d] + 1u;
+            let d = (keys[i] >> u.shift) & MASKu;
+            oa = oa + one_a(d);
+            ob = ob + one_b(d);
         }
     }
-    let oa = vec4<u32>(cnt[0] | (cnt[1] << 16u), cnt[2] | (cnt[3] << 16u),
-                       cnt[4] | (cnt[5] << 16u), cnt[6] | (cnt[7] << 16u));
-    let ob = vec4<u32>(cnt[8] | (cnt[9] << 16u), cnt[10] | (cnt[11] << 16u),
-                       cnt[12] | (cnt[13] << 16u), cnt[14] | (cnt[15] << 16u));
     sa[lid] = oa;
     sb[lid] = ob;
     for (var off = 1u; off < SIZEu; off = off * 2u) {
@@ -205,16 +210,16 @@ GROUP    if (g >= u.groups) { return; }
         sb[lid] = sb[lid] + xb;
     }
     workgroupBarrier();
-    let ea = sa[lid] - oa;
-    let eb = sb[lid] - ob;
-    for (var d = 0u; d < DIGITSu; d = d + 1u) { cnt[d] = offs[d] + field(ea, eb, d); }
+    var ra = sa[lid] - oa;
+    var rb = sb[lid] - ob;
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
         let i = start + c;
         if (i < u.n) {
-            let key = ks[c];
+            let key = keys[i];
             let d = (key >> u.shift) & MASKu;
-            let at = cnt[d];
-            cnt[d] = at + 1u;
+            let at = offs[d] + field(ra, rb, d);
+            ra = ra + one_a(d);
+            rb = rb + one_b(d);
             keys_out[at] = key;
             idx_out[at] = idx[i];
         }
