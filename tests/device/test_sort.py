@@ -179,3 +179,23 @@ def test_past_the_binding_limit_is_refused(device_name):
             sort(d)
     same_bits(d.numpy(), x)
     same_bits(sort(x), np.sort(x))
+
+
+def test_loop_limit_raises_before_anything_runs(device_name, monkeypatch):
+    from cthreads.runtime import sorter
+
+    x = np.arange(50_000, dtype=np.float32)[::-1].copy()
+    monkeypatch.setattr(sorter, "LOOP_BUDGET", 64)       # as if n were past the driver's limit
+    if sorter._sorter_now().ctx.is_cpu:
+        with pytest.raises(GpuInvalidArgument, match="loop limit"):
+            sort(x)
+    monkeypatch.undo()
+    same_bits(sort(x), np.sort(x))
+    same_bits(x, np.arange(50_000, dtype=np.float32)[::-1].copy())
+
+
+def test_unaligned_view_is_refused(device_name):
+    d = to_device(np.arange(64, dtype=np.float32).reshape(16, 4))
+    with pytest.raises(GpuInvalidArgument, match="align"):
+        sort(d[1:])                                        # starts 16 bytes in
+    same_bits(sort(d[2:]).numpy(), np.arange(8, 64, dtype=np.float32).reshape(14, 4))
