@@ -111,19 +111,34 @@ GROUP    let i = g * SIZEu + lid;
 
 _HIST = """@group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read_write> hist: array<u32>;
-var<workgroup> counts: array<atomic<u32>, DIGITS>;
+var<workgroup> sa: array<vec4<u32>, SIZE>;
+var<workgroup> sb: array<vec4<u32>, SIZE>;
 
+COUNTERS
 @compute @workgroup_size(SIZE)
 fn main(ARGS) {
-GROUP    if (lid < DIGITSu) { atomicStore(&counts[lid], 0u); }
-    workgroupBarrier();
-    let base = g * TILEu;
+GROUP    let start = g * TILEu + lid;   // (a histogram needs no order: coalesced)
+    var oa = vec4<u32>(0u);
+    var ob = vec4<u32>(0u);
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
-        let i = base + c * SIZEu + lid;
-        if (i < u.n) { atomicAdd(&counts[(keys[i] >> u.shift) & MASKu], 1u); }
+        let i = start + c * SIZEu;
+        if (i < u.n) {
+            let d = (keys[i] >> u.shift) & MASKu;
+            oa = oa + one_a(d);
+            ob = ob + one_b(d);
+        }
+    }
+    sa[lid] = oa;
+    sb[lid] = ob;
+    for (var off = SIZEu / 2u; off > 0u; off = off / 2u) {
+        workgroupBarrier();
+        if (lid < off) {
+            sa[lid] = sa[lid] + sa[lid + off];
+            sb[lid] = sb[lid] + sb[lid + off];
+        }
     }
     workgroupBarrier();
-    if (lid < DIGITSu && g < u.groups) { hist[lid * u.groups + g] = atomicLoad(&counts[lid]); }
+    if (lid < DIGITSu && g < u.groups) { hist[lid * u.groups + g] = field(sa[0], sb[0], lid); }
 }
 """
 
@@ -165,24 +180,7 @@ var<workgroup> sa: array<vec4<u32>, SIZE>;
 var<workgroup> sb: array<vec4<u32>, SIZE>;
 var<workgroup> offs: array<u32, DIGITS>;
 
-// 16 counters of 16 bits in two vec4<u32> (digit d: word d / 2, half d % 2), updated and read
-// with selects, no dynamic indexes (CPU drivers vectorize them; GPUs keep them in registers)
-fn one_a(d: u32) -> vec4<u32> {
-    return select(vec4<u32>(0u), vec4<u32>(1u << ((d & 1u) * 16u)),
-                  vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(d >> 1u));
-}
-fn one_b(d: u32) -> vec4<u32> {
-    return select(vec4<u32>(0u), vec4<u32>(1u << ((d & 1u) * 16u)),
-                  vec4<u32>(4u, 5u, 6u, 7u) == vec4<u32>(d >> 1u));
-}
-fn field(a: vec4<u32>, b: vec4<u32>, d: u32) -> u32 {
-    let w = vec4<u32>(d >> 1u);
-    let pa = select(vec4<u32>(0u), a, vec4<u32>(0u, 1u, 2u, 3u) == w);
-    let pb = select(vec4<u32>(0u), b, vec4<u32>(4u, 5u, 6u, 7u) == w);
-    let s = pa + pb;
-    return ((s.x + s.y + s.z + s.w) >> ((d & 1u) * 16u)) & 0xffffu;
-}
-
+COUNTERS
 @compute @workgroup_size(SIZE)
 fn main(ARGS) {
 GROUP    if (g >= u.groups) { return; }
@@ -259,6 +257,26 @@ GROUP    let i = g * SIZEu + lid;
 }
 """
 
+_COUNTERS = """// 16 counters of 16 bits in two vec4<u32> (digit d: word d / 2, half d % 2), updated and read
+// with selects, no dynamic indexes (CPU drivers vectorize them; GPUs keep them in registers)
+fn one_a(d: u32) -> vec4<u32> {
+    return select(vec4<u32>(0u), vec4<u32>(1u << ((d & 1u) * 16u)),
+                  vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(d >> 1u));
+}
+fn one_b(d: u32) -> vec4<u32> {
+    return select(vec4<u32>(0u), vec4<u32>(1u << ((d & 1u) * 16u)),
+                  vec4<u32>(4u, 5u, 6u, 7u) == vec4<u32>(d >> 1u));
+}
+fn field(a: vec4<u32>, b: vec4<u32>, d: u32) -> u32 {
+    let w = vec4<u32>(d >> 1u);
+    let pa = select(vec4<u32>(0u), a, vec4<u32>(0u, 1u, 2u, 3u) == w);
+    let pb = select(vec4<u32>(0u), b, vec4<u32>(4u, 5u, 6u, 7u) == w);
+    let s = pa + pb;
+    return ((s.x + s.y + s.z + s.w) >> ((d & 1u) * 16u)) & 0xffffu;
+}
+
+"""
+
 _BODIES = {"map": _MAP, "hist": _HIST, "scan": _SCAN, "scatter": _SCATTER, "rekey": _REKEY,
            "gather": _GATHER}
 
@@ -266,7 +284,7 @@ _BODIES = {"map": _MAP, "hist": _HIST, "scan": _SCAN, "scatter": _SCATTER, "reke
 def kernel_wgsl(name: str) -> str:
     """The WGSL of one sort kernel (entry point ``main``)."""
     body = _BODIES[name]
-    for word, value in (("ARGS", _ARGS), ("GROUP", _GROUP), ("TILE", str(TILE)),
+    for word, value in (("COUNTERS", _COUNTERS), ("ARGS", _ARGS), ("GROUP", _GROUP), ("TILE", str(TILE)),
                         ("ITEMS", str(ITEMS)), ("SIZE", str(SIZE)), ("DIGITS", str(DIGITS)),
                         ("MASK", str(DIGITS - 1))):
         body = body.replace(word, value)
