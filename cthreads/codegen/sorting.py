@@ -7,13 +7,14 @@ A least-significant-digit radix sort of (key word, index) pairs, 4 bits per pass
   negatives; -0.0 as 0.0, which numpy's sort compares equal; every NaN as all ones, after
   +inf), its low word into the key buffer, a 64-bit key's high word into a second buffer,
   and the index buffer gets 0, 1, 2, ...;
-* per pass, ``hist``: each workgroup counts the 16 digits of its tile of ``TILE`` elements
-  into ``hist[digit * groups + group]``; ``scan``: one workgroup turns those counts into
-  their exclusive prefix sums (digit-major, so a digit's elements of an earlier tile come
-  first); ``scatter``: each workgroup walks its tile in chunks of ``SIZE`` elements in order,
-  ranks each element among the chunk's elements of its digit that come before it (a
-  workgroup scan of one-hot counters, 16 of 16 bits in two vec4<u32>) and writes key word and
-  index at its digit's running offset: stable, so the passes compose;
+* per pass, ``hist``: each workgroup counts the 16 digits of its tile (``size * items``
+  elements) into ``hist[digit * groups + group]``; ``scan``: one workgroup turns those counts
+  into their exclusive prefix sums (digit-major, so a digit's elements of an earlier tile come
+  first); ``scatter``: each thread of a workgroup owns ``items`` consecutive elements of its
+  tile and counts their digits, a workgroup scan of those counts (16 counters of 16 bits in
+  two vec4<u32>) gives each thread its digits' first places, and the thread writes its
+  elements in order at its digits' running places: stable, so the passes compose (one scan
+  per tile: CPU drivers pay for every barrier);
 * ``rekey``: the key buffer gets the next key word: a 64-bit key's high word (``hi[idx]``)
   after the low word's 8 passes, then, for rows of a 2-D+ input, the row ``idx / m`` (the most
   significant digit: rows sort apart and stay in order);
@@ -22,7 +23,7 @@ A least-significant-digit radix sort of (key word, index) pairs, 4 bits per pass
 
 The result is read through the sorted indexes, so keys come back bit for bit (NaN payloads
 and the sign of zero kept). Each thread's loops run a fixed, small number of passes except the
-scan's, of ``ceil(16 * groups / SIZE)`` (the host checks it against the CPU driver's loop
+scan's, of ``ceil(16 * groups / size)`` (the host checks it against the CPU driver's loop
 limit). Every entry point takes the uniform ``SortU`` and flat workgroup numbers folded into
 x and y (``g = wid.y * nwg.x + wid.x``).
 """
@@ -31,9 +32,11 @@ from __future__ import annotations
 
 import struct
 
-SIZE = 256          # threads per workgroup
-ITEMS = 16          # chunks of SIZE elements per tile
-TILE = SIZE * ITEMS
+#: (threads per workgroup, elements per thread of a tile) on GPUs and on CPU drivers, where
+#: each barrier of a workgroup costs a switch per SIMD batch of its threads (fewer threads,
+#: longer runs: 1.3-1.6x faster on lavapipe); a tile (4096 elements) stays below the 16-bit
+#: counters' 65,536
+SHAPE_GPU, SHAPE_CPU = (256, 16), (64, 64)
 RADIX_BITS = 4
 DIGITS = 1 << RADIX_BITS
 UNIFORM_SIZE = 32
@@ -281,11 +284,14 @@ _BODIES = {"map": _MAP, "hist": _HIST, "scan": _SCAN, "scatter": _SCATTER, "reke
            "gather": _GATHER}
 
 
-def kernel_wgsl(name: str) -> str:
-    """The WGSL of one sort kernel (entry point ``main``)."""
+def kernel_wgsl(name: str, shape: tuple) -> str:
+    """The WGSL of one sort kernel (entry point ``main``) for ``shape`` (threads, elements
+    per thread)."""
+    size, items = shape
+    assert size * items < 1 << 16 and size & (size - 1) == 0
     body = _BODIES[name]
-    for word, value in (("COUNTERS", _COUNTERS), ("ARGS", _ARGS), ("GROUP", _GROUP), ("TILE", str(TILE)),
-                        ("ITEMS", str(ITEMS)), ("SIZE", str(SIZE)), ("DIGITS", str(DIGITS)),
+    for word, value in (("COUNTERS", _COUNTERS), ("ARGS", _ARGS), ("GROUP", _GROUP),
+                        ("TILE", str(size * items)), ("ITEMS", str(items)), ("SIZE", str(size)), ("DIGITS", str(DIGITS)),
                         ("MASK", str(DIGITS - 1))):
         body = body.replace(word, value)
     return _HEAD.format(name=name) + body
@@ -296,14 +302,14 @@ def uniform_bytes(n: int, m: int = 1, groups: int = 0, shift: int = 0, mode: int
     return struct.pack("<8I", n, m, groups, shift, mode, words, 0, 0)
 
 
-def scan_passes(groups: int) -> int:
-    """Loop passes of one scan thread (the longest loop of any sort kernel)."""
-    return -(-groups * DIGITS // SIZE)
+def scan_passes(groups: int, shape: tuple) -> int:
+    """Loop passes of one scan thread (the longest loop of any sort kernel but ``items``)."""
+    return -(-groups * DIGITS // shape[0])
 
 
-def tiles(n: int) -> int:
-    return -(-n // TILE)
+def tiles(n: int, shape: tuple) -> int:
+    return -(-n // (shape[0] * shape[1]))
 
 
-__all__ = ["kernel_wgsl", "uniform_bytes", "BINDINGS", "KEY_MODES", "SIZE", "TILE",
+__all__ = ["kernel_wgsl", "uniform_bytes", "BINDINGS", "KEY_MODES", "SHAPE_GPU", "SHAPE_CPU",
            "UNIFORM_SIZE", "scan_passes", "tiles", "RADIX_BITS"]

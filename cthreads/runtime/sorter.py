@@ -48,12 +48,13 @@ class _Sorter:
                         for name, b in codegen.BINDINGS.items()}
         self.pipelines = Pipelines(self.ctx)
         self.uniforms: list = []
+        self.shape = codegen.SHAPE_CPU if self.ctx.is_cpu else codegen.SHAPE_GPU
 
     def pipeline(self, name: str):
         pipe = self.pipelines.get(name)
         if pipe is None:
             pipe = self.pipelines.compile(
-                name, codegen.kernel_wgsl(name), "main", codegen.BINDINGS[name],
+                name, codegen.kernel_wgsl(name, self.shape), "main", codegen.BINDINGS[name],
                 self.layouts[name], (),
                 lambda exc, text: internal_error(f"the sort kernel {name!r}", "input's dtype",
                                                  exc, text))
@@ -163,8 +164,8 @@ def run_sort(keys, values=None, want: str = "sort"):
             f"binding of {s.ctx.name!r} ({limit:,} bytes); sorting arrays past the binding "
             "limit is not supported yet: sort them in pieces, or on the host")
     m = k.shape[-1]
-    groups = codegen.tiles(n)
-    if 2 * codegen.scan_passes(groups) + 64 > LOOP_BUDGET and s.ctx.is_cpu:
+    groups = codegen.tiles(n, s.shape)
+    if 2 * codegen.scan_passes(groups, s.shape) + 2 * s.shape[1] > LOOP_BUDGET and s.ctx.is_cpu:
         raise GpuInvalidArgument(
             f"{name}(): {n:,} elements would take the scan of this CPU driver past its loop "
             "limit (docs/language.md, \"Long loops on CPU drivers\"); sort fewer elements")
@@ -250,7 +251,7 @@ class _Plan:
         owned += scratch + [self.hist]
         self.keys_ab, self.idx_ab = scratch[0:2], scratch[2:4]
         self.hi = scratch[4] if self.wide else scratch[1]   # (unused by 32-bit keys)
-        self.flat = -(-n // codegen.SIZE)
+        self.flat = -(-n // s.shape[0])
         self.nb = 4 * n
         self.cur = 0
         nb = self.nb

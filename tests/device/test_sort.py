@@ -199,3 +199,16 @@ def test_unaligned_view_is_refused(device_name):
     with pytest.raises(GpuInvalidArgument, match="align"):
         sort(d[1:])                                        # starts 16 bytes in
     same_bits(sort(d[2:]).numpy(), np.arange(8, 64, dtype=np.float32).reshape(14, 4))
+
+
+def test_gpu_tile_shape_also_sorts(device_name, monkeypatch):
+    """The workgroup shape GPUs get (256 threads x 16 elements), run here too."""
+    from cthreads.codegen import sorting
+    from cthreads.runtime import sorter
+
+    monkeypatch.setattr(sorting, "SHAPE_CPU", sorting.SHAPE_GPU)
+    monkeypatch.setattr(sorter, "_sorters", {})
+    for dtype in ("float32", "int64"):
+        check(keys_of(dtype, 10_001, seed=11))
+        check(keys_of(dtype, 3 * 1500, seed=12).reshape(3, 1500))
+    assert sorter._sorter_now().shape == sorting.SHAPE_GPU
