@@ -49,6 +49,31 @@ class _Sorter:
         self.pipelines = Pipelines(self.ctx)
         self.uniforms: list = []
         self.shape = codegen.SHAPE_CPU if self.ctx.is_cpu else codegen.SHAPE_GPU
+        self.spare: dict = {}       # bytes -> scratch buffers of the last sort of that size
+
+    def scratch(self, sizes: list) -> list:
+        """Scratch buffers of ``sizes`` bytes (launch lock held): the last sort's of those
+        sizes, else new from the pool. Only sorts' dispatches on this queue touch them, in
+        submission order, so a sort may take them while the previous one is still pending."""
+        key = tuple(sizes)
+        held = self.spare.pop(key, None)
+        if held is None:
+            held = []
+            try:
+                for nbytes in sizes:
+                    held.append(self.queue.pool.acquire(nbytes))
+            except BaseException:
+                for buf in held:
+                    self.queue.pool.release(buf)
+                raise
+        return held
+
+    def keep(self, sizes: list, held: list) -> None:
+        """Keep ``held`` for the next sort of ``sizes`` (one set: others go to the pool)."""
+        for old in self.spare.values():
+            for buf in old:
+                self.queue.pool.release(buf)   # (an upload into one waits for its dispatches)
+        self.spare = {tuple(sizes): held}
 
     def pipeline(self, name: str):
         pipe = self.pipelines.get(name)
@@ -210,6 +235,7 @@ def _device_sort(s, k, outs, n, m, groups, name):
                 raise GpuUseAfterDestroy(f"{name}(): cthreads.gpu.shutdown() ran meanwhile; "
                                          "nothing was submitted. Call it again")
             plan = _Plan(s, k, n, m, groups, owned)
+            s.keep(plan.sizes, plan.held)      # queue order protects them from here on
             plan.passes(32 // codegen.RADIX_BITS)
             if plan.wide:
                 plan.rekey(0, 32 // codegen.RADIX_BITS)
@@ -242,13 +268,12 @@ class _Plan:
     ``cur`` the side holding the latest."""
 
     def __init__(self, s, k, n, m, groups, owned):
-        pool = s.queue.pool
         self.s, self.k, self.n, self.m, self.groups, self.owned = s, k, n, m, groups, owned
         self.wide = k.dtype.itemsize == 8
         self.src, self.src_off = _source(s, k, owned)
-        scratch = [pool.acquire(4 * n) for _ in range(5 if self.wide else 4)]
-        self.hist = pool.acquire(4 * codegen.DIGITS * groups)
-        owned += scratch + [self.hist]
+        self.sizes = [4 * n] * (5 if self.wide else 4) + [4 * codegen.DIGITS * groups]
+        self.held = s.scratch(self.sizes)
+        scratch, self.hist = self.held[:-1], self.held[-1]
         self.keys_ab, self.idx_ab = scratch[0:2], scratch[2:4]
         self.hi = scratch[4] if self.wide else scratch[1]   # (unused by 32-bit keys)
         self.flat = -(-n // s.shape[0])

@@ -212,3 +212,21 @@ def test_gpu_tile_shape_also_sorts(device_name, monkeypatch):
         check(keys_of(dtype, 10_001, seed=11))
         check(keys_of(dtype, 3 * 1500, seed=12).reshape(3, 1500))
     assert sorter._sorter_now().shape == sorting.SHAPE_GPU
+
+
+def test_queued_sorts_share_scratch_safely(device_name):
+    """Sorts queued back to back (nothing read between) reuse one set of scratch buffers in
+    submission order; each result is its own input's."""
+    from cthreads.backend import get_queue
+
+    xs = [keys_of("float32", 9000, seed=s) for s in range(4)]
+    ds = [to_device(x) for x in xs]
+    sort(ds[0]).numpy()
+    pool = get_queue().pool
+    before = pool.allocations
+    got = [sort(d) for d in ds] + [argsort(d) for d in ds]
+    for x, g in zip(xs, got[:4]):
+        same_bits(g.numpy(), np.sort(x, kind="stable"))
+    for x, g in zip(xs, got[4:]):
+        np.testing.assert_array_equal(g.numpy(), np.argsort(x, kind="stable"))
+    assert pool.allocations - before <= 8        # the results' buffers, not new scratch
