@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from typing import Any
 
 from . import args, convert, device_array, residency
 from . import reducer
@@ -123,10 +124,15 @@ class _Input:
             self.count *= d
 
 
-def resolve(value, where: str, keys: bool) -> _Input:
+def _any(value) -> Any:
+    return value
+
+
+def resolve(value: Any, where: str, keys: bool) -> _Input:
     """The checked ``_Input`` of a list, numpy array, GpuArray or arena-bound list/array."""
     np = convert._np()
     if isinstance(value, args.DeviceArrayBase):
+        value = _any(value)                    # a GpuArray (shape, dtype, _slot)
         slot = value._slot
         slot.check_live(where)
         if len(slot.parts) > 1:
@@ -139,7 +145,7 @@ def resolve(value, where: str, keys: bool) -> _Input:
             slot.check_offset(value, where)
         got = _Input(None, slot, value.shape, np.dtype(value.dtype), True)
     else:
-        slot = reducer._slot_of(value, None, where)
+        slot = reducer._slot_of(value, "", where)   # (its type: GpuArrays only)
         if slot is not None:
             reducer._check_slot(slot, value, slot.elem, where)
             shape = value.shape if convert.is_ndarray(value) else tuple(slot.dims)
