@@ -5,7 +5,7 @@ out (nothing downloaded but one element, which waits for the sort), and from a n
 (upload, sort, download); also ``argsort`` and ``sort(keys, values)`` with int32 values.
 Alternating rounds, medians; the ratios are within one run.
 
-Run: ``python bench/sort.py [--n N] [--reps R]`` (default n: 16M on a GPU, 1M on a CPU
+Run: ``python bench/sort.py [--n N] [--reps R] [--direct-scatter]`` (default n: 16M on a GPU, 1M on a CPU
 Vulkan driver such as lavapipe).
 """
 
@@ -45,7 +45,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--direct-scatter", action="store_true",
+                        help="store from the ranks, without the local sort in workgroup memory")
     opts = parser.parse_args()
+    if opts.direct_scatter:
+        from cthreads.runtime import sorter
+        sorter.LOCAL_SORT = False
     name = device_name()
     cpu = "llvmpipe" in name or "lavapipe" in name
     n = opts.n or ((1 << 20) if cpu else (16 << 20))
@@ -71,7 +76,9 @@ def main() -> None:
     for f in fns.values():
         f()
     ms = alternating_ms(fns, opts.reps)
-    print(f"# sort of {n:,} float32 keys on {name}, median of {opts.reps} rounds")
+    from cthreads.runtime import sorter
+    print(f"# sort of {n:,} float32 keys on {name}, median of {opts.reps} rounds "
+          f"({sorter._sorter_now().scatter}, workgroups of {sorter._sorter_now().shape})")
     for k, v in ms.items():
         print(f"{k:34s} {v:10.2f} ms  {n / v / 1e3:9.1f} M keys/s")
     base = "torch.sort" if "torch.sort" in ms else "np.sort"

@@ -14,7 +14,10 @@ A least-significant-digit radix sort of (key word, index) pairs, 4 bits per pass
   tile and counts their digits, a workgroup scan of those counts (16 counters of 16 bits in
   two vec4<u32>) gives each thread its digits' first places, and the thread writes its
   elements in order at its digits' running places: stable, so the passes compose (one scan
-  per tile: CPU drivers pay for every barrier);
+  per tile: CPU drivers pay for every barrier); ``scatter_local``, where the device has the
+  workgroup memory for a tile's keys and indexes, first places them in the tile's sorted
+  order there, then stores them in that order (neighbouring threads, neighbouring places of
+  a digit: coalesced stores, the exchange CUB's radix sorts make);
 * ``rekey``: the key buffer gets the next key word: a 64-bit key's high word (``hi[idx]``)
   after the low word's 8 passes, then, for rows of a 2-D+ input, the row ``idx / m`` (the most
   significant digit: rows sort apart and stay in order);
@@ -49,6 +52,8 @@ BINDINGS = {
     "scan": ((0, "uniform"), (1, "read_write")),
     "scatter": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read"), (4, "read_write"),
                 (5, "read_write")),
+    "scatter_local": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read"), (4, "read_write"),
+                      (5, "read_write")),
     "rekey": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read_write")),
     "gather": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read_write")),
 }
@@ -228,6 +233,85 @@ GROUP    if (g >= u.groups) { return; }
 }
 """
 
+_SCATTER_LOCAL = """@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(2) var<storage, read> idx: array<u32>;
+@group(0) @binding(3) var<storage, read> hist: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(5) var<storage, read_write> idx_out: array<u32>;
+var<workgroup> sa: array<vec4<u32>, SIZE>;
+var<workgroup> sb: array<vec4<u32>, SIZE>;
+var<workgroup> offs: array<u32, DIGITS>;
+var<workgroup> tstart: array<u32, DIGITS>;
+var<workgroup> skeys: array<u32, TILE>;
+var<workgroup> sidx: array<u32, TILE>;
+
+COUNTERS
+@compute @workgroup_size(SIZE)
+fn main(ARGS) {
+GROUP    if (g >= u.groups) { return; }
+    if (lid < DIGITSu) { offs[lid] = hist[lid * u.groups + g]; }
+    let start = g * TILEu + lid * ITEMSu;
+    var oa = vec4<u32>(0u);
+    var ob = vec4<u32>(0u);
+    for (var c = 0u; c < ITEMSu; c = c + 1u) {
+        let i = start + c;
+        if (i < u.n) {
+            let d = (keys[i] >> u.shift) & MASKu;
+            oa = oa + one_a(d);
+            ob = ob + one_b(d);
+        }
+    }
+    sa[lid] = oa;
+    sb[lid] = ob;
+    for (var off = 1u; off < SIZEu; off = off * 2u) {
+        workgroupBarrier();
+        var xa = vec4<u32>(0u);
+        var xb = vec4<u32>(0u);
+        if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
+        workgroupBarrier();
+        sa[lid] = sa[lid] + xa;
+        sb[lid] = sb[lid] + xb;
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        let ta = sa[SIZEu - 1u];
+        let tb = sb[SIZEu - 1u];
+        var run = 0u;
+        for (var d = 0u; d < DIGITSu; d = d + 1u) {
+            tstart[d] = run;
+            run = run + field(ta, tb, d);
+        }
+    }
+    workgroupBarrier();
+    var ra = sa[lid] - oa;
+    var rb = sb[lid] - ob;
+    for (var c = 0u; c < ITEMSu; c = c + 1u) {
+        let i = start + c;
+        if (i < u.n) {
+            let key = keys[i];
+            let d = (key >> u.shift) & MASKu;
+            let at = tstart[d] + field(ra, rb, d);
+            ra = ra + one_a(d);
+            rb = rb + one_b(d);
+            skeys[at] = key;
+            sidx[at] = idx[i];
+        }
+    }
+    workgroupBarrier();
+    let count = min(TILEu, u.n - g * TILEu);
+    for (var c = 0u; c < ITEMSu; c = c + 1u) {
+        let p = c * SIZEu + lid;           // in the tile's sorted order: coalesced stores
+        if (p < count) {
+            let key = skeys[p];
+            let d = (key >> u.shift) & MASKu;
+            let at = offs[d] + p - tstart[d];
+            keys_out[at] = key;
+            idx_out[at] = sidx[p];
+        }
+    }
+}
+"""
+
 _REKEY = """@group(0) @binding(1) var<storage, read> idx: array<u32>;
 @group(0) @binding(2) var<storage, read> hi: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
@@ -281,7 +365,7 @@ fn field(a: vec4<u32>, b: vec4<u32>, d: u32) -> u32 {
 """
 
 _BODIES = {"map": _MAP, "hist": _HIST, "scan": _SCAN, "scatter": _SCATTER, "rekey": _REKEY,
-           "gather": _GATHER}
+           "gather": _GATHER, "scatter_local": _SCATTER_LOCAL}
 
 
 def kernel_wgsl(name: str, shape: tuple) -> str:
@@ -300,6 +384,12 @@ def kernel_wgsl(name: str, shape: tuple) -> str:
 def uniform_bytes(n: int, m: int = 1, groups: int = 0, shift: int = 0, mode: int = 0,
                   words: int = 1) -> bytes:
     return struct.pack("<8I", n, m, groups, shift, mode, words, 0, 0)
+
+
+def local_bytes(shape: tuple) -> int:
+    """Workgroup memory of ``scatter_local`` (the tile's keys and indexes, the scan, offsets):
+    used where the device gives that much, else ``scatter`` stores straight from its ranks."""
+    return 8 * shape[0] * shape[1] + 32 * shape[0] + 8 * DIGITS
 
 
 def scan_passes(groups: int, shape: tuple) -> int:

@@ -34,6 +34,9 @@ from .device_program import Pipelines, internal_error
 #: ``codegen.scan_passes`` each) must stay far below it (never a cut, silently short result)
 LOOP_BUDGET = 30000
 
+#: use the local-sort scatter where workgroup memory allows (tests turn it off)
+LOCAL_SORT = True
+
 _lock = threading.Lock()
 _sorters: dict = {}
 
@@ -50,6 +53,11 @@ class _Sorter:
         self.pipelines = Pipelines(self.ctx)
         self.uniforms: list = []
         self.shape = codegen.SHAPE_CPU if self.ctx.is_cpu else codegen.SHAPE_GPU
+        room = self.ctx.limit("max-compute-workgroup-storage-size")
+        #: the scatter: through a local sort in workgroup memory (coalesced stores) where the
+        #: device has room for a tile, else straight from the ranks
+        self.scatter = "scatter_local" if LOCAL_SORT and \
+            codegen.local_bytes(self.shape) <= room else "scatter"
         self.spare: dict = {}       # bytes -> scratch buffers of the last sort of that size
 
     def scratch(self, sizes: list) -> list:
@@ -300,7 +308,7 @@ class _Plan:
             self.steps.append(("hist", [(self.keys_ab[a], nb, 0), (self.hist, hb, 0)],
                                groups, u))
             self.steps.append(("scan", [(self.hist, hb, 0)], 1, u))
-            self.steps.append(("scatter", [(self.keys_ab[a], nb, 0), (self.idx_ab[a], nb, 0),
+            self.steps.append((self.s.scatter, [(self.keys_ab[a], nb, 0), (self.idx_ab[a], nb, 0),
                                            (self.hist, hb, 0), (self.keys_ab[b], nb, 0),
                                            (self.idx_ab[b], nb, 0)], groups, u))
             self.cur = b

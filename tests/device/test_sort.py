@@ -230,3 +230,22 @@ def test_queued_sorts_share_scratch_safely(device_name):
     for x, g in zip(xs, got[4:]):
         np.testing.assert_array_equal(g.numpy(), np.argsort(x, kind="stable"))
     assert pool.allocations - before <= 8        # the results' buffers, not new scratch
+
+
+@pytest.mark.parametrize("local", [True, False])
+def test_both_scatters(device_name, monkeypatch, local):
+    """The scatter through a local sort in workgroup memory (GPUs: coalesced stores) and the
+    one storing straight from the ranks, on a tile that fits lavapipe's 32 KiB."""
+    from cthreads.codegen import sorting
+    from cthreads.runtime import sorter
+
+    monkeypatch.setattr(sorting, "SHAPE_CPU", (64, 32))
+    monkeypatch.setattr(sorter, "LOCAL_SORT", local)
+    monkeypatch.setattr(sorter, "_sorters", {})
+    assert sorter._sorter_now().scatter == ("scatter_local" if local else "scatter")
+    for dtype in ("float32", "int64", "uint32"):
+        check(keys_of(dtype, 10_001, seed=13))
+        check(keys_of(dtype, 5 * 999, seed=14).reshape(5, 999))
+    k, v = sort(keys_of("float64", 3000, seed=15), np.arange(3000, dtype=np.int32))
+    np.testing.assert_array_equal(v, np.argsort(keys_of("float64", 3000, seed=15),
+                                                kind="stable"))
