@@ -26,6 +26,7 @@ from .gpu_typing import GpuDecorator
 from .lang.indexes import BlockDim, BlockIdx, GlobalIdx, GridDim, ThreadIdx
 from .lang.intrinsics import (atomic_add, atomic_compare_exchange, atomic_exchange, atomic_max, atomic_min, atomic_sub, shared)
 from .func import GpuFunc
+from .sort import argsort, sort
 from .kernel import Gpu as _gpu_decorator, GpuKernel
 from .launch import compile, gpu, prepare  # noqa: A004
 from .notices import GpuNDLaunchWarning
@@ -52,6 +53,7 @@ __all__ = [
     "normalize", "distance", "clamp",
     # matrices
     "mat22", "mat33", "mat44", "transpose", "determinant", "inverse", "outer",
+    "sort", "argsort",     # stable radix sorts on the device (sort.py)
     "Random",     # counter-based random numbers (Philox-4x32-10, lang/random.py)
     "GpuArray", "to_device", "empty", "zeros", "full", "empty_like", "zeros_like",
     "matmul",
