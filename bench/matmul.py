@@ -12,7 +12,8 @@ and stores, dispatched the same way: what the driver's arithmetic alone gives, a
 loads (on lavapipe each load is a gather across the SIMD lanes of the invocations).
 
 Run: ``python bench/matmul.py [--sizes 512 1024] [--reps R] [--floor] [--tiles gpu|cpu]`` (default sizes: 512 and 1024 on
-a CPU Vulkan driver such as lavapipe, 2048 and 4096 on a GPU).
+a CPU Vulkan driver such as lavapipe, 2048 and 4096 on a GPU). ``CTHREADS_MATMUL_TILES=old``
+runs the GPU tiles before issue 26's second round; the first line printed names the tiles.
 """
 
 from __future__ import annotations
@@ -131,10 +132,15 @@ def main() -> dict:
     ap.add_argument("--tiles", choices=("device", "gpu", "cpu"), default="device",
                     help="the tile configuration (default: the device class's)")
     args = ap.parse_args()
+    from cthreads.runtime import matmul_runner as runner
     if args.tiles != "device":
-        from cthreads.runtime import matmul_runner as runner
-        runner.state().tiles = runner.TILES_GPU if args.tiles == "gpu" else runner.TILES_CPU
+        runner.state().tiles = (runner.gpu_tiles(runner.state().ctx) if args.tiles == "gpu"
+                                else runner.TILES_CPU)
     print(f"{name}: square matmul, GFLOP/s (2 n^3 / time), median of {args.reps} rounds")
+    form = "cpu" if runner.state().tiles is runner.TILES_CPU else runner.tiles_form()
+    print(f"  tiles: {form} ({runner.TILES_VARIABLE}={runner.tiles_form()}): " + ", ".join(
+        f"{dt} {t.bm}x{t.bn}x{t.bk} of {t.tm}x{t.tn}" + ("" if t.shared else " direct")
+        for dt, t in runner.state().tiles.items()), flush=True)
     results = {}
     for n in args.sizes:
         for dtype in args.dtypes:

@@ -69,6 +69,10 @@ class Tiles:
     def threads(self) -> int:
         return (self.bm // self.tm) * (self.bn // self.tn)
 
+    def workgroup_bytes(self, size: int) -> int:
+        """The workgroup memory of the A and B tiles for elements of ``size`` bytes."""
+        return (self.bm + self.bn) * self.bk * size if self.shared else 0
+
     def check(self) -> None:
         if self.bm % self.tm or self.bn % self.tn:
             raise ValueError(f"tiles {self}: bm must be a multiple of tm, bn of tn")

@@ -9,12 +9,14 @@ loop and stays far below a CPU driver's loop budget) and per 65,535 batches (the
 
 Per device a ``_Matmuls`` keeps the compiled pipelines (per element types and tiles: repeated
 calls compile nothing), the uniform buffers (one per dispatch of a call) and a small cache of
-bind groups. The tile configuration is the device class's: ``TILES_GPU`` on GPUs,
+bind groups. The tile configuration is the device class's: ``TILES_GPU`` on GPUs
+(``TILES_GPU_OLD`` with ``CTHREADS_MATMUL_TILES=old``),
 ``TILES_CPU`` on CPU drivers (lavapipe: measured with bench/matmul.py, docs/performance.md).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 import weakref
@@ -35,9 +37,20 @@ from .device_program import Pipelines, internal_error
 #: a workgroup's invocations as coroutines switched at every barrier, and the CPU's caches
 #: hold the tiles anyway. At 1024^2 the direct form's 16x16 blocks in 128x128 tiles give
 #: 10-24 GFLOP/s against 8-12 for 8x8: each load (a gather over the SIMD lanes) feeds more
-#: products. The GPU rows are not measured yet.)
-TILES_GPU = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
-             "float64": codegen.Tiles(64, 64, 8, 4, 4)}
+#: products.)
+#: GPUs since the H200's first figures (bench/results/h200-2026-12-02-*.txt: float64 0.17x
+#: cuBLAS with TILES_GPU_OLD): float64 in 128x64x16 tiles of 8x4 blocks (each invocation reads
+#: half the B vectors of workgroup memory per product that 4x4 blocks read: 1 byte a product,
+#: where the H200's shared memory gives 2 an FP64 FMA at peak; 24 KiB of workgroup memory,
+#: 256 invocations of about 100 registers), float32 in 128x128x16 tiles (half the barriers
+#: per product). CTHREADS_MATMUL_TILES=old selects TILES_GPU_OLD (read once, first matmul).
+TILES_GPU = {"float32": codegen.Tiles(128, 128, 16, 8, 8),
+             "float64": codegen.Tiles(128, 64, 16, 8, 4)}
+#: the GPU tiles before (H200 2026-12-02: float32 4096^2 25.6 TFLOP/s, float64 8.8)
+TILES_GPU_OLD = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
+                 "float64": codegen.Tiles(64, 64, 8, 4, 4)}
+#: the variable choosing the GPU tiles: "" or "new" (TILES_GPU), "old" (TILES_GPU_OLD)
+TILES_VARIABLE = "CTHREADS_MATMUL_TILES"
 TILES_CPU = {"float32": codegen.Tiles(128, 128, 1, 16, 16, shared=False),
              "float64": codegen.Tiles(128, 128, 1, 16, 16, shared=False)}
 _SIZES = {"float32": 4, "float64": 8}
@@ -68,7 +81,7 @@ class _Matmuls:
         self.ctx = _device.get_context()
         self.queue = get_queue()
         self.generation = self.ctx.generation
-        self.tiles = TILES_CPU if self.ctx.is_cpu else TILES_GPU
+        self.tiles = TILES_CPU if self.ctx.is_cpu else gpu_tiles(self.ctx)
         self.layout = make_bind_group_layout(self.ctx, _BINDINGS)
         self.pipelines = Pipelines(self.ctx, 32)
         self.uniforms: list = []
@@ -103,6 +116,32 @@ class _Matmuls:
             (2, b.pooled.buffer, sizes[1]), (3, c.pooled.buffer, sizes[2])])
         self.bind_groups.put(key, bg, (uniform, a.pooled, b.pooled, c.pooled))
         return bg
+
+
+_tiles_choice: list = []      # the value of TILES_VARIABLE, read once
+
+
+def tiles_form() -> str:
+    """The GPU tile configuration ``CTHREADS_MATMUL_TILES`` picks, "new" or "old" (read from
+    the environment once per process)."""
+    if not _tiles_choice:
+        value = os.environ.get(TILES_VARIABLE, "").strip().lower() or "new"
+        if value not in ("new", "old"):
+            raise GpuInvalidArgument(
+                f"{TILES_VARIABLE}={value!r}: expected 'new' (the default) or 'old' (the "
+                "tiles before issue 26's second round); unset it or pick one")
+        _tiles_choice.append(value)
+    return _tiles_choice[0]
+
+
+def gpu_tiles(ctx) -> dict:
+    """The GPU tiles for ``ctx``: ``TILES_GPU`` (or ``TILES_GPU_OLD`` when chosen), each dtype
+    falling back to the old tiles where its workgroup memory passes the device's limit."""
+    if tiles_form() == "old":
+        return TILES_GPU_OLD
+    room = int(ctx.limits.get("max-compute-workgroup-storage-size", 16384))
+    return {dt: t if t.workgroup_bytes(_SIZES[dt]) <= room else TILES_GPU_OLD[dt]
+            for dt, t in TILES_GPU.items()}
 
 
 def _bound_bytes(x: Operand) -> int:
@@ -170,4 +209,5 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
     return seq
 
 
-__all__ = ["Operand", "check_f64", "run_product", "state", "TILES_CPU", "TILES_GPU"]
+__all__ = ["Operand", "check_f64", "gpu_tiles", "run_product", "state", "tiles_form",
+           "TILES_CPU", "TILES_GPU", "TILES_GPU_OLD", "TILES_VARIABLE"]

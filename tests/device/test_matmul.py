@@ -170,10 +170,15 @@ def test_batches_past_one_grid(device_name, monkeypatch):
     _check(to_device(a[0]) @ to_device(b), a[0], b)
 
 
-def test_gpu_tiles_here(device_name, monkeypatch):
-    """The GPUs' tile configurations give the same products (run on this device)."""
+@pytest.mark.parametrize("form", ["new", "old"])
+def test_gpu_tiles_here(device_name, monkeypatch, form):
+    """The GPUs' tile configurations (the default and CTHREADS_MATMUL_TILES=old) give the same
+    products (run on this device)."""
     state = matmul_runner.state()
-    monkeypatch.setattr(state, "tiles", matmul_runner.TILES_GPU)
+    tiles = matmul_runner.TILES_GPU if form == "new" else matmul_runner.TILES_GPU_OLD
+    if form == matmul_runner.tiles_form() == "new":
+        assert matmul_runner.gpu_tiles(state.ctx) == tiles     # the room is there here too
+    monkeypatch.setattr(state, "tiles", tiles)
     for dtype in (np.float32, np.float64):
         a, b = _pair((130, 17), (17, 133), dtype)
         _check(matmul(a, b), a, b)
@@ -189,9 +194,22 @@ def test_gpu_tiles_here(device_name, monkeypatch):
         a, b = _pair((2, 5, 9), (9, 3), dtype)
         _check(matmul(a, b), a, b)
     from cthreads.codegen import matmul as codegen
-    monkeypatch.setattr(codegen, "MAX_STEPS", 2)      # k ranges of 16: later ones add to C
+    monkeypatch.setattr(codegen, "MAX_STEPS", 2)      # k ranges of 2 bk: later ones add to C
     a, b = _pair((70, 77), (77, 66))
     _check(to_device(a) @ to_device(b), a, b)
+
+
+def test_tiles_variable(monkeypatch):
+    """CTHREADS_MATMUL_TILES picks the GPU tiles ("new" by default, "old"); other values raise
+    naming the variable."""
+    for value, want in (("", "new"), ("new", "new"), (" OLD ", "old")):
+        monkeypatch.setattr(matmul_runner, "_tiles_choice", [])
+        monkeypatch.setenv(matmul_runner.TILES_VARIABLE, value)
+        assert matmul_runner.tiles_form() == want
+    monkeypatch.setattr(matmul_runner, "_tiles_choice", [])
+    monkeypatch.setenv(matmul_runner.TILES_VARIABLE, "fast")
+    with pytest.raises(GpuInvalidArgument, match="CTHREADS_MATMUL_TILES"):
+        matmul_runner.tiles_form()
 
 
 def test_empty_dimensions(device_name):
