@@ -140,6 +140,7 @@ def main() -> dict:
     form = "cpu" if runner.state().tiles is runner.TILES_CPU else runner.tiles_form()
     print(f"  tiles: {form} ({runner.TILES_VARIABLE}={runner.tiles_form()}): " + ", ".join(
         f"{dt} {t.bm}x{t.bn}x{t.bk} of {t.tm}x{t.tn}" + ("" if t.shared else " direct")
+        + (" prefetched" if t.prefetch else "")
         for dt, t in runner.state().tiles.items()), flush=True)
     results = {}
     for n in args.sizes:

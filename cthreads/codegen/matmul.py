@@ -13,6 +13,11 @@ invocations read neighbouring vectors of B, the same vector of A). Every inner l
 the k loop is the shader's only loop: ``(k_end - k_begin) / bk`` passes per invocation, which
 the runtime keeps below a CPU driver's loop budget (``MAX_STEPS``).
 
+With ``Tiles.prefetch`` (GPUs) the tiles of the next step are read from memory into registers
+before this step's products and stored into workgroup memory at the top of the next pass (the
+first ones before the loop): the same two barriers a pass, the loads' latency behind the
+products.
+
 The direct form (``Tiles.shared`` False, CPU drivers) has no workgroup memory and no barrier:
 invocation (x, y) computes the ``tm x tn`` block at row ``tile row + y * tm``, column ``tile
 column + x * tn``, reading its rows of A and columns of B from the buffers, one k per pass of the
@@ -59,6 +64,10 @@ class Tiles:
     #: columns of B from the buffers, one k per pass (CPU drivers: their caches hold the
     #: tiles, and workgroup barriers cost a switch between invocations, docs/performance.md)
     shared: bool = True
+    #: (the shared form) the next step's tiles of A and B are read from memory into registers
+    #: before this step's products, and stored into workgroup memory after them: the loads'
+    #: latency hides behind the products (GPUs)
+    prefetch: bool = False
 
     @property
     def step(self) -> int:
@@ -125,6 +134,9 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles, vec_a: bool = Fal
     for i in range(t.tm):
         for j in range(t.tn):
             lines.append(f"    var c{i}_{j}: {tc} = {zero};")
+    if t.prefetch:
+        lines += _prefetch_loop(t, wx, wy, tc, vec_a, vec_b) + _stores(t, wx, wy) + ["}"]
+        return "\n".join(lines) + "\n"
     lines += [
         "    var k0 = u.k_begin;",
         "    loop {",
@@ -145,6 +157,7 @@ def matmul_wgsl(a_ty: str, b_ty: str, c_ty: str, tiles: Tiles, vec_a: bool = Fal
 
 def _header(a_ty, b_ty, c_ty, t: Tiles, ta: str, tb: str, tc: str) -> list:
     form = f"tiles {t.bm}x{t.bn}x{t.bk}" if t.shared else f"direct {t.bm}x{t.bn}"
+    form += ", prefetched" if t.prefetch else ""
     return [
         f"// cthreads matmul: {a_ty} @ {b_ty} -> {c_ty}, {form}, {t.tm}x{t.tn} per "
         "invocation",
@@ -260,6 +273,79 @@ def _tile_loads_b(t: Tiles, threads: int, tc: str, vec: bool) -> list:
         "          if (gk < u.k_end && gc < u.n) {",
         f"              v = vec4<{tc}>(ct_b[(base_b + gk * u.n + gc) / 4u]); }}",
         "          sb[e] = v;"])
+
+
+def _slots(count: int, threads: int, body) -> list:
+    """``body(r)`` for the elements ``e = lin + r * threads`` below ``count`` (guarded when
+    the count is not a multiple of the threads), each in a block of its own."""
+    lines = []
+    for r in range(-(-count // threads)):
+        head = f"        {{ let e = lin + {r * threads}u;"
+        if (r + 1) * threads > count:
+            lines += [head, f"          if (e < {count}u) {{"] + body(r) + ["          }", "        }"]
+        else:
+            lines += [head] + body(r) + ["        }"]
+    return lines
+
+
+def _prefetch_parts(t: Tiles, tc: str, vec_a: bool, vec_b: bool) -> tuple:
+    """(declarations, loads at k ``kt`` into the registers pa*/pb*, stores of them into
+    workgroup memory) of the prefetching form: the same elements and layout as
+    ``_tile_loads_a`` / ``_tile_loads_b``, outside A / B (or past k_end) 0."""
+    n = t.threads
+    qa, qb = t.bk // 4, t.bn // 4
+    ca, cb = (t.bm * qa if vec_a else t.bm * t.bk), (t.bk * qb if vec_b else t.bk * t.bn)
+    ta, tb = (f"vec4<{tc}>" if vec_a else tc), (f"vec4<{tc}>" if vec_b else tc)
+    decl = [f"    var pa{r}: {ta};" for r in range(-(-ca // n))]
+    decl += [f"    var pb{r}: {tb};" for r in range(-(-cb // n))]
+    if vec_a:
+        la = lambda r: [
+            f"          let gr = row0 + e / {qa}u; let kq = kt + (e % {qa}u) * 4u;",
+            f"          pa{r} = vec4<{tc}>();",
+            "          if (gr < u.m && kq < u.k_end) {",
+            f"              pa{r} = vec4<{tc}>(ct_a[(base_a + gr * u.k + kq) / 4u]); }}"]
+        sa = lambda r: [f"          let ra = e / {qa}u; let kq = (e % {qa}u) * 4u;"] + [
+            f"          sa[(kq + {c}u) * {t.bm // 4}u + ra / 4u][ra % 4u] = pa{r}[{c}];"
+            for c in range(4)]
+    else:
+        la = lambda r: [
+            f"          let gr = row0 + e / {t.bk}u; let gk = kt + e % {t.bk}u;",
+            f"          pa{r} = {tc}(0.0);",
+            "          if (gr < u.m && gk < u.k_end) {",
+            f"              pa{r} = {tc}(ct_a[base_a + gr * u.k + gk]); }}"]
+        sa = lambda r: [
+            f"          let ra = e / {t.bk}u;",
+            f"          sa[(e % {t.bk}u) * {t.bm // 4}u + ra / 4u][ra % 4u] = pa{r};"]
+    if vec_b:
+        lb = lambda r: [
+            f"          let gk = kt + e / {qb}u; let gc = col0 + (e % {qb}u) * 4u;",
+            f"          pb{r} = vec4<{tc}>();",
+            "          if (gk < u.k_end && gc < u.n) {",
+            f"              pb{r} = vec4<{tc}>(ct_b[(base_b + gk * u.n + gc) / 4u]); }}"]
+        sb = lambda r: [f"          sb[e] = pb{r};"]
+    else:
+        lb = lambda r: [
+            f"          let gk = kt + e / {t.bn}u; let gc = col0 + e % {t.bn}u;",
+            f"          pb{r} = {tc}(0.0);",
+            "          if (gk < u.k_end && gc < u.n) {",
+            f"              pb{r} = {tc}(ct_b[base_b + gk * u.n + gc]); }}"]
+        sb = lambda r: [f"          sb[e / 4u][e % 4u] = pb{r};"]
+    loads = _slots(ca, n, la) + _slots(cb, n, lb)
+    return decl, loads, _slots(ca, n, sa) + _slots(cb, n, sb)
+
+
+def _prefetch_loop(t: Tiles, wx: int, wy: int, tc: str, vec_a: bool, vec_b: bool) -> list:
+    """The k loop of the prefetching form: the first tiles read before the loop; each pass
+    stores the registers into workgroup memory, waits, reads the next step's tiles into the
+    registers, accumulates from workgroup memory and waits again."""
+    decl, loads, stores = _prefetch_parts(t, tc, vec_a, vec_b)
+    return decl + ["    var k0 = u.k_begin;", "    { let kt = k0;"] + loads + ["    }",
+                   "    loop {", "        if (k0 >= u.k_end) { break; }"] + stores + [
+        "        workgroupBarrier();",
+        f"        let kt = k0 + {t.bk}u;"] + loads + _block_steps(t, wx, wy) + [
+        "        workgroupBarrier();",
+        "        k0 = kt;",
+        "    }"]
 
 
 def _block_steps(t: Tiles, wx: int, wy: int) -> list:

@@ -43,9 +43,11 @@ from .device_program import Pipelines, internal_error
 #: half the B vectors of workgroup memory per product that 4x4 blocks read: 1 byte a product,
 #: where the H200's shared memory gives 2 an FP64 FMA at peak; 24 KiB of workgroup memory,
 #: 256 invocations of about 100 registers), float32 in 128x128x16 tiles (half the barriers
-#: per product). CTHREADS_MATMUL_TILES=old selects TILES_GPU_OLD (read once, first matmul).
-TILES_GPU = {"float32": codegen.Tiles(128, 128, 16, 8, 8),
-             "float64": codegen.Tiles(128, 64, 16, 8, 4)}
+#: per product), both reading the next step's tiles into registers before this step's
+#: products (the loads' latency hidden behind them: about 24 registers more in float64).
+#: CTHREADS_MATMUL_TILES=old selects TILES_GPU_OLD (read once, first matmul).
+TILES_GPU = {"float32": codegen.Tiles(128, 128, 16, 8, 8, prefetch=True),
+             "float64": codegen.Tiles(128, 64, 16, 8, 4, prefetch=True)}
 #: the GPU tiles before (H200 2026-12-02: float32 4096^2 25.6 TFLOP/s, float64 8.8)
 TILES_GPU_OLD = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
                  "float64": codegen.Tiles(64, 64, 8, 4, 4)}

@@ -193,6 +193,9 @@ def test_gpu_tiles_here(device_name, monkeypatch, form):
         _check(matmul(a, b[0]), a, b[0])
         a, b = _pair((2, 5, 9), (9, 3), dtype)
         _check(matmul(a, b), a, b)
+    a, b = _pair((131, 36), (36, 132))
+    _check(matmul(a, b.astype(np.float64)), a, b)     # float32 @ float64 -> float64 tiles
+    _check(matmul(a[:, :35].astype(np.float64), b[:35]), a[:, :35], b[:35])
     from cthreads.codegen import matmul as codegen
     monkeypatch.setattr(codegen, "MAX_STEPS", 2)      # k ranges of 2 bk: later ones add to C
     a, b = _pair((70, 77), (77, 66))
