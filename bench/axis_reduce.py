@@ -72,8 +72,12 @@ def _form(n: int, cpu_driver: bool) -> str:
         why = "CTHREADS_AXIS_REDUCE=old" if red.old else \
             "CPU driver" if cpu_driver else "no cut needed"
         return f"one-pass {kind} ({why})"
-    return (f"two-pass {kind}: {split[0]} chunks of {split[1]} rows, "
-            f"{threads * split[0]:,} invocations, then {kind} over the chunks")
+    passes = [f"{split[0]} chunks of {split[1]} rows ({threads * split[0]:,} invocations)"]
+    again = ar._split(red, kind, threads, split[0], False, 1)
+    if again is not None:
+        passes.append(f"{again[0]} chunks of {again[1]}")
+    passes.append(f"{(again or split)[0]} per output")
+    return f"two-pass {kind}: " + ", then ".join(passes)
 
 
 def main(argv=None) -> dict:

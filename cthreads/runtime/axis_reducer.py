@@ -59,6 +59,9 @@ QUADS = None
 #: ``CHUNK_MIN`` rows), the chunks' partial results into a scratch buffer, a second pass
 #: folding them in axis order
 SPREAD, CHUNK_MIN = 1 << 18, 64
+#: the chunks' combine (few invocations, each a chain of dependent loads) is cut once more
+#: into chunks of at least ``COMBINE_MIN`` where it has ``2 * COMBINE_MIN`` chunks or more
+COMBINE_MIN = 16
 #: tests: a chunk length (rows) forcing the two-pass form on any device (None: the rule above)
 CHUNK = None
 
@@ -324,17 +327,18 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
     return "cols"
 
 
-def _split(red, kind: str, threads: int, n: int, probe: bool):
+def _split(red, kind: str, threads: int, n: int, probe: bool, depth: int = 0):
     """``(chunks, length)`` of the two-pass form of a ``cols``/``cols4`` step (``threads``
-    invocations of the one-pass form, ``n`` rows), or None for the one-pass form."""
-    if not kind.startswith("cols") or n < 2:
+    invocations of the one-pass form, ``n`` rows), or None for the one-pass form; ``depth``
+    1 for the combine of a two-pass step (cut once more), 2 for the combine of that."""
+    if not kind.startswith("cols") or n < 2 or depth > 1:
         return None
     if CHUNK is not None:
         length = CHUNK
     elif red.old or red.ctx.is_cpu:
         return None
     else:
-        chunks = min(-(-SPREAD // threads), n // CHUNK_MIN)
+        chunks = min(-(-SPREAD // threads), n // (COMBINE_MIN if depth else CHUNK_MIN))
         if chunks < 2:
             return None
         length = -(-n // chunks)
@@ -353,13 +357,13 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
     size = elem_type(ty).size
     dispatches = []
     steps = list(steps)
-    s, combining = 0, False       # combining: the second pass of a two-pass step
+    s, depth = 0, 0               # depth: 1 the combine of a two-pass step, 2 its combine
     while s < len(steps):
         outer, n, inner = steps[s]
         kind = _kind(red, outer, n, inner, ty, src_offset)
         threads = outer * inner // (4 if kind == "cols4" else 1)
-        split = None if combining else _split(red, kind, threads, n, probe)
-        combining = split is not None
+        split = _split(red, kind, threads, n, probe, depth)
+        depth = depth + 1 if split is not None else 0
         if split is not None:
             chunks, length = split
             dst = red.queue.pool.acquire(outer * chunks * inner * size)

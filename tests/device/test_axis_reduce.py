@@ -337,6 +337,9 @@ def test_two_pass_plan():
     chunks, length = split(Red, "cols", 1000, 1000, False)
     assert (chunks - 1) * length < 1000 <= chunks * length and length >= 64
     assert split(Red, "rows4", 8192, 8192, False) is None
+    assert split(Red, "cols4", 2048, 128, False, 1) == (8, 16)     # its combine, cut again
+    assert split(Red, "cols4", 2048, 8, False, 2) is None          # and that one's: one pass
+    assert split(Red, "cols4", 2048, 20, False, 1) is None         # short: one pass
 
 
 def test_form_variable():
