@@ -8,7 +8,8 @@ is followed by ``torch.cuda.synchronize()``. Every result is checked against flo
 (tolerance scaled by the axis length) before any time is printed. ``cthreads whole`` (the
 whole-array ``add.reduce(d)`` of the same data) is the yardstick of what the driver gives a
 reduction. Defaults: 8192 on a GPU,
-2048 on a CPU driver (lavapipe).
+2048 on a CPU driver (lavapipe). It prints the form axis=0 ran in: on GPUs the two-pass form
+(chunks of the axis, then the chunks folded), ``CTHREADS_AXIS_REDUCE=old`` the one-pass form.
 
     PYTHONPATH=. python bench/axis_reduce.py [--n N] [--reps R]
 """
@@ -60,6 +61,25 @@ def _torch_fns(x: np.ndarray) -> dict:
     return fns
 
 
+def _form(n: int, cpu_driver: bool) -> str:
+    """Which form the axis=0 step of an n x n float32 array ran in."""
+    from cthreads.runtime import axis_reducer as ar
+    red = ar._now()
+    kind = ar._kind(red, 1, n, n, "float", 0)
+    threads = n // (4 if kind == "cols4" else 1)
+    split = ar._split(red, kind, threads, n, False)
+    if split is None:
+        why = "CTHREADS_AXIS_REDUCE=old" if red.old else \
+            "CPU driver" if cpu_driver else "no cut needed"
+        return f"one-pass {kind} ({why})"
+    passes = [f"{split[0]} chunks of {split[1]} rows ({threads * split[0]:,} invocations)"]
+    again = ar._split(red, kind, threads, split[0], False, 1)
+    if again is not None:
+        passes.append(f"{again[0]} chunks of {again[1]}")
+    passes.append(f"{(again or split)[0]} per output")
+    return f"two-pass {kind}: " + ", then ".join(passes)
+
+
 def main(argv=None) -> dict:
     cpu_driver = any(s in device_name().lower() for s in ("llvmpipe", "lavapipe", "swiftshader"))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -82,6 +102,7 @@ def main(argv=None) -> dict:
     gbps = {k: x.nbytes / v / 1e6 for k, v in ms.items()}
     print(f"device: {device_name()}; {n} x {n} float32 ({x.nbytes / 1e6:.0f} MB), "
           f"median of {args.reps}")
+    print(f"  axis=0 form: {_form(n, cpu_driver)}")
     for k, v in gbps.items():
         print(f"  {k:20s} {ms[k]:9.3f} ms  {v:8.2f} GB/s")
     for axis in (1, 0):

@@ -41,6 +41,7 @@ VARIABLES = {
     "device_copies": "CTHREADS_DEVICE_COPIES",
     "full_traceback": "CTHREADS_FULL_TRACEBACK",
     "dump_wgsl": "CTHREADS_DUMP_WGSL",
+    "axis_reduce": "CTHREADS_AXIS_REDUCE",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -103,6 +104,9 @@ class Config:
     #: CTHREADS_DUMP_WGSL: a folder to write the WGSL of every variant of a kernel into as it
     #: is compiled for a device (one file per kernel, widths and variant), or "" for none
     dump_wgsl: str = ""
+    #: CTHREADS_AXIS_REDUCE: "old" reduces strided axes of ``f.reduce(x, axis=...)`` on GPUs
+    #: in one pass (an invocation per output); "" (the default) in two (runtime/axis_reducer.py)
+    axis_reduce: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -235,6 +239,8 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                               DEVICE_COPIES) if text("device_copies") else 1,
         full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
         dump_wgsl=text("dump_wgsl"),
+        axis_reduce=text("axis_reduce").lower() if text("axis_reduce").lower() in ("", "old")
+        else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
     )
 
 

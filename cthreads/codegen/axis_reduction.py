@@ -18,6 +18,10 @@ consecutive axes, so the input is a C-ordered ``(outer, red, inner)`` block and 
   again as ``array<vec4<S>>``); CPU drivers load storage lane by lane, so four values per load
   matter there.
 
+Two-pass form (GPUs, ``cols``/``cols4``): with ``ct_chunks > 1`` an invocation folds one chunk
+of ``ct_len`` rows of one output into an ``(outer, chunks, inner)`` scratch buffer, and a second
+``cols`` pass folds the chunks per output in axis order (the host plans it).
+
 A dispatch folds the chunk ``[r0, r1)`` of the reduced axis; a later chunk folds into the
 earlier chunks' value (``ct_fold``), the last one folds ``init`` in first (``f(init, x)``).
 Chunks keep each invocation's loop passes far below a CPU driver's loop limit (the host picks
@@ -37,16 +41,18 @@ from .types import elem as elem_type
 
 ENTRY_POINT = "ct_axis_reduce"
 KINDS = ("rows", "rows4", "cols", "cols4")
-#: the uniform block: eight u32 fields, the init value at its alignment, padding to 16 bytes
-UNIFORM_SIZE = 48
+#: the uniform block: twelve u32 fields, the init value at its alignment, padding to 16 bytes
+UNIFORM_SIZE = 64
 
 
 def uniform_bytes(threads: int, outer: int, red: int, inner: int, r0: int, r1: int,
-                  fold: bool, ty: str, init=None) -> bytes:
-    """The ``CtAxisUniforms`` bytes of one dispatch (``init`` None: no init folded)."""
+                  fold: bool, ty: str, init=None, chunks: int = 1, length: int = 0) -> bytes:
+    """The ``CtAxisUniforms`` bytes of one dispatch (``init`` None: no init folded;
+    ``chunks > 1``: the cols kernels' first pass, ``chunks`` partial results of ``length``
+    rows each per output)."""
     row = elem_type(ty)
-    head = struct.pack("<8I", threads, outer, red, inner, r0, r1, int(fold),
-                       0 if init is None else 1)
+    head = struct.pack("<12I", threads, outer, red, inner, r0, r1, int(fold),
+                       0 if init is None else 1, chunks, length, 0, 0)
     head += b"\0" * (-len(head) % row.size)
     if row.kind == "c":
         init = 0j if init is None else complex(init)

@@ -8,6 +8,8 @@ are reduced one run at a time, the last first, through a device buffer between s
 step runs the kernels of ``codegen/axis_reduction.py`` (``rows`` when the reduced elements are
 contiguous, ``cols`` otherwise), in chunks of the reduced axis that keep a CPU driver's loop
 passes far below its limit; pipelines are kept per device, operation, element type and kind.
+On GPUs a ``cols`` step runs in two passes (``_split``): chunks of the axis into a scratch
+buffer, then the chunks folded per output in axis order (``CTHREADS_AXIS_REDUCE=old``: one).
 
 Inputs: a GpuArray (its buffer, from a view's offset), a list or numpy array bound in an arena
 (its device copy, as ``reducer.py`` reads it), else a numpy array or a (nested) list, uploaded.
@@ -23,6 +25,7 @@ import threading
 import weakref
 
 from . import args, convert, device_array, residency
+from .. import config
 from . import reducer as _red
 from ..backend import device as _device
 from ..backend import get_queue
@@ -50,6 +53,18 @@ FORCE_COLS = False          # tests: the cols kernel for contiguous rows
 #: cols: 12-17 against 9-11 ms for axis=0 of 2048 x 2048); True / False force it (tests)
 QUADS = None
 
+#: the form of strided (``cols``) steps: ``CTHREADS_AXIS_REDUCE=old`` (config, read once per
+#: device) one invocation per output walking the whole axis; else on GPUs the two-pass form:
+#: the axis cut into chunks (outputs x chunks >= ``SPREAD`` invocations, chunks >=
+#: ``CHUNK_MIN`` rows), the chunks' partial results into a scratch buffer, a second pass
+#: folding them in axis order
+SPREAD, CHUNK_MIN = 1 << 18, 64
+#: the chunks' combine (few invocations, each a chain of dependent loads) is cut once more
+#: into chunks of at least ``COMBINE_MIN`` where it has ``2 * COMBINE_MIN`` chunks or more
+COMBINE_MIN = 16
+#: tests: a chunk length (rows) forcing the two-pass form on any device (None: the rule above)
+CHUNK = None
+
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ_WRITE))
 _PROBE = ((4, READ_WRITE),)
 _QUADS = ((3, READ),)       # the cols4 kernel's vec4 view of the input
@@ -66,6 +81,7 @@ class _AxisReducer:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.size = SIZE_CPU if self.ctx.is_cpu else SIZE_GPU
+        self.old = config.current().axis_reduce == "old"     # the one-pass form of cols steps
         self.layouts = {}           # (probe, quads) -> (bindings, layout)
         self.pipelines = Pipelines(self.ctx, 64)
         self.uniforms: list = []
@@ -311,19 +327,61 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
     return "cols"
 
 
+def _split(red, kind: str, threads: int, n: int, probe: bool, depth: int = 0):
+    """``(chunks, length)`` of the two-pass form of a ``cols``/``cols4`` step (``threads``
+    invocations of the one-pass form, ``n`` rows), or None for the one-pass form; ``depth``
+    1 for the combine of a two-pass step (cut once more), 2 for the combine of that."""
+    if not kind.startswith("cols") or n < 2 or depth > 1:
+        return None
+    if CHUNK is not None:
+        length = CHUNK
+    elif red.old or red.ctx.is_cpu:
+        return None
+    else:
+        chunks = min(-(-SPREAD // threads), n // (COMBINE_MIN if depth else CHUNK_MIN))
+        if chunks < 2:
+            return None
+        length = -(-n // chunks)
+    if red.ctx.is_cpu:             # one dispatch: each invocation's loop below the limit
+        length = min(length, PASSES_CPU_LOOPS if probe else PASSES_CPU)
+    length = max(1, min(length, n))
+    chunks = -(-n // length)       # none empty: the last holds n - (chunks - 1) * length rows
+    return (chunks, length) if chunks > 1 else None
+
+
 def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, owned) -> list:
     """Every dispatch of the steps: (pipeline, input, its bytes, its offset, output, its bytes,
-    workgroups, uniform bytes); the buffers between steps go to ``owned``."""
+    workgroups, uniform bytes); the buffers between steps go to ``owned``. A strided step in
+    the two-pass form (``_split``) is first a pass into an ``(outer, chunks, inner)`` scratch
+    buffer, then the step ``(outer, chunks, inner)`` over it."""
     size = elem_type(ty).size
     dispatches = []
-    for s, (outer, n, inner) in enumerate(steps):
+    steps = list(steps)
+    s, depth = 0, 0               # depth: 1 the combine of a two-pass step, 2 its combine
+    while s < len(steps):
+        outer, n, inner = steps[s]
+        kind = _kind(red, outer, n, inner, ty, src_offset)
+        threads = outer * inner // (4 if kind == "cols4" else 1)
+        split = _split(red, kind, threads, n, probe, depth)
+        depth = depth + 1 if split is not None else 0
+        if split is not None:
+            chunks, length = split
+            dst = red.queue.pool.acquire(outer * chunks * inner * size)
+            owned.append(dst)
+            dispatches.append((red.pipeline(op, kind, probe, name), src,
+                               outer * n * inner * size, src_offset, dst,
+                               outer * chunks * inner * size,
+                               -(-threads * chunks // red.size), kind.endswith("4"),
+                               codegen.uniform_bytes(threads * chunks, outer, n, inner, 0, n,
+                                                     False, ty, None, chunks, length)))
+            steps[s] = (outer, chunks, inner)
+            src, src_offset = dst, 0
+            continue
         last_step = s == len(steps) - 1
         dst = out.pooled if last_step else red.queue.pool.acquire(outer * inner * size)
         if not last_step:
             owned.append(dst)
-        kind = _kind(red, outer, n, inner, ty, src_offset)
         pipe = red.pipeline(op, kind, probe, name)
-        threads = outer * inner // (4 if kind == "cols4" else 1)
         groups = outer if kind.startswith("rows") else -(-threads // red.size)
         chunks = _chunks(red, kind, n, probe)
         for c, (r0, r1) in enumerate(chunks):
@@ -333,6 +391,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
                                codegen.uniform_bytes(threads, outer, n, inner, r0, r1, c > 0,
                                                      ty, init if final else None)))
         src, src_offset = dst, 0
+        s += 1
     return dispatches
 
 

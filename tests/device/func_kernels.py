@@ -178,3 +178,14 @@ def add_by_counting(a: int, b: int) -> int:
     for _ in range(b):
         s += 1
     return s
+
+
+# an associative operation that is not commutative: x -> m * x + c (mod 1021) as m * 1024 + c,
+# ``then(a, b)`` the map a followed by b (axis reductions must keep the axis order)
+@Gpu.func
+def then(a: int, b: int) -> int:
+    ma = a // 1024
+    ca = a % 1024
+    mb = b // 1024
+    cb = b % 1024
+    return (mb * ma % 1021) * 1024 + (mb * ca + cb) % 1021

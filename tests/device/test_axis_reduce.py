@@ -14,7 +14,7 @@ from cthreads import config
 from cthreads.gpu import Gpu, GpuArena, GpuArray, GpuDeviceError, GpuInvalidArgument, gpu
 from cthreads.gpu import GlobalIdx, to_device, uint32
 from cthreads.runtime.axis_reducer import plan_steps
-from tests.device.func_kernels import add_by_counting, gcd
+from tests.device.func_kernels import add_by_counting, gcd, then
 
 U32 = 2.0**-24
 
@@ -268,6 +268,86 @@ def test_every_kernel_on_this_device(device_name, monkeypatch, force):
     np.testing.assert_array_equal(iadd.reduce(long, axis=0), long.sum(axis=0, dtype=np.int32))
     np.testing.assert_array_equal(gcd.reduce(long * 6 + 6, axis=0),
                                   np.gcd.reduce(long * 6 + 6, axis=0))
+
+
+def _then(a, b):
+    ma, ca, mb, cb = a // 1024, a % 1024, b // 1024, b % 1024
+    return (mb * ma % 1021) * 1024 + (mb * ca + cb) % 1021
+
+
+def _then_reduce(x, axis, init=None):
+    """``then`` folded along ``axis`` in axis order (``init`` first), in numpy."""
+    x = np.moveaxis(x, axis, 0)
+    acc = x[0] if init is None else _then(np.full(x.shape[1:], init, x.dtype), x[0])
+    for row in x[1:]:
+        acc = _then(acc, row)
+    return acc
+
+
+def _maps(rng, shape):
+    return (rng.integers(0, 1021, shape) * 1024 + rng.integers(0, 1021, shape)).astype(np.int32)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7])
+@pytest.mark.parametrize("quads", [False, True])
+def test_two_pass_form_keeps_axis_order(device_name, monkeypatch, chunk, quads):
+    """The GPUs' two-pass form of strided axes (chunks of the axis into a scratch buffer, then
+    the chunks folded per output), forced on this device with small and uneven chunks (axis
+    lengths not a multiple of the chunk), under a non-commutative operation against numpy."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "CHUNK", chunk)
+    monkeypatch.setattr(axis_reducer, "QUADS", quads)
+    rng = np.random.default_rng(20 + chunk)
+    x = _maps(rng, (4, 23, 8))
+    for axis in (0, 1, (0, 1)):
+        got = then.reduce(x, axis=axis)
+        want = _then_reduce(x.reshape(92, 8) if axis == (0, 1) else x, 0 if axis == (0, 1)
+                            else axis)
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(then.reduce(x, 5 * 1024 + 3, axis=1, keepdims=True),
+                                  _then_reduce(x, 1, 5 * 1024 + 3)[:, None, :])
+    y = _maps(rng, (3, 10, 5, 6))              # axes apart: two steps, both two-pass
+    np.testing.assert_array_equal(then.reduce(y, axis=(1, 3)),
+                                  _then_reduce(_then_reduce(y, 3), 1))
+    d = to_device(x)
+    np.testing.assert_array_equal(then.reduce(d[1:], axis=0).numpy(), _then_reduce(x[1:], 0))
+    long = np.random.default_rng(15).integers(0, 9, (301, 8)).astype(np.int32)
+    np.testing.assert_array_equal(gcd.reduce(long * 6 + 6, axis=0),  # the loop probe's path
+                                  np.gcd.reduce(long * 6 + 6, axis=0))
+    np.testing.assert_array_equal(iadd.reduce(long, 2, axis=0), long.sum(axis=0) + 2)
+
+
+def test_two_pass_plan():
+    """The chunks the GPU rule picks: enough invocations, chunks of at least 64 rows."""
+    from cthreads.runtime import axis_reducer
+
+    class Ctx:
+        is_cpu = False
+
+    class Red:
+        ctx = Ctx()
+        old = True
+    split = axis_reducer._split
+    assert split(Red, "cols4", 2048, 8192, False) is None          # CTHREADS_AXIS_REDUCE=old
+    Red.old = False
+    assert split(Red, "cols4", 2048, 8192, False) == (128, 64)     # 8192 x 8192, axis=0
+    assert split(Red, "cols", 8192, 8192, False) == (32, 256)
+    assert split(Red, "cols", 8192, 100, False) is None            # too short to cut
+    assert split(Red, "cols", 1 << 20, 8192, False) is None        # enough invocations
+    chunks, length = split(Red, "cols", 1000, 1000, False)
+    assert (chunks - 1) * length < 1000 <= chunks * length and length >= 64
+    assert split(Red, "rows4", 8192, 8192, False) is None
+    assert split(Red, "cols4", 2048, 128, False, 1) == (8, 16)     # its combine, cut again
+    assert split(Red, "cols4", 2048, 8, False, 2) is None          # and that one's: one pass
+    assert split(Red, "cols4", 2048, 20, False, 1) is None         # short: one pass
+
+
+def test_form_variable():
+    assert config.from_environ({"HOME": "/h"}).axis_reduce == ""
+    assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": " Old "}).axis_reduce \
+        == "old"
+    with pytest.raises(GpuInvalidArgument, match="CTHREADS_AXIS_REDUCE='new'"):
+        config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "new"}).axis_reduce
 
 
 def test_plan_steps_merges_axes():
