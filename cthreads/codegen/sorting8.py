@@ -13,7 +13,7 @@ Per 8-bit digit pass (4 per 32-bit key word):
 * ``scatter8``: the tile is loaded (coalesced) into workgroup memory, sorted there stably by
   the 8-bit digit with two 4-bit splits (low nibble, then high nibble; each thread owns
   ``items`` consecutive elements, 16 counters of 16 bits in two vec4<u32>, one workgroup scan
-  a split), each digit's first place in the sorted tile found where the digit changes, then
+  a split; the tile's words padded, one after every 32, against bank conflicts), each digit's first place in the sorted tile found where the digit changes, then
   stored in the tile's sorted order (neighbouring threads, neighbouring places of a digit:
   coalesced stores) at ``hist[digit, group] + place - first place``. Stable, so the passes
   compose.
@@ -151,8 +151,12 @@ var<workgroup> sb: array<vec4<u32>, SIZE>;
 var<workgroup> nib: array<u32, 16>;
 var<workgroup> offs: array<u32, 256>;
 var<workgroup> tstart: array<u32, 256>;
-var<workgroup> skeys: array<u32, TILE>;
-var<workgroup> sidx: array<u32, TILE>;
+var<workgroup> skeys: array<u32, PADDED>;
+var<workgroup> sidx: array<u32, PADDED>;
+
+// a tile place's word in workgroup memory: one pad word after every 32, so that the threads
+// of a subgroup reading their runs of ``items`` consecutive places hit distinct banks
+fn sp(p: u32) -> u32 { return p + (p >> 5u); }
 
 COUNTERS
 @compute @workgroup_size(SIZE)
@@ -164,8 +168,8 @@ GROUP    if (g >= u.groups) { return; }
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
         let p = c * SIZEu + lid;           // coalesced loads
         if (p < count) {
-            skeys[p] = keys[base + p];
-            sidx[p] = idx[base + p];
+            skeys[sp(p)] = keys[base + p];
+            sidx[sp(p)] = idx[base + p];
         }
     }
     workgroupBarrier();
@@ -179,8 +183,8 @@ GROUP    if (g >= u.groups) { return; }
         for (var c = 0u; c < ITEMSu; c = c + 1u) {
             let p = start + c;
             if (p < count) {
-                kk[c] = skeys[p];
-                xx[c] = sidx[p];
+                kk[c] = skeys[sp(p)];
+                xx[c] = sidx[sp(p)];
                 let d = (kk[c] >> sh) & 15u;
                 oa = oa + one_a(d);
                 ob = ob + one_b(d);
@@ -216,8 +220,8 @@ GROUP    if (g >= u.groups) { return; }
                 let at = nib[d] + field(ra, rb, d);
                 ra = ra + one_a(d);
                 rb = rb + one_b(d);
-                skeys[at] = kk[c];
-                sidx[at] = xx[c];
+                skeys[sp(at)] = kk[c];
+                sidx[sp(at)] = xx[c];
             }
         }
         workgroupBarrier();
@@ -225,19 +229,19 @@ GROUP    if (g >= u.groups) { return; }
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
         let p = c * SIZEu + lid;           // each digit's first place in the sorted tile
         if (p < count) {
-            let d = (skeys[p] >> u.shift) & 255u;
-            if (p == 0u || ((skeys[p - 1u] >> u.shift) & 255u) != d) { tstart[d] = p; }
+            let d = (skeys[sp(p)] >> u.shift) & 255u;
+            if (p == 0u || ((skeys[sp(p - 1u)] >> u.shift) & 255u) != d) { tstart[d] = p; }
         }
     }
     workgroupBarrier();
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
         let p = c * SIZEu + lid;           // in the tile's sorted order: coalesced stores
         if (p < count) {
-            let key = skeys[p];
+            let key = skeys[sp(p)];
             let d = (key >> u.shift) & 255u;
             let at = offs[d] + p - tstart[d];
             keys_out[at] = key;
-            idx_out[at] = sidx[p];
+            idx_out[at] = sidx[sp(p)];
         }
     }
 }
@@ -254,6 +258,7 @@ def kernel_wgsl(name: str, shape: tuple) -> str:
     assert size * items < 1 << 16 and size & (size - 1) == 0 and size <= 256
     body = _BODIES[name]
     for word, value in (("COUNTERS", _COUNTERS), ("ARGS", _ARGS), ("GROUP", _GROUP),
+                        ("PADDED", str(size * items + size * items // 32)),
                         ("TILE", str(size * items)), ("ITEMS", str(items)),
                         ("SIZE", str(size))):
         body = body.replace(word, value)
@@ -263,7 +268,8 @@ def kernel_wgsl(name: str, shape: tuple) -> str:
 def local_bytes(shape: tuple) -> int:
     """Workgroup memory of ``scatter8`` (the tile's keys and indexes, the split scans, the
     digits' offsets and first places)."""
-    return 8 * shape[0] * shape[1] + 32 * shape[0] + 4 * (16 + 2 * DIGITS)
+    tile = shape[0] * shape[1]
+    return 8 * (tile + tile // 32) + 32 * shape[0] + 4 * (16 + 2 * DIGITS)
 
 
 def blocks(groups: int, shape: tuple) -> int:
