@@ -80,7 +80,7 @@ def main() -> None:
     ms = alternating_ms(fns, opts.reps)
     from cthreads.runtime import sorter
     print(f"# sort of {n:,} float32 keys on {name}, median of {opts.reps} rounds "
-          f"({sorter._sorter_now().form()}; CTHREADS_SORT={sorter.FORM or '(unset)'})")
+          f"({sorter._sorter_now().form()}; CTHREADS_SORT={sorter._sorter_now().asked or '(unset)'})")
     for k, v in ms.items():
         print(f"{k:34s} {v:10.2f} ms  {n / v / 1e3:9.1f} M keys/s")
     base = "torch.sort" if "torch.sort" in ms else "np.sort"

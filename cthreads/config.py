@@ -41,6 +41,7 @@ VARIABLES = {
     "device_copies": "CTHREADS_DEVICE_COPIES",
     "full_traceback": "CTHREADS_FULL_TRACEBACK",
     "dump_wgsl": "CTHREADS_DUMP_WGSL",
+    "sort_form": "CTHREADS_SORT",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -103,6 +104,9 @@ class Config:
     #: CTHREADS_DUMP_WGSL: a folder to write the WGSL of every variant of a kernel into as it
     #: is compiled for a device (one file per kernel, widths and variant), or "" for none
     dump_wgsl: str = ""
+    #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
+    #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
+    sort_form: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -235,7 +239,18 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                               DEVICE_COPIES) if text("device_copies") else 1,
         full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
         dump_wgsl=text("dump_wgsl"),
+        sort_form=_sort_form(text("sort_form")),
     )
+
+
+SORT_FORMS = ("", "old", "8bit")
+
+
+def _sort_form(text: str):
+    if text.lower() in SORT_FORMS:
+        return text.lower()
+    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits) or 8bit (8-bit digits), "
+                    "or unset it (8-bit on GPUs, 4-bit on CPU drivers)")
 
 
 def _check_value(name: str, value):
@@ -259,6 +274,9 @@ def _check_value(name: str, value):
     elif name == "device_copies":
         ok = type(value) is int and value in DEVICE_COPIES
         accepted = "an int from 1 to 8"
+    elif name == "sort_form":
+        ok = value in SORT_FORMS
+        accepted = "'', 'old' or '8bit'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

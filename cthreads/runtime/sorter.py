@@ -4,7 +4,9 @@ a stable LSD radix sort along the last axis, run as the passes of ``codegen/sort
 ``run_sort`` checks everything on the host first (the dtype, the shape, the values' shape, the
 size against one storage binding), then, under the launch lock, reads the keys' device copy (a
 GpuArray's buffer, an arena slot's, or an upload of a list or numpy array), submits the map
-pass, 4-bit digit passes (histogram, scan, scatter; 8 per 32-bit key word) over (key word,
+pass, the digit passes (GPUs: 8-bit digits, 4 per 32-bit key word, ``codegen/sorting8.py``;
+CPU drivers and ``CTHREADS_SORT=old``: 4-bit digits, 8 per word; each a histogram, a scan, a
+scatter) over (key word,
 index) pairs ping-ponging between two pairs of buffers, the rekey passes of a 64-bit key's
 high word and of the rows, and the gathers that write the results into new device arrays. A
 GpuArray input gives GpuArrays (nothing is read back); other inputs are downloaded into numpy
@@ -16,12 +18,12 @@ bind-group layout per kernel and one uniform buffer per dispatch of a sort.
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from typing import Any
 
 from . import args, convert, device_array, residency
+from .. import config
 from . import reducer
 from ..backend import device as _device
 from ..backend import get_queue
@@ -39,9 +41,10 @@ LOOP_BUDGET = 30000
 #: use the local-sort scatter where workgroup memory allows (tests turn it off)
 LOCAL_SORT = True
 
-#: the form, read once: "" (default: 8-bit digits on GPUs, 4-bit on CPU drivers), "old"
-#: (4-bit digits everywhere), "8bit" (8-bit digits everywhere, where workgroup memory allows)
-FORM = os.environ.get("CTHREADS_SORT", "").strip().lower()
+#: the form when not None (tests set it), else CTHREADS_SORT (``config.sort_form``), read once
+#: a device: "" (8-bit digits on GPUs, 4-bit on CPU drivers), "old" (4-bit digits everywhere),
+#: "8bit" (8-bit digits everywhere, where workgroup memory allows)
+FORM = None
 
 _lock = threading.Lock()
 _sorters: dict = {}
@@ -66,7 +69,8 @@ class _Sorter:
             codegen.local_bytes(self.shape) <= room else "scatter"
         #: 8-bit digits (4 passes a key word) where asked and a tile fits workgroup memory
         self.bits = codegen.RADIX_BITS
-        if FORM == "8bit" or (FORM != "old" and not self.ctx.is_cpu):
+        self.asked = FORM if FORM is not None else config.current().sort_form
+        if self.asked == "8bit" or (self.asked != "old" and not self.ctx.is_cpu):
             size, items = self.shape
             while items > 1 and sorting8.local_bytes((size, items)) > room:
                 items //= 2

@@ -299,6 +299,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_DEVICE_COPIES   1 (unset)",
         "  CTHREADS_FULL_TRACEBACK  0",
         "  CTHREADS_DUMP_WGSL       (unset: no dump)",
+        "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
