@@ -6,7 +6,9 @@ out (nothing downloaded but one element, which waits for the sort), and from a n
 Alternating rounds, medians; the ratios are within one run.
 
 Run: ``python bench/sort.py [--n N] [--reps R] [--direct-scatter]`` (default n: 16M on a GPU, 1M on a CPU
-Vulkan driver such as lavapipe).
+Vulkan driver such as lavapipe). The form that ran is printed: GPUs get 8-bit digits unless
+``CTHREADS_SORT=old`` (the 4-bit form; ``--direct-scatter`` applies to it);
+``CTHREADS_SORT=8bit`` forces 8-bit digits on CPU drivers too.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def main() -> None:
     ms = alternating_ms(fns, opts.reps)
     from cthreads.runtime import sorter
     print(f"# sort of {n:,} float32 keys on {name}, median of {opts.reps} rounds "
-          f"({sorter._sorter_now().scatter}, workgroups of {sorter._sorter_now().shape})")
+          f"({sorter._sorter_now().form()}; CTHREADS_SORT={sorter._sorter_now().asked or '(unset)'})")
     for k, v in ms.items():
         print(f"{k:34s} {v:10.2f} ms  {n / v / 1e3:9.1f} M keys/s")
     base = "torch.sort" if "torch.sort" in ms else "np.sort"

@@ -42,6 +42,7 @@ VARIABLES = {
     "full_traceback": "CTHREADS_FULL_TRACEBACK",
     "dump_wgsl": "CTHREADS_DUMP_WGSL",
     "axis_reduce": "CTHREADS_AXIS_REDUCE",
+    "sort_form": "CTHREADS_SORT",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -107,6 +108,9 @@ class Config:
     #: CTHREADS_AXIS_REDUCE: "old" reduces strided axes of ``f.reduce(x, axis=...)`` on GPUs
     #: in one pass (an invocation per output); "" (the default) in two (runtime/axis_reducer.py)
     axis_reduce: str = ""
+    #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
+    #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
+    sort_form: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -241,7 +245,18 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         dump_wgsl=text("dump_wgsl"),
         axis_reduce=text("axis_reduce").lower() if text("axis_reduce").lower() in ("", "old")
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
+        sort_form=_sort_form(text("sort_form")),
     )
+
+
+SORT_FORMS = ("", "old", "8bit")
+
+
+def _sort_form(text: str):
+    if text.lower() in SORT_FORMS:
+        return text.lower()
+    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits) or 8bit (8-bit digits), "
+                    "or unset it (8-bit on GPUs, 4-bit on CPU drivers)")
 
 
 def _check_value(name: str, value):
@@ -265,6 +280,9 @@ def _check_value(name: str, value):
     elif name == "device_copies":
         ok = type(value) is int and value in DEVICE_COPIES
         accepted = "an int from 1 to 8"
+    elif name == "sort_form":
+        ok = value in SORT_FORMS
+        accepted = "'', 'old' or '8bit'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

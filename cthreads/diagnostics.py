@@ -157,6 +157,7 @@ def _settings(settings: config.Config) -> list[str]:
         "full_traceback": lambda v: "1" if v else "0",
         "dump_wgsl": lambda v: v or "(unset: no dump)",
         "axis_reduce": lambda v: v or "(unset: two passes on GPUs)",
+        "sort_form": lambda v: v or "(unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
     }
     problems = settings.problems()
     lines = ["settings:"]

@@ -382,8 +382,8 @@ def kernel_wgsl(name: str, shape: tuple) -> str:
 
 
 def uniform_bytes(n: int, m: int = 1, groups: int = 0, shift: int = 0, mode: int = 0,
-                  words: int = 1) -> bytes:
-    return struct.pack("<8I", n, m, groups, shift, mode, words, 0, 0)
+                  words: int = 1, blocks: int = 0) -> bytes:
+    return struct.pack("<8I", n, m, groups, shift, mode, words, blocks, 0)
 
 
 def local_bytes(shape: tuple) -> int:

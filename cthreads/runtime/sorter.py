@@ -4,7 +4,9 @@ a stable LSD radix sort along the last axis, run as the passes of ``codegen/sort
 ``run_sort`` checks everything on the host first (the dtype, the shape, the values' shape, the
 size against one storage binding), then, under the launch lock, reads the keys' device copy (a
 GpuArray's buffer, an arena slot's, or an upload of a list or numpy array), submits the map
-pass, 4-bit digit passes (histogram, scan, scatter; 8 per 32-bit key word) over (key word,
+pass, the digit passes (GPUs: 8-bit digits, 4 per 32-bit key word, ``codegen/sorting8.py``;
+CPU drivers and ``CTHREADS_SORT=old``: 4-bit digits, 8 per word; each a histogram, a scan, a
+scatter) over (key word,
 index) pairs ping-ponging between two pairs of buffers, the rekey passes of a 64-bit key's
 high word and of the rows, and the gathers that write the results into new device arrays. A
 GpuArray input gives GpuArrays (nothing is read back); other inputs are downloaded into numpy
@@ -21,11 +23,13 @@ import weakref
 from typing import Any
 
 from . import args, convert, device_array, residency
+from .. import config
 from . import reducer
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.pipeline import make_bind_group_layout
 from ..codegen import sorting as codegen
+from ..codegen import sorting8
 from ..codegen.types import elem as elem_type
 from ..errors import GpuArgumentTypeError, GpuInvalidArgument, GpuUseAfterDestroy
 from .device_program import Pipelines, internal_error
@@ -36,6 +40,11 @@ LOOP_BUDGET = 30000
 
 #: use the local-sort scatter where workgroup memory allows (tests turn it off)
 LOCAL_SORT = True
+
+#: the form when not None (tests set it), else CTHREADS_SORT (``config.sort_form``), read once
+#: a device: "" (8-bit digits on GPUs, 4-bit on CPU drivers), "old" (4-bit digits everywhere),
+#: "8bit" (8-bit digits everywhere, where workgroup memory allows)
+FORM = None
 
 _lock = threading.Lock()
 _sorters: dict = {}
@@ -49,7 +58,7 @@ class _Sorter:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.layouts = {name: make_bind_group_layout(self.ctx, b)
-                        for name, b in codegen.BINDINGS.items()}
+                        for name, b in {**codegen.BINDINGS, **sorting8.BINDINGS}.items()}
         self.pipelines = Pipelines(self.ctx)
         self.uniforms: list = []
         self.shape = codegen.SHAPE_CPU if self.ctx.is_cpu else codegen.SHAPE_GPU
@@ -58,6 +67,16 @@ class _Sorter:
         #: device has room for a tile, else straight from the ranks
         self.scatter = "scatter_local" if LOCAL_SORT and \
             codegen.local_bytes(self.shape) <= room else "scatter"
+        #: 8-bit digits (4 passes a key word) where asked and a tile fits workgroup memory
+        self.bits = codegen.RADIX_BITS
+        self.asked = FORM if FORM is not None else config.current().sort_form
+        if self.asked == "8bit" or (self.asked != "old" and not self.ctx.is_cpu):
+            size, items = self.shape
+            while items > 1 and sorting8.local_bytes((size, items)) > room:
+                items //= 2
+            if size <= 256 and sorting8.local_bytes((size, items)) <= room:
+                self.shape, self.bits, self.scatter = (size, items), 8, "scatter8"
+        self.digits = 1 << self.bits
         self.spare: dict = {}       # bytes -> scratch buffers of the last sort of that size
 
     def scratch(self, sizes: list) -> list:
@@ -88,11 +107,27 @@ class _Sorter:
         pipe = self.pipelines.get(name)
         if pipe is None:
             pipe = self.pipelines.compile(
-                name, codegen.kernel_wgsl(name, self.shape), "main", codegen.BINDINGS[name],
+                name, (sorting8 if name in sorting8.BINDINGS else codegen).kernel_wgsl(
+                    name, self.shape), "main", self.layout_bindings(name),
                 self.layouts[name], (),
                 lambda exc, text: internal_error(f"the sort kernel {name!r}", "input's dtype",
                                                  exc, text))
         return pipe
+
+    @staticmethod
+    def layout_bindings(name: str):
+        return sorting8.BINDINGS.get(name) or codegen.BINDINGS[name]
+
+    def form(self) -> str:
+        """What runs, in words (bench/sort.py prints it)."""
+        return (f"{self.bits}-bit digits, {self.scatter}, workgroups of {self.shape[0]} x "
+                f"{self.shape[1]}")
+
+    def scan_loops(self, groups: int) -> int:
+        """The longest loop run of one scan thread."""
+        if self.bits == 8:
+            return sorting8.scan_passes(groups, self.shape)
+        return codegen.scan_passes(groups, self.shape)
 
     def uniform(self, k: int):
         while len(self.uniforms) <= k:
@@ -204,7 +239,7 @@ def run_sort(keys, values=None, want: str = "sort"):
             "limit is not supported yet: sort them in pieces, or on the host")
     m = k.shape[-1]
     groups = codegen.tiles(n, s.shape)
-    if 2 * codegen.scan_passes(groups, s.shape) + 2 * s.shape[1] > LOOP_BUDGET and s.ctx.is_cpu:
+    if 2 * s.scan_loops(groups) + 2 * s.shape[1] > LOOP_BUDGET and s.ctx.is_cpu:
         raise GpuInvalidArgument(
             f"{name}(): {n:,} elements would take the scan of this CPU driver past its loop "
             "limit (docs/language.md, \"Long loops on CPU drivers\"); sort fewer elements")
@@ -250,12 +285,12 @@ def _device_sort(s, k, outs, n, m, groups, name):
                                          "nothing was submitted. Call it again")
             plan = _Plan(s, k, n, m, groups, owned)
             s.keep(plan.sizes, plan.held)      # queue order protects them from here on
-            plan.passes(32 // codegen.RADIX_BITS)
+            plan.passes(32 // s.bits)
             if plan.wide:
-                plan.rekey(0, 32 // codegen.RADIX_BITS)
+                plan.rekey(0, 32 // s.bits)
             rows = n // m
             if rows > 1:
-                plan.rekey(1, -(-(rows - 1).bit_length() // codegen.RADIX_BITS))
+                plan.rekey(1, -(-(rows - 1).bit_length() // s.bits))
             results = [plan.gather(inp, name) for inp, _ in outs]
             for j, (kernel, bufs, count, u) in enumerate(plan.steps):
                 uni = s.uniform(j)
@@ -285,9 +320,14 @@ class _Plan:
         self.s, self.k, self.n, self.m, self.groups, self.owned = s, k, n, m, groups, owned
         self.wide = k.dtype.itemsize == 8
         self.src, self.src_off = _source(s, k, owned)
-        self.sizes = [4 * n] * (5 if self.wide else 4) + [4 * codegen.DIGITS * groups]
+        self.blocks = sorting8.blocks(groups, s.shape) if s.bits == 8 else 0
+        self.sizes = [4 * n] * (5 if self.wide else 4) + [4 * s.digits * groups]
+        if self.blocks:
+            self.sizes.append(4 * self.blocks)
         self.held = s.scratch(self.sizes)
-        scratch, self.hist = self.held[:-1], self.held[-1]
+        nscratch = 5 if self.wide else 4
+        scratch, self.hist = self.held[:nscratch], self.held[nscratch]
+        self.parts = self.held[nscratch + 1] if self.blocks else None
         self.keys_ab, self.idx_ab = scratch[0:2], scratch[2:4]
         self.hi = scratch[4] if self.wide else scratch[1]   # (unused by 32-bit keys)
         self.flat = -(-n // s.shape[0])
@@ -300,14 +340,25 @@ class _Plan:
                        codegen.uniform_bytes(n, m, mode=codegen.KEY_MODES[k.dtype.name]))]
 
     def passes(self, count: int) -> None:
-        """``count`` 4-bit digit passes over the current key word, lowest digit first."""
-        nb, hb, groups = self.nb, 4 * codegen.DIGITS * self.groups, self.groups
+        """``count`` digit passes (4- or 8-bit) over the current key word, lowest first."""
+        bits = self.s.bits
+        nb, hb, groups = self.nb, 4 * self.s.digits * self.groups, self.groups
         for p in range(count):
             a, b = self.cur, 1 - self.cur
-            u = codegen.uniform_bytes(self.n, self.m, groups, codegen.RADIX_BITS * p)
-            self.steps.append(("hist", [(self.keys_ab[a], nb, 0), (self.hist, hb, 0)],
-                               groups, u))
-            self.steps.append(("scan", [(self.hist, hb, 0)], 1, u))
+            u = codegen.uniform_bytes(self.n, self.m, groups, bits * p, blocks=self.blocks)
+            if bits == 8:
+                pb, blocks = 4 * self.blocks, self.blocks
+                self.steps.append(("hist8", [(self.keys_ab[a], nb, 0), (self.hist, hb, 0)],
+                                   groups, u))
+                self.steps.append(("scan_up", [(self.hist, hb, 0), (self.parts, pb, 0)],
+                                   blocks, u))
+                self.steps.append(("scan_top", [(self.parts, pb, 0)], 1, u))
+                self.steps.append(("scan_down", [(self.hist, hb, 0), (self.parts, pb, 0)],
+                                   blocks, u))
+            else:
+                self.steps.append(("hist", [(self.keys_ab[a], nb, 0), (self.hist, hb, 0)],
+                                   groups, u))
+                self.steps.append(("scan", [(self.hist, hb, 0)], 1, u))
             self.steps.append((self.s.scatter, [(self.keys_ab[a], nb, 0), (self.idx_ab[a], nb, 0),
                                            (self.hist, hb, 0), (self.keys_ab[b], nb, 0),
                                            (self.idx_ab[b], nb, 0)], groups, u))

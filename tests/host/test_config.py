@@ -300,6 +300,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_FULL_TRACEBACK  0",
         "  CTHREADS_DUMP_WGSL       (unset: no dump)",
         "  CTHREADS_AXIS_REDUCE     (unset: two passes on GPUs)",
+        "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
