@@ -93,7 +93,7 @@ def main(argv=None) -> dict:
     gbps = {k: 4 * n / (v / 1e3) / 1e9 for k, v in ms.items()}
     print(f"{device_name()}: add.accumulate of n = {n:,} float32 ({4 * n / 1e6:.0f} MB), "
           f"{reps} alternating rounds (median ms, GB/s of input):")
-    print(f"  scan form: {form()} [CTHREADS_SCAN={scanner.FORM or 'unset'}]")
+    print(f"  scan form: {form()} [CTHREADS_SCAN={scanner.form() or 'unset'}]")
     for k in ms:
         print(f"  {k:16s} {ms[k]:10.2f} ms  {gbps[k]:8.2f} GB/s")
     for a, b in [("cthreads device", "numpy cumsum"), ("cthreads numpy", "numpy cumsum"),

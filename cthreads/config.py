@@ -41,6 +41,7 @@ VARIABLES = {
     "device_copies": "CTHREADS_DEVICE_COPIES",
     "full_traceback": "CTHREADS_FULL_TRACEBACK",
     "dump_wgsl": "CTHREADS_DUMP_WGSL",
+    "scan": "CTHREADS_SCAN",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -103,6 +104,9 @@ class Config:
     #: CTHREADS_DUMP_WGSL: a folder to write the WGSL of every variant of a kernel into as it
     #: is compiled for a device (one file per kernel, widths and variant), or "" for none
     dump_wgsl: str = ""
+    #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
+    #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
+    scan: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -189,6 +193,12 @@ def _choice(var: str, text: str, accepted: tuple[int, ...]):
     return value
 
 
+def _word(var: str, text: str, accepted: tuple[str, ...]):
+    if text in ("", *accepted):
+        return text
+    return _Invalid(f"{var}={text!r}: use {' or '.join(accepted)}, or unset it")
+
+
 def _switch(var: str, text: str, default: bool = True):
     if text == "":
         return default
@@ -235,6 +245,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                               DEVICE_COPIES) if text("device_copies") else 1,
         full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
         dump_wgsl=text("dump_wgsl"),
+        scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
     )
 
 
@@ -259,6 +270,9 @@ def _check_value(name: str, value):
     elif name == "device_copies":
         ok = type(value) is int and value in DEVICE_COPIES
         accepted = "an int from 1 to 8"
+    elif name == "scan":
+        ok = value in ("", "old", "new")
+        accepted = "'', 'old' or 'new'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

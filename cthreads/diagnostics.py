@@ -156,6 +156,7 @@ def _settings(settings: config.Config) -> list[str]:
         "device_copies": lambda v: "1 (unset)" if v == 1 else f"{v} (each adapter {v} times)",
         "full_traceback": lambda v: "1" if v else "0",
         "dump_wgsl": lambda v: v or "(unset: no dump)",
+        "scan": lambda v: v or "(unset: the fast form on GPUs)",
     }
     problems = settings.problems()
     lines = ["settings:"]

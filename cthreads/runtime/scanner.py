@@ -21,11 +21,11 @@ refused with ``GpuInvalidArgument``. The steps themselves are ``scan_steps.py``'
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import weakref
 
 from . import args, convert, device_array, residency
+from .. import config
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
@@ -46,10 +46,19 @@ SHAPE_GPU, SHAPE_CPU, SHAPE_CPU_LOOPS = (256, 16), (64, 16), (64, 2)
 #: are one block (three dispatches), the threads' totals scanned by subgroup shuffles where the
 #: device has subgroups and the storage type is 32-bit
 SHAPE_FAST = (256, 32)
-#: ``CTHREADS_SCAN`` (read once): ``old`` the Hillis-Steele form of SHAPE_GPU / SHAPE_CPU
-#: everywhere, ``new`` the fast form everywhere (but for the loop probe's shape), unset: the
-#: fast form on GPUs, the old one on CPU drivers (tests set ``FORM`` itself)
-FORM = os.environ.get("CTHREADS_SCAN", "").strip().lower()
+#: ``CTHREADS_SCAN`` (``config.scan``, read once, at the first scan; ``form()``): ``old`` the
+#: Hillis-Steele form of SHAPE_GPU / SHAPE_CPU everywhere, ``new`` the fast form everywhere
+#: (but with the loop probe), "": the fast form on GPUs, the old one on CPU drivers (tests
+#: set ``FORM``)
+FORM: str | None = None
+
+
+def form() -> str:
+    """``FORM``, read from the settings the first time."""
+    global FORM
+    if FORM is None:
+        FORM = config.current().scan
+    return FORM
 BIND_GROUP_CACHE = 32
 PIPELINE_CACHE = 64
 
@@ -76,9 +85,9 @@ class _Scanner:
 
     def fast(self, probe: bool) -> bool:
         """Whether the fast form runs (``FORM``; never with the loop probe)."""
-        if probe or FORM == "old":
+        if probe or form() == "old":
             return False
-        return FORM == "new" or not self.ctx.is_cpu
+        return form() == "new" or not self.ctx.is_cpu
 
     def shape(self, probe: bool) -> tuple:
         if self.fast(probe):
