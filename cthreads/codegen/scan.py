@@ -71,7 +71,11 @@ def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = Fa
     ``subgroup``: the threads' totals scanned by subgroup shuffles (``subgroupShuffleUp``, 32-bit
     storage types, ``size`` a multiple of the subgroup size) and the subgroups' totals in
     workgroup memory (two barriers), else by Hillis-Steele in workgroup memory
-    (``library/scan_wg_subgroup.wgsl.in`` / ``scan_wg_shared.wgsl.in``)."""
+    (``library/scan_wg_subgroup.wgsl.in`` / ``scan_wg_shared.wgsl.in``); with ``quad`` 0 or 1
+    too, each subgroup takes a contiguous chunk of the block in rounds of one group of four a
+    lane (coalesced loads and stores), scanned across the lanes by shuffles, the chunk's
+    running prefix carried from round to round (``library/scan_quad_sg*.wgsl.in``; needs full
+    subgroups: ``size`` a multiple of the subgroup size)."""
     if size < 1 or per < 1:
         raise ValueError(f"scan shape {size} x {per} is empty")
     if quad in (0, 1) and (per % 4 or ty not in QUAD_TYPES):
@@ -92,6 +96,14 @@ def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = Fa
         names).rstrip("\n")
     names["sg_builtins"] = SUBGROUP_BUILTINS if subgroup else ""
     names["sg_tile"] = f"var<workgroup> ct_sg: array<{row.storage}, {size}>;\n" if subgroup else ""
+    if subgroup and quad in (0, 1):         # subgroup chunks, coalesced rounds
+        names["per4"] = per // 4
+        body = library.template("scan_quad_sg_total.wgsl.in" if quad == 0 else
+                                "scan_quad_sg_scan.wgsl.in").substitute(names)
+        return library.template("scan_quad_sg.wgsl.in").substitute(
+            names, body=body.rstrip("\n"), probe=_probe(names, probe),
+            operation=text.strip("\n"), opq=_opq(text, probe, opaque),
+            probe_call="    ct_loop_probe();\n" if probe else "")
     body = "" if quad is None else library.template(
         "scan_quad_total.wgsl.in" if quad == 0 else "scan_quad_scan.wgsl.in").substitute(names)
     return library.template("scan.wgsl.in" if quad is None else "scan_quad.wgsl.in").substitute(

@@ -1,6 +1,7 @@
 """``func.accumulate``'s fast form (``runtime/scanner.py``'s ``FORM``: the default on GPUs,
 forced here on every device): blocks of 256 x 32 elements, the threads' totals scanned by
-subgroup shuffles where the device has subgroups (32-bit types) -- against numpy and a Python
+subgroup shuffles where the device has subgroups (32-bit types; groups of four in coalesced
+subgroup chunks) -- against numpy and a Python
 fold of a non-commutative operation, at sizes around the block edges, with a small block shape
 too so that the totals take their own reduce-then-scan levels."""
 
