@@ -95,6 +95,10 @@ def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = Fa
         "scan_wg_subgroup.wgsl.in" if subgroup else "scan_wg_shared.wgsl.in").substitute(
         names).rstrip("\n")
     names["sg_builtins"] = SUBGROUP_BUILTINS if subgroup else ""
+    # with subgroups a thread's place is its subgroup's and lane's, so that the shuffles'
+    # lane order is the elements' order whatever the driver's numbering of the invocations
+    names["lid_param"] = "ct_lid" if subgroup else "lid"
+    names["lid_let"] = "    let lid = sg_id * sg_size + sg_lane;\n" if subgroup else ""
     names["sg_tile"] = f"var<workgroup> ct_sg: array<{row.storage}, {size}>;\n" if subgroup else ""
     if subgroup and quad in (0, 1):         # subgroup chunks, coalesced rounds
         names["per4"] = per // 4
