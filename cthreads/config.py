@@ -43,6 +43,7 @@ VARIABLES = {
     "dump_wgsl": "CTHREADS_DUMP_WGSL",
     "axis_reduce": "CTHREADS_AXIS_REDUCE",
     "sort_form": "CTHREADS_SORT",
+    "scan": "CTHREADS_SCAN",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -111,6 +112,9 @@ class Config:
     #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
     #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
     sort_form: str = ""
+    #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
+    #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
+    scan: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -197,6 +201,12 @@ def _choice(var: str, text: str, accepted: tuple[int, ...]):
     return value
 
 
+def _word(var: str, text: str, accepted: tuple[str, ...]):
+    if text in ("", *accepted):
+        return text
+    return _Invalid(f"{var}={text!r}: use {' or '.join(accepted)}, or unset it")
+
+
 def _switch(var: str, text: str, default: bool = True):
     if text == "":
         return default
@@ -246,6 +256,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         axis_reduce=text("axis_reduce").lower() if text("axis_reduce").lower() in ("", "old")
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
         sort_form=_sort_form(text("sort_form")),
+        scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
     )
 
 
@@ -283,6 +294,9 @@ def _check_value(name: str, value):
     elif name == "sort_form":
         ok = value in SORT_FORMS
         accepted = "'', 'old' or '8bit'"
+    elif name == "scan":
+        ok = value in ("", "old", "new")
+        accepted = "'', 'old' or 'new'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

@@ -33,6 +33,11 @@ ENTRY_POINT = "ct_scan"
 #: element types whose groups of four are a WGSL vec4 (complex values are vec2s already)
 QUAD_TYPES = ("bool", "int", "uint32", "float", "int64", "float64")
 
+#: the entry point's extra builtins with ``subgroup`` (``scan_wgsl``)
+SUBGROUP_BUILTINS = (",\n        @builtin(subgroup_size) sg_size: u32, "
+                     "@builtin(subgroup_invocation_id) sg_lane: u32,\n"
+                     "        @builtin(subgroup_id) sg_id: u32")
+
 #: byte size of the uniform block (eight u32 fields)
 UNIFORM_SIZE = 32
 
@@ -51,7 +56,8 @@ def uniform_bytes(length: int, inner: int, nblocks: int, mode: int, groups: int,
 
 
 def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = False,
-              opaque: bool | None = None, quad: int | None = None) -> str:
+              opaque: bool | None = None, quad: int | None = None,
+              subgroup: bool = False) -> str:
     """The WGSL of the scan steps for the binary function ``fn`` (``fn(a: T, b: T) -> T``,
     declared with its helpers in ``text``) over element type ``ty``, ``size`` threads per
     workgroup of ``per`` elements each; ``probe``: with the loop check of CPU drivers;
@@ -61,7 +67,15 @@ def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = Fa
     (``inner == 1``), read (and in the scan step written) as groups of four, one 16- or 32-byte
     access each (``library/scan_quad.wgsl.in``); ``"lines"``: one thread per line, scanning
     it in sequence (short lines, or many lines side by side: ``library/scan_lines.wgsl.in``;
-    its uniform's third field is the number of lines, its groups ``ceil(lines / size)``)."""
+    its uniform's third field is the number of lines, its groups ``ceil(lines / size)``);
+    ``subgroup``: the threads' totals scanned by subgroup shuffles (``subgroupShuffleUp``, 32-bit
+    storage types, ``size`` a multiple of the subgroup size) and the subgroups' totals in
+    workgroup memory (two barriers), else by Hillis-Steele in workgroup memory
+    (``library/scan_wg_subgroup.wgsl.in`` / ``scan_wg_shared.wgsl.in``); with ``quad`` 0 or 1
+    too, each subgroup takes a contiguous chunk of the block in rounds of one group of four a
+    lane (coalesced loads and stores), scanned across the lanes by shuffles, the chunk's
+    running prefix carried from round to round (``library/scan_quad_sg*.wgsl.in``; needs full
+    subgroups: ``size`` a multiple of the subgroup size)."""
     if size < 1 or per < 1:
         raise ValueError(f"scan shape {size} x {per} is empty")
     if quad in (0, 1) and (per % 4 or ty not in QUAD_TYPES):
@@ -77,6 +91,23 @@ def scan_wgsl(fn: str, ty: str, text: str, size: int, per: int, probe: bool = Fa
             opq=_opq(text, probe, opaque), probe_call="    ct_loop_probe();\n" if probe else "")
     names["dst"] = row.storage if quad in (None, 0) else f"vec4<{row.storage}>"
     names["step"] = {None: "", 0: "totals", 1: "scan"}[quad]
+    names["wgscan"] = library.template(
+        "scan_wg_subgroup.wgsl.in" if subgroup else "scan_wg_shared.wgsl.in").substitute(
+        names).rstrip("\n")
+    names["sg_builtins"] = SUBGROUP_BUILTINS if subgroup else ""
+    # with subgroups a thread's place is its subgroup's and lane's, so that the shuffles'
+    # lane order is the elements' order whatever the driver's numbering of the invocations
+    names["lid_param"] = "ct_lid" if subgroup else "lid"
+    names["lid_let"] = "    let lid = sg_id * sg_size + sg_lane;\n" if subgroup else ""
+    names["sg_tile"] = f"var<workgroup> ct_sg: array<{row.storage}, {size}>;\n" if subgroup else ""
+    if subgroup and quad in (0, 1):         # subgroup chunks, coalesced rounds
+        names["per4"] = per // 4
+        body = library.template("scan_quad_sg_total.wgsl.in" if quad == 0 else
+                                "scan_quad_sg_scan.wgsl.in").substitute(names)
+        return library.template("scan_quad_sg.wgsl.in").substitute(
+            names, body=body.rstrip("\n"), probe=_probe(names, probe),
+            operation=text.strip("\n"), opq=_opq(text, probe, opaque),
+            probe_call="    ct_loop_probe();\n" if probe else "")
     body = "" if quad is None else library.template(
         "scan_quad_total.wgsl.in" if quad == 0 else "scan_quad_scan.wgsl.in").substitute(names)
     return library.template("scan.wgsl.in" if quad is None else "scan_quad.wgsl.in").substitute(

@@ -25,6 +25,7 @@ import threading
 import weakref
 
 from . import args, convert, device_array, residency
+from .. import config
 from ..backend import device as _device
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
@@ -41,6 +42,23 @@ from .scan_steps import STATUS_BYTES, dispatch_steps, loop_error, readback_for, 
 #: (threads per workgroup, elements per thread) on GPUs and CPU drivers; with the loop probe
 #: (an operation with loops on a CPU driver) fewer elements per thread, so fewer calls
 SHAPE_GPU, SHAPE_CPU, SHAPE_CPU_LOOPS = (256, 16), (64, 16), (64, 2)
+#: the fast form's shape (``FORM``): 8,192 elements a block, so the totals of up to 64M elements
+#: are one block (three dispatches), the threads' totals scanned by subgroup shuffles where the
+#: device has subgroups and the storage type is 32-bit
+SHAPE_FAST = (256, 32)
+#: ``CTHREADS_SCAN`` (``config.scan``, read once, at the first scan; ``form()``): ``old`` the
+#: Hillis-Steele form of SHAPE_GPU / SHAPE_CPU everywhere, ``new`` the fast form everywhere
+#: (but with the loop probe), "": the fast form on GPUs, the old one on CPU drivers (tests
+#: set ``FORM``)
+FORM: str | None = None
+
+
+def form() -> str:
+    """``FORM``, read from the settings the first time."""
+    global FORM
+    if FORM is None:
+        FORM = config.current().scan
+    return FORM
 BIND_GROUP_CACHE = 32
 PIPELINE_CACHE = 64
 
@@ -65,20 +83,35 @@ class _Scanner:
         self.uniforms: list = []
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
 
+    def fast(self, probe: bool) -> bool:
+        """Whether the fast form runs (``FORM``; never with the loop probe)."""
+        if probe or form() == "old":
+            return False
+        return form() == "new" or not self.ctx.is_cpu
+
     def shape(self, probe: bool) -> tuple:
+        if self.fast(probe):
+            return SHAPE_FAST
         if not self.ctx.is_cpu:
             return SHAPE_GPU
         return SHAPE_CPU_LOOPS if probe else SHAPE_CPU
 
+    def subgroup(self, op, probe: bool) -> bool:
+        """Whether the fast form's subgroup scan runs (32-bit storage, the device's feature)."""
+        return (self.fast(probe) and "subgroup" in self.ctx.features
+                and elem_type(op.ty).size == 4)
+
     def pipeline(self, op, probe: bool, name: str, quad: int | None = None):
         """``quad``: None for the scalar shader of both modes, else the groups-of-four
         shader of mode ``quad`` (``codegen.scan_wgsl``)."""
-        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, probe, quad)
+        size, per = self.shape(probe)
+        sub = quad != "lines" and self.subgroup(op, probe)
+        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, probe, quad, size,
+               per, sub)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
-        size, per = self.shape(probe)
-        wgsl = codegen.scan_wgsl(op.fn, op.ty, op.text, size, per, probe, op.opaque, quad)
+        wgsl = codegen.scan_wgsl(op.fn, op.ty, op.text, size, per, probe, op.opaque, quad, sub)
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
             self.layouts[probe], op.overrides,
