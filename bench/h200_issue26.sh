@@ -5,9 +5,15 @@ set -u
 out=${OUT:-h200-logs}
 mkdir -p "$out"
 timeout 150 python3 -m pytest -q -p no:cacheprovider tests/device/test_matmul.py \
-    tests/device/test_axis_reduce.py tests/device/test_accumulate.py tests/device/test_sort.py \
+    tests/device/test_axis_reduce.py tests/device/test_accumulate.py \
+    tests/device/test_accumulate_fast.py tests/device/test_sort.py \
     -rfE > "$out/tests26.txt" 2>&1; echo "tests rc=$?" >> "$out/tests26.txt"
 for b in matmul axis_reduce accumulate sort; do
   timeout 150 python3 bench/$b.py > "$out/$b.txt" 2>&1; echo "$b rc=$?" >> "$out/$b.txt"
 done
+# the forms before the second round (each bench prints the form it ran)
+CTHREADS_MATMUL_TILES=old timeout 150 python3 bench/matmul.py > "$out/matmul-old.txt" 2>&1
+CTHREADS_AXIS_REDUCE=old timeout 150 python3 bench/axis_reduce.py > "$out/axis_reduce-old.txt" 2>&1
+CTHREADS_SCAN=old timeout 150 python3 bench/accumulate.py > "$out/accumulate-old.txt" 2>&1
+CTHREADS_SORT=old timeout 150 python3 bench/sort.py > "$out/sort-old.txt" 2>&1
 for f in "$out"/*.txt; do echo "== $f"; tail -n 14 "$f"; done
