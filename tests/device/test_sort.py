@@ -274,7 +274,8 @@ def test_8bit_form(device_name, monkeypatch, form8, shape):
     thread over several block sums), the GPU shape (items halved to fit lavapipe's 32 KiB)."""
     from cthreads.codegen import sorting
 
-    monkeypatch.setattr(sorting, "SHAPE_CPU", shape)
+    monkeypatch.setattr(sorting, "SHAPE_CPU", shape)      # the shape this device uses
+    monkeypatch.setattr(sorting, "SHAPE_GPU", shape)
     s = form8._sorter_now()
     assert s.bits == 8 and s.scatter == "scatter8" and s.shape[0] == shape[0]
     assert "8-bit" in s.form()
