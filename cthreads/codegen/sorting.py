@@ -150,17 +150,20 @@ GROUP    let start = g * TILEu + lid;   // (a histogram needs no order: coalesce
 }
 """
 
-_SCAN = """@group(0) @binding(1) var<storage, read_write> hist: array<u32>;
+def one_group_scan(buf: str, total: str) -> str:
+    """An exclusive scan of ``total`` u32 counts of ``buf`` in place by one workgroup: each
+    invocation sums its run, the workgroup scans the sums, each run is rewritten."""
+    return """@group(0) @binding(1) var<storage, read_write> BUF: array<u32>;
 var<workgroup> sums: array<u32, SIZE>;
 
 @compute @workgroup_size(SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
-    let total = u.groups * DIGITSu;
+    let total = TOTAL;
     let per = (total + SIZEu - 1u) / SIZEu;
     let start = min(lid * per, total);
     let end = min(start + per, total);
     var s = 0u;
-    for (var k = start; k < end; k = k + 1u) { s = s + hist[k]; }
+    for (var k = start; k < end; k = k + 1u) { s = s + BUF[k]; }
     sums[lid] = s;
     for (var off = 1u; off < SIZEu; off = off * 2u) {
         workgroupBarrier();
@@ -172,12 +175,15 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     workgroupBarrier();
     var run = sums[lid] - s;
     for (var k = start; k < end; k = k + 1u) {
-        let c = hist[k];
-        hist[k] = run;
+        let c = BUF[k];
+        BUF[k] = run;
         run = run + c;
     }
 }
-"""
+""".replace("BUF", buf).replace("TOTAL", total)
+
+
+_SCAN = one_group_scan("hist", "u.groups * DIGITSu")
 
 _SCATTER = """@group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read> idx: array<u32>;

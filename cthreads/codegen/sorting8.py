@@ -21,7 +21,7 @@ Per 8-bit digit pass (4 per 32-bit key word):
 
 from __future__ import annotations
 
-from .sorting import _ARGS, _COUNTERS, _GROUP, _HEAD
+from .sorting import _ARGS, _COUNTERS, _GROUP, _HEAD, one_group_scan
 
 RADIX_BITS = 8
 DIGITS = 256
@@ -77,34 +77,7 @@ GROUP    if (g >= u.p6) { return; }
 }
 """
 
-_SCAN_TOP = """@group(0) @binding(1) var<storage, read_write> parts: array<u32>;
-var<workgroup> sums: array<u32, SIZE>;
-
-@compute @workgroup_size(SIZE)
-fn main(@builtin(local_invocation_index) lid: u32) {
-    let total = u.p6;
-    let per = (total + SIZEu - 1u) / SIZEu;
-    let start = min(lid * per, total);
-    let end = min(start + per, total);
-    var s = 0u;
-    for (var k = start; k < end; k = k + 1u) { s = s + parts[k]; }
-    sums[lid] = s;
-    for (var off = 1u; off < SIZEu; off = off * 2u) {
-        workgroupBarrier();
-        var other = 0u;
-        if (lid >= off) { other = sums[lid - off]; }
-        workgroupBarrier();
-        sums[lid] = sums[lid] + other;
-    }
-    workgroupBarrier();
-    var run = sums[lid] - s;
-    for (var k = start; k < end; k = k + 1u) {
-        let c = parts[k];
-        parts[k] = run;
-        run = run + c;
-    }
-}
-"""
+_SCAN_TOP = one_group_scan("parts", "u.p6")
 
 _SCAN_DOWN = """@group(0) @binding(1) var<storage, read_write> hist: array<u32>;
 @group(0) @binding(2) var<storage, read> parts: array<u32>;
