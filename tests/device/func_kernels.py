@@ -5,7 +5,7 @@ defined after it (and in examples/samples.py, ``norm2`` calls ``sq`` defined aft
 
 from __future__ import annotations
 
-from cthreads.gpu import GlobalIdx, Gpu, ThreadIdx, atomic_add, shared
+from cthreads.gpu import GlobalIdx, Gpu, ThreadIdx, atomic_add, shared, uint32
 from cthreads.sync import __sync_threads
 
 
@@ -189,3 +189,25 @@ def then(a: int, b: int) -> int:
     mb = b // 1024
     cb = b % 1024
     return (mb * ma % 1021) * 1024 + (mb * ca + cb) % 1021
+
+
+# -- the plain binary operations the reduction and scan tests share ---------------------------
+
+@Gpu.func
+def fadd(a: float, b: float) -> float:
+    return a + b
+
+
+@Gpu.func
+def fmax(a: float, b: float) -> float:
+    return max(a, b)
+
+
+@Gpu.func
+def iadd(a: int, b: int) -> int:
+    return a + b
+
+
+@Gpu.func
+def uadd(a: uint32, b: uint32) -> uint32:
+    return a + b

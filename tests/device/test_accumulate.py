@@ -11,9 +11,9 @@ import pytest
 from cthreads import config
 from cthreads.gpu import (
     GlobalIdx, Gpu, GpuArena, GpuArray, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
-    float64, gpu, int64, to_device, uint32,
+    float64, gpu, int64, to_device,
 )
-from tests.device.func_kernels import add_by_counting
+from tests.device.func_kernels import add_by_counting, fadd, fmax, iadd, uadd
 
 U32 = 2.0**-24          # float32's unit roundoff
 U64 = 2.0**-53
@@ -21,28 +21,8 @@ SIZES = [1, 2, 63, 64, 65, 1023, 1024, 1025, 4095, 4096, 4097, 70_001, 2**20 + 3
 
 
 @Gpu.func
-def fadd(a: float, b: float) -> float:
-    return a + b
-
-
-@Gpu.func
-def fmax(a: float, b: float) -> float:
-    return max(a, b)
-
-
-@Gpu.func
-def iadd(a: int, b: int) -> int:
-    return a + b
-
-
-@Gpu.func
 def imin(a: int, b: int) -> int:
     return min(a, b)
-
-
-@Gpu.func
-def uadd(a: uint32, b: uint32) -> uint32:
-    return a + b
 
 
 @Gpu.func

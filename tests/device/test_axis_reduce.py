@@ -12,31 +12,11 @@ import pytest
 
 from cthreads import config
 from cthreads.gpu import Gpu, GpuArena, GpuArray, GpuDeviceError, GpuInvalidArgument, gpu
-from cthreads.gpu import GlobalIdx, to_device, uint32
+from cthreads.gpu import GlobalIdx, to_device
 from cthreads.runtime.axis_reducer import plan_steps
-from tests.device.func_kernels import add_by_counting, gcd, then
+from tests.device.func_kernels import add_by_counting, fadd, fmax, gcd, iadd, then, uadd
 
 U32 = 2.0**-24
-
-
-@Gpu.func
-def fadd(a: float, b: float) -> float:
-    return a + b
-
-
-@Gpu.func
-def fmax(a: float, b: float) -> float:
-    return max(a, b)
-
-
-@Gpu.func
-def iadd(a: int, b: int) -> int:
-    return a + b
-
-
-@Gpu.func
-def uadd(a: uint32, b: uint32) -> uint32:
-    return a + b
 
 
 @Gpu.func
