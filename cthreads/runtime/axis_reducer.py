@@ -21,13 +21,13 @@ raise ``GpuInvalidArgument``: they reduce whole (``axis=None``) but not along ax
 from __future__ import annotations
 
 import hashlib
-import threading
 import weakref
 
 from . import args, convert, device_array, residency
 from .. import config
 from . import reducer as _red
 from ..backend import device as _device
+from .per_device import PerDevice
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
@@ -69,8 +69,6 @@ _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ_WRITE))
 _PROBE = ((4, READ_WRITE),)
 _QUADS = ((3, READ),)       # the cols4 kernel's vec4 view of the input
 
-_lock = threading.Lock()
-_state: dict = {}          # device index -> _AxisReducer
 
 
 class _AxisReducer:
@@ -139,20 +137,8 @@ class _AxisReducer:
         return bg
 
 
-def _now() -> _AxisReducer:
-    ctx = _device.get_context()
-    r = _state.get(ctx.index)
-    if r is not None and r.generation == ctx.generation and r.ctx is ctx:
-        return r
-    with _lock:
-        r = _state.get(ctx.index)
-        if r is None or r.generation != ctx.generation or r.ctx is not ctx:
-            r = _state[ctx.index] = _AxisReducer()
-        return r
-
-
-_device.on_shutdown(lambda ctx: _state.clear())
-_device.on_fork_child(lambda: _state.clear())
+_STATE = PerDevice(_AxisReducer)
+_now = _STATE.now          # the axis reductions' state on the caller's device
 
 
 # -- shapes ----------------------------------------------------------------------------------

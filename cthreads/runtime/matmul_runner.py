@@ -17,12 +17,12 @@ bind groups. The tile configuration is the device class's: ``TILES_GPU`` on GPUs
 from __future__ import annotations
 
 import os
-import threading
 from typing import Any
 import weakref
 from dataclasses import dataclass
 
 from ..backend import device as _device
+from .per_device import PerDevice
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
@@ -60,8 +60,6 @@ _SIZES = {"float32": 4, "float64": 8}
 MAX_BATCH = 65535
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
-_lock = threading.Lock()
-_states: dict = {}      # device index -> _Matmuls
 
 
 @dataclass
@@ -152,25 +150,8 @@ def _bound_bytes(x: Operand) -> int:
     return min(-(-nbytes // 4) * 4, x.pooled.capacity)
 
 
-def state() -> _Matmuls:
-    """The matrix products' state on the caller's device, made on first need."""
-    ctx = _device.get_context()
-    s = _states.get(ctx.index)
-    if s is not None and s.generation == ctx.generation and s.ctx is ctx:
-        return s
-    with _lock:
-        s = _states.get(ctx.index)
-        if s is None or s.generation != ctx.generation or s.ctx is not ctx:
-            s = _states[ctx.index] = _Matmuls()
-        return s
-
-
-def _forget(ctx=None) -> None:
-    _states.clear()
-
-
-_device.on_shutdown(_forget)
-_device.on_fork_child(_forget)
+_STATE = PerDevice(_Matmuls)
+state = _STATE.now          # the matrix products' state on the caller's device
 
 
 def check_f64(s: _Matmuls, dtypes, where: str) -> None:

@@ -26,12 +26,12 @@ buffers come back from the pool, so steady loops reuse them).
 from __future__ import annotations
 
 import hashlib
-import threading
 import weakref
 
 from . import args, convert, residency, sharing
 from . import parts as _parts
 from ..backend import device as _device
+from .per_device import PerDevice
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
@@ -60,8 +60,6 @@ _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
 _PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
 _STATUS_BYTES = 4
 
-_lock = threading.Lock()
-_reducers: dict = {}      # device index -> _Reducer
 
 
 class _Reducer:
@@ -128,25 +126,8 @@ class _Reducer:
         return bg
 
 
-def _reducer_now() -> _Reducer:
-    """The reductions' state on the caller's device (``use_device``), made on first need."""
-    ctx = _device.get_context()
-    r = _reducers.get(ctx.index)
-    if r is not None and r.generation == ctx.generation and r.ctx is ctx:
-        return r
-    with _lock:
-        r = _reducers.get(ctx.index)
-        if r is None or r.generation != ctx.generation or r.ctx is not ctx:
-            r = _reducers[ctx.index] = _Reducer()
-        return r
-
-
-def _forget_after_shutdown(ctx) -> None:
-    _reducers.clear()
-
-
-_device.on_shutdown(_forget_after_shutdown)
-_device.on_fork_child(lambda: _forget_after_shutdown(None))
+_STATE = PerDevice(_Reducer)
+_reducer_now = _STATE.now   # the reductions' state on the caller's device
 
 
 # -- host checks -----------------------------------------------------------------------------

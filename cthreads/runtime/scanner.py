@@ -21,12 +21,12 @@ refused with ``GpuInvalidArgument``. The steps themselves are ``scan_steps.py``'
 from __future__ import annotations
 
 import hashlib
-import threading
 import weakref
 
 from . import args, convert, device_array, residency
 from .. import config
 from ..backend import device as _device
+from .per_device import PerDevice
 from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
@@ -65,8 +65,6 @@ PIPELINE_CACHE = 64
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
 _PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
 
-_lock = threading.Lock()
-_scanners: dict = {}      # device index -> _Scanner
 
 
 class _Scanner:
@@ -147,20 +145,8 @@ class _Scanner:
         return bg
 
 
-def _scanner_now() -> _Scanner:
-    ctx = _device.get_context()
-    s = _scanners.get(ctx.index)
-    if s is not None and s.generation == ctx.generation and s.ctx is ctx:
-        return s
-    with _lock:
-        s = _scanners.get(ctx.index)
-        if s is None or s.generation != ctx.generation or s.ctx is not ctx:
-            s = _scanners[ctx.index] = _Scanner()
-        return s
-
-
-_device.on_shutdown(lambda ctx: _scanners.clear())
-_device.on_fork_child(lambda: _scanners.clear())
+_STATE = PerDevice(_Scanner)
+_scanner_now = _STATE.now   # the scans' state on the caller's device
 
 
 # -- host checks -----------------------------------------------------------------------------

@@ -18,7 +18,6 @@ bind-group layout per kernel and one uniform buffer per dispatch of a sort.
 
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import Any
 
@@ -26,6 +25,7 @@ from . import args, convert, device_array, residency
 from .. import config
 from . import reducer
 from ..backend import device as _device
+from .per_device import PerDevice
 from ..backend import get_queue
 from ..backend.pipeline import make_bind_group_layout
 from ..codegen import sorting as codegen
@@ -46,8 +46,6 @@ LOCAL_SORT = True
 #: "8bit" (8-bit digits everywhere, where workgroup memory allows)
 FORM = None
 
-_lock = threading.Lock()
-_sorters: dict = {}
 
 
 class _Sorter:
@@ -137,20 +135,8 @@ class _Sorter:
         return self.uniforms[k]
 
 
-def _sorter_now() -> _Sorter:
-    ctx = _device.get_context()
-    s = _sorters.get(ctx.index)
-    if s is not None and s.generation == ctx.generation and s.ctx is ctx:
-        return s
-    with _lock:
-        s = _sorters.get(ctx.index)
-        if s is None or s.generation != ctx.generation or s.ctx is not ctx:
-            s = _sorters[ctx.index] = _Sorter()
-        return s
-
-
-_device.on_shutdown(lambda ctx: _sorters.clear())
-_device.on_fork_child(lambda: _sorters.clear())
+_STATE = PerDevice(_Sorter)
+_sorter_now = _STATE.now    # the sorts' state on the caller's device
 
 
 # -- inputs ----------------------------------------------------------------------------------

@@ -38,9 +38,9 @@ def fast(request, monkeypatch, device_name):
     monkeypatch.setattr(scanner, "FORM", "new")
     monkeypatch.setattr(scanner, "SHAPE_FAST", request.param)
     monkeypatch.setattr(scan_codegen, "scan_wgsl", spy)
-    scanner._scanners.clear()
+    scanner._STATE.states.clear()
     yield request.param, seen
-    scanner._scanners.clear()
+    scanner._STATE.states.clear()
 
 
 def _maps(rng, n):

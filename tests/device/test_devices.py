@@ -125,7 +125,7 @@ def test_probes_and_reduce_follow_the_selection(two_devices):
         assert device_name() == devices()[1]
         values = np.arange(1, 9, dtype=np.float32)
         assert add.reduce(values) == pytest.approx(float(values.sum()))
-        assert list(_reduce._reducers) == [1]
+        assert list(_reduce._STATE.states) == [1]
 
 
 def test_shutdown_releases_every_device(two_devices):

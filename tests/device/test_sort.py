@@ -207,7 +207,7 @@ def test_gpu_tile_shape_also_sorts(device_name, monkeypatch):
     from cthreads.runtime import sorter
 
     monkeypatch.setattr(sorting, "SHAPE_CPU", sorting.SHAPE_GPU)
-    monkeypatch.setattr(sorter, "_sorters", {})
+    monkeypatch.setattr(sorter._STATE, "states", {})
     for dtype in ("float32", "int64"):
         check(keys_of(dtype, 10_001, seed=11))
         check(keys_of(dtype, 3 * 1500, seed=12).reshape(3, 1500))
@@ -246,7 +246,7 @@ def test_both_scatters(device_name, monkeypatch, local):
     monkeypatch.setattr(sorting, "SHAPE_CPU", (64, 32))
     monkeypatch.setattr(sorter, "LOCAL_SORT", local)
     monkeypatch.setattr(sorter, "FORM", "old")
-    monkeypatch.setattr(sorter, "_sorters", {})
+    monkeypatch.setattr(sorter._STATE, "states", {})
     assert sorter._sorter_now().scatter == ("scatter_local" if local else "scatter")
     for dtype in ("float32", "int64", "uint32"):
         check(keys_of(dtype, 10_001, seed=13))
@@ -264,7 +264,7 @@ def form8(monkeypatch):
     from cthreads.runtime import sorter
 
     monkeypatch.setattr(sorter, "FORM", "8bit")
-    monkeypatch.setattr(sorter, "_sorters", {})
+    monkeypatch.setattr(sorter._STATE, "states", {})
     return sorter
 
 
@@ -303,6 +303,6 @@ def test_old_form_is_selectable(device_name, monkeypatch):
     from cthreads.runtime import sorter
 
     monkeypatch.setattr(sorter, "FORM", "old")
-    monkeypatch.setattr(sorter, "_sorters", {})
+    monkeypatch.setattr(sorter._STATE, "states", {})
     assert sorter._sorter_now().bits == 4
     check(keys_of("float32", 5000, seed=28))
