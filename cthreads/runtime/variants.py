@@ -291,6 +291,11 @@ def launch_rules(program: KernelProgram, facts: DeviceFacts, settings,
         vec_check = (scalar_pos[program.vec_guard],
                      tuple(list_pos[name] for name in program.vec_lists))
         vec_sizes = tuple(elem_type(program.lists[k].elem).size for k in vec_check[1])
+        if not cpu and program.vec_width == 1 and max(vec_sizes, default=4) > 4:
+            # GPUs: 32-byte vec4<f64> lanes run below the scalar form's bandwidth (H200,
+            # float64 saxpy: 3,856 GB/s against 4,306 for four indexes per invocation; CPU
+            # drivers gain from them: docs/performance.md, "The four-lane variant")
+            vec_check, vec_sizes = None, ()
     return LaunchRules(program, workgroup_size, loop_report, shape_rule, fast_checks,
                        vec_check, vec_sizes, nd, nd_grid, nd_rows, nd_rows_from,
                        facts.max_groups)
