@@ -9,7 +9,8 @@ out=${OUT:-h200-logs}
 mkdir -p "$out"
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
-if [ -f .gl/enter.sh ]; then bash .gl/enter.sh > "$out/enter.txt" 2>&1; fi
+# the carried loader and wheels (../shared/device/README.md), unless an earlier call installed them
+if [ ! -d /tmp/site/wgpu ] && [ -f .gl/enter.sh ]; then bash .gl/enter.sh > "$out/enter.txt" 2>&1; fi
 export PYTHONPATH=/tmp/site:$PWD${PYTHONPATH:+:$PYTHONPATH}
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv > "$out/gpu.txt" 2>&1
 timeout 480 python3 bench/peers_all.py --json "$out/peers_all.json" --out "$out/peers_all.txt" \

@@ -300,7 +300,8 @@ def main(argv=None) -> dict:
     print(head, flush=True)
     if on_gpu:
         run.case("spin-up", P.spin_up, p)
-    timings = {}
+    timings: dict = {}
+    lines, result = save(args, head, table, t_all, name, p, timings, run)
     for s in wanted:
         t0 = time.perf_counter()
         try:
@@ -323,10 +324,17 @@ def main(argv=None) -> dict:
             table.add(s, s, "", f"FAIL: {P._short(exc)}", [])
         timings[s] = time.perf_counter() - t0
         log(f"{s}: {timings[s]:.1f} s")
+        lines, result = save(args, head, table, t_all, name, p, timings, run)   # so far
+    print("\n".join(lines[1:]), flush=True)
+    return result
+
+
+def save(args, head, table, t_all, name, p, timings, run) -> tuple:
+    """The report and the result so far, written to --out / --json (after every section: a
+    run cut short by a time limit keeps the rows it made)."""
     lines = [head, f"{time.perf_counter() - t_all:.0f} s; medians (compute set: best of the "
              "samples); speed = ours / peer for rates, peer / ours for times (> 1x: ours "
              "faster)", ""] + table.render()
-    print("\n".join(lines[1:]), flush=True)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -335,7 +343,7 @@ def main(argv=None) -> dict:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1, default=str)
-    return result
+    return lines, result
 
 
 if __name__ == "__main__":
