@@ -16,7 +16,9 @@ times and a ``join()`` of the last job, which waits for all of them: the queue r
 raw WGSL: k submits then wgpu-native's blocking poll; CuPy: k launches then
 ``Device().synchronize()``), after one untimed warm-up sample; the figure is the best of
 ``reps`` samples (ms per launch), the forms alternating (the order rotates each sample).
-Every form's result is then checked against numpy (float64 with an error bound; Mandelbrot:
+The hand WGSL's shader modules are made as cthreads makes its own on the device (GPUs: wgpu-native's
+trusted creation, naga's bounds checks kept, its loop counter dropped; CPU drivers: wgpu-py's
+``create_shader_module``; ``--wgsl-module`` picks). Every form's result is then checked against numpy (float64 with an error bound; Mandelbrot:
 99 % of the checked pixels equal to numpy's float32 iteration), a wrong one is ``FAIL``,
 never a time. Printed per kernel: the times, checked / unchecked (what the checks cost), and
 the target: the checked kernel's speed >= 0.9x CUDA's (a GPU with CuPy) or >= 0.9x the hand
@@ -217,16 +219,33 @@ def ours_form(prob: Problem, kernel, k: int):
 class RawForms:
     """The hand-written WGSL forms on one ``raw_wgpu.Raw`` device."""
 
-    def __init__(self):
+    def __init__(self, module: str = "auto"):
+        """``module``: how shader modules are made: ``public`` (wgpu-py's
+        ``create_shader_module``: naga's bounds checks and its loop counter), ``trusted``
+        (wgpu-native's trusted creation, as cthreads makes them on GPUs: naga's bounds checks,
+        no loop counter), ``auto``: as cthreads does on this device (trusted on GPUs)."""
         from raw_wgpu import Raw  # noqa: PLC0415
         self.raw = Raw()
         self.cpu = self.raw.info["adapter_type"].endswith("CPU")
+        self.trusted = module == "trusted" or (module == "auto" and not self.cpu)
+        self.module = "trusted (no naga loop counter)" if self.trusted else "public"
+        self._pipes: dict = {}
+
+    def pipeline(self, text: str):
+        if not self.trusted:
+            return self.raw.pipeline(text)
+        if text not in self._pipes:
+            from cthreads.backend.pipeline import _shader_module  # noqa: PLC0415
+            module = _shader_module(self.raw.device, text, "main")
+            self._pipes[text] = self.raw.device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": "main"})
+        return self._pipes[text]
 
     def form(self, prob: Problem, k: int):
         raw = self.raw
         two_d = isinstance(prob.threads, tuple)
         wg = ((64, 1) if self.cpu else (16, 16)) if two_d else ((64, 1) if self.cpu else (256, 1))
-        pipe = raw.pipeline(CK.wgsl(prob.name, wg))
+        pipe = self.pipeline(CK.wgsl(prob.name, wg))
         words = []
         for _, v in prob.scalars():
             words.append(np.array([v], np.float32 if isinstance(v, float) else
@@ -329,15 +348,19 @@ def measure(prob: Problem, forms: dict, reps: int) -> dict:
 
 
 def run_set(names=ORDER, small: bool = False, reps: int = 5, k: int | None = None,
-            want_raw: bool = True, want_cuda: bool = True) -> list:
+            want_raw: bool = True, want_cuda: bool = True, wgsl_module: str = "auto",
+            info: dict | None = None) -> list:
     """Runs the set; a list of rows: {"kernel", "label", "work", "ms": {form: ms or 'FAIL'},
-    "why": {form: reason it did not run}}."""
+    "why": {form: reason it did not run}}. ``wgsl_module``: ``RawForms``'; ``info`` (a dict)
+    receives how the WGSL modules were made."""
     cp, cp_why = _cupy() if want_cuda else (None, "not asked")
     module = cp.RawModule(code=CK.CUDA_SOURCE) if cp is not None else None
     raw, raw_why = None, None
     if want_raw:
         try:
-            raw = RawForms()
+            raw = RawForms(wgsl_module)
+            if info is not None:
+                info["wgsl_module"] = raw.module
         except Exception as exc:
             raw_why = f"raw wgpu-py device: {_short(exc)}"
     else:
@@ -438,6 +461,9 @@ def main(argv=None) -> list:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--k", type=int, default=None, help="launches per sample")
     ap.add_argument("--no-wgsl", action="store_true")
+    ap.add_argument("--wgsl-module", choices=("auto", "public", "trusted"), default="auto",
+                    help="how the hand WGSL's shader modules are made (auto: as cthreads "
+                         "makes its own on this device)")
     ap.add_argument("--out", help="also write the report to this file")
     args = ap.parse_args(argv)
     name = device_name()
@@ -449,8 +475,12 @@ def main(argv=None) -> list:
     env = {k: v for k, v in os.environ.items() if k.startswith("CTHREADS_")}
     print(f"compute-bound set on {name} ({'small' if small else 'default'} sizes, best of "
           f"{args.reps}; CTHREADS_* settings: {env or 'none'})", flush=True)
-    rows = run_set(only, small, args.reps, args.k, want_raw=not args.no_wgsl)
+    info: dict = {}
+    rows = run_set(only, small, args.reps, args.k, want_raw=not args.no_wgsl,
+                   wgsl_module=args.wgsl_module, info=info)
     lines = report(rows, name)
+    if "wgsl_module" in info:
+        lines.insert(1, f"  hand WGSL shader modules: {info['wgsl_module']}")
     print("\n".join(lines), flush=True)
     if args.out:
         with open(args.out, "a") as f:

@@ -98,6 +98,7 @@ class Table:
     def __init__(self, on_gpu: bool, missing: dict):
         """``missing``: peer -> why it is not installed (said once, not on every row)."""
         self.on_gpu, self.rows, self.missing = on_gpu, [], missing
+        self.notes: list = []
 
     def add(self, case: str, label: str, unit: str, ours, peers: list) -> None:
         self.rows.append({"case": case, "label": label, "unit": unit, "ours": ours,
@@ -140,7 +141,8 @@ class Table:
             for who, v in [("ours", r["ours"])] + r["peers"]:
                 if isinstance(v, str) and len(v) > 12 and v not in self.missing.values():
                     notes.append(f"  {r['label']}: {PEER_LABEL.get(who, who)}: {v}")
-        lines += ["", "not installed here: " + ("; ".join(
+        lines += [""] + self.notes
+        lines += ["not installed here: " + ("; ".join(
             f"{k} ({v})" for k, v in self.missing.items()) or "none")]
         return lines + (["", "not measured:"] + sorted(set(notes)) if notes else [])
 
@@ -259,7 +261,11 @@ def section_sort(table: Table, p: dict) -> None:
 
 def section_compute(table: Table, p: dict, quick: bool) -> None:
     CB = _lib("compute_bound")
-    rows = CB.run_set(small=not p["on_gpu"], reps=3 if quick else 5)
+    info: dict = {}
+    rows = CB.run_set(small=not p["on_gpu"], reps=3 if quick else 5, info=info)
+    if "wgsl_module" in info:
+        table.notes.append(f"compute set: hand WGSL shader modules {info['wgsl_module']}; "
+                           "ms per launch, best of the samples")
     for r in rows:
         ms = r["ms"]
         peers = [(form, ms[form]) for form in ("unchecked", "wgsl", "cuda") if form in ms]
