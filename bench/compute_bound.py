@@ -59,8 +59,9 @@ SIZES = {
     "stencil9": ({"w": 1024, "h": 1024}, {"w": 4096, "h": 4096}),
     "mandel": ({"w": 512, "h": 512, "it": 256}, {"w": 4096, "h": 4096, "it": 256}),
 }
-LAUNCHES = {"matmul_flat": (3, 10), "matmul_2d": (3, 10), "conv1d": (4, 20),
-            "conv2d": (4, 20), "nbody": (3, 5), "stencil9": (8, 50), "mandel": (8, 20)}
+#: (GPU: enough launches that a sample is milliseconds of device work, the sustained rate)
+LAUNCHES = {"matmul_flat": (3, 10), "matmul_2d": (3, 10), "conv1d": (4, 50),
+            "conv2d": (4, 50), "nbody": (3, 5), "stencil9": (8, 200), "mandel": (8, 50)}
 
 
 def log(msg: str) -> None:
