@@ -43,13 +43,14 @@ def _torch_fns(x) -> dict:
     return {"torch.sort": run}
 
 
-def main() -> None:
+def main(argv=None) -> dict:
+    """Prints the report; returns the median ms of each row (``peers_all.py`` reads them)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--direct-scatter", action="store_true",
                         help="store from the ranks, without the local sort in workgroup memory")
-    opts = parser.parse_args()
+    opts = parser.parse_args(argv)
     if opts.direct_scatter:
         from cthreads.runtime import sorter
         sorter.LOCAL_SORT = False
@@ -89,6 +90,7 @@ def main() -> None:
     if base != "np.sort":
         print(f"ratio cthreads sort (GpuArray) / np.sort: "
               f"{ms['np.sort'] / ms['cthreads sort (GpuArray)']:.3f}x")
+    return ms
 
 
 if __name__ == "__main__":
