@@ -40,7 +40,9 @@ from . import library
 from .types import elem as elem_type
 
 ENTRY_POINT = "ct_axis_reduce"
-KINDS = ("rows", "rows4", "cols", "cols4")
+KINDS = ("rows", "rows4", "cols", "cols4", "line4", "rowsg", "rowsg4")
+#: rows per workgroup of the ``rowsg`` kernels: one per 32 threads (a GPU's subgroup)
+ROWSG_THREADS = 32
 #: the uniform block: twelve u32 fields, the init value at its alignment, padding to 16 bytes
 UNIFORM_SIZE = 64
 
@@ -86,13 +88,15 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
     names = dict(fn=fn, ty=ty, kind=kind, size=size, t=row.wgsl, s=row.storage,
                  uniform=row.uniform, load=row.load.format("v"), store=row.store.format("v"),
                  init="(" + row.from_uniform.format("ct_u.ct_init") + ")", half=size // 2)
-    rows = kind.startswith("rows")
-    subgroup = rows and variant == "subgroup"
+    rowsg = kind.startswith("rowsg")
+    rows = kind.startswith("rows") and not rowsg
+    subgroup = (rows and variant == "subgroup") or rowsg
     if variant not in ("shared", "subgroup"):
         raise ValueError(f"unknown reduction variant {variant!r}")
     combine = _part(names, f"reduction_{variant}.wgsl.in").rstrip("\n") if rows else ""
-    body = library.template(f"axis_reduction_{kind}.wgsl.in").substitute(
-        names, combine=combine).rstrip("\n")
+    body = library.template(f"axis_reduction_{kind.rstrip('4') if rowsg else kind}.wgsl.in"
+                            ).substitute(names, combine=combine, **_rowsg_names(kind, size)
+                                         ).rstrip("\n")
     tile = (f"var<workgroup> ct_tile: array<{row.storage}, {size}>;\n"
             f"var<workgroup> ct_ok: array<u32, {size}>;\n") if rows else ""
     if subgroup:
@@ -101,7 +105,7 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
         if row.kind == "c":
             raise ValueError(f"the {kind} kernel does not take complex elements")
         tile += f"@group(0) @binding(3) var<storage, read> ct_src4: array<vec4<{row.storage}>>;\n"
-        if rows:
+        if not kind.startswith("cols"):
             tile += (f"fn ct_quad(q: vec4<{row.storage}>) -> {row.wgsl} {{\n"
                      f"    return {fn}({fn}(ct_load(q.x), ct_load(q.y)), "
                      f"{fn}(ct_load(q.z), ct_load(q.w)));\n}}\n")
@@ -115,8 +119,27 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
         probe_call="    ct_loop_probe();\n" if probe else "")
 
 
+def rowsg_rows(size: int) -> int:
+    """Rows per workgroup of the ``rowsg`` kernels of ``size`` threads."""
+    return max(1, size // ROWSG_THREADS)
+
+
+def _rowsg_names(kind: str, size: int) -> dict:
+    """The ``rowsg`` template's rows per workgroup, item width and the four items of a pass
+    (item ``i`` of the row, ``k`` subgroup widths on)."""
+    if not kind.startswith("rowsg"):
+        return {}
+    quads = kind.endswith("4")
+    items = {}
+    for k in range(4):
+        at = "base + i" + (f" + {k}u * sg_size" if k else "")
+        items[f"item{k}"] = f"ct_quad(ct_src4[{at}])" if quads else f"ct_load(ct_src[{at}])"
+    return dict(rows=rowsg_rows(size), width=4 if quads else 1, **items)
+
+
 def _part(names: dict, template: str) -> str:
     return library.template(template).substitute(names)
 
 
-__all__ = ["ENTRY_POINT", "KINDS", "UNIFORM_SIZE", "axis_reduction_wgsl", "uniform_bytes"]
+__all__ = ["ENTRY_POINT", "KINDS", "UNIFORM_SIZE", "axis_reduction_wgsl", "rowsg_rows",
+           "uniform_bytes"]

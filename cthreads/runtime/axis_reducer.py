@@ -49,6 +49,12 @@ UNIFORMS = 16
 #: the rows kernels' combine: None the device's best, "shared" / "subgroup" forced (tests)
 VARIANT = None
 FORCE_COLS = False          # tests: the cols kernel for contiguous rows
+#: tests: the kernel of contiguous rows (``rows``/``rows4``/``line4``/``rowsg``/``rowsg4``,
+#: the 4-forms where the layout allows them), None the device's rule (``_kind``)
+ROWS_KIND = None
+#: GPUs: rows of at most this many elements, or this many rows or more, fold one subgroup per
+#: row (``rowsg``) where the device has subgroups and the type is 32-bit; else a workgroup each
+ROWSG_LEN, ROWSG_OUTER = 2048, 1024
 #: the cols4 kernel for strided axes: None on GPUs only (on lavapipe it measured slower than
 #: cols: 12-17 against 9-11 ms for axis=0 of 2048 x 2048); True / False force it (tests)
 QUADS = None
@@ -79,7 +85,10 @@ class _AxisReducer:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.size = SIZE_CPU if self.ctx.is_cpu else SIZE_GPU
-        self.old = config.current().axis_reduce == "old"     # the one-pass form of cols steps
+        #: CTHREADS_AXIS_REDUCE: "" this round's kernels, "r2" the second round's (no line4,
+        #: no rowsg), "old" the first round's (no two-pass form either)
+        self.form = config.current().axis_reduce
+        self.old = self.form == "old"     # the one-pass form of cols steps
         self.layouts = {}           # (probe, quads) -> (bindings, layout)
         self.pipelines = Pipelines(self.ctx, 64)
         self.uniforms: list = []
@@ -95,8 +104,9 @@ class _AxisReducer:
 
     def pipeline(self, op, kind: str, probe: bool, name: str):
         # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
-        variant = VARIANT or ("subgroup" if "subgroup" in self.ctx.features and
-                              elem_type(op.ty).size == 4 else "shared")
+        variant = VARIANT or ("subgroup" if self.subgroups(op.ty) else "shared")
+        if kind.startswith("rowsg"):
+            variant = "subgroup"
         key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, kind, probe,
                variant)
         pipe = self.pipelines.get(key)
@@ -109,6 +119,10 @@ class _AxisReducer:
             key, wgsl, codegen.ENTRY_POINT, bindings, layout, op.overrides,
             lambda exc, text: internal_error(f"the axis reduction shader of {name}",
                                              "function's source", exc, text))
+
+    def subgroups(self, ty: str) -> bool:
+        """Whether shuffles combine ``ty`` values here (the feature; 32-bit values only)."""
+        return "subgroup" in self.ctx.features and elem_type(ty).size == 4
 
     def uniform(self, k: int):
         while len(self.uniforms) <= k:
@@ -291,7 +305,8 @@ def _chunks(red, kind: str, n: int, probe: bool) -> list:
     if not red.ctx.is_cpu:
         return [(0, n)]
     passes = PASSES_CPU_LOOPS if probe else PASSES_CPU
-    step = passes * {"rows": red.size, "rows4": 4 * red.size}.get(kind, 1)
+    step = passes * {"rows": red.size, "rows4": 4 * red.size, "rowsg4": 4, "line4": 4
+                     }.get(kind, 1)
     return [(r0, min(r0 + step, n)) for r0 in range(0, n, step)]
 
 
@@ -301,9 +316,11 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
     invocations (there an invocation streaming its own row is the fastest); strided axes by
     ``cols4`` where the layout allows (and ``QUADS`` says), else ``cols``; rows as ``rows4``
     where the layout allows."""
-    quads = (not red.ctx.is_cpu if QUADS is None else QUADS) and src_offset % 16 == 0 and \
-        elem_type(ty).kind != "c"
+    aligned = src_offset % 16 == 0 and elem_type(ty).kind != "c"
+    quads = (not red.ctx.is_cpu if QUADS is None else QUADS) and aligned
     if inner == 1:
+        if red.form == "" and (ROWS_KIND is not None or not FORCE_COLS):
+            return _rows_kind(red, outer, n, ty, aligned)
         many = outer >= 4 * red.size if red.ctx.is_cpu else False
         if n < 32 or many or FORCE_COLS:
             return "cols"
@@ -311,6 +328,32 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
     if inner % 4 == 0 and quads:
         return "cols4"
     return "cols"
+
+
+def _rows_kind(red, outer: int, n: int, ty: str, aligned: bool) -> str:
+    """This round's kernel of contiguous rows (``inner == 1``). CPU drivers: an invocation per
+    row (``line4``: 16-byte loads, 3-9x faster than ``cols``'s scalar loads on lavapipe) when
+    there are rows enough to give each core many invocations, else a workgroup per row. GPUs:
+    a subgroup per row (``rowsg``, no barrier) for short rows or many rows, else a workgroup
+    per row; rows shorter than 32 an invocation each. ``ROWS_KIND`` forces one (tests)."""
+    four = aligned and n % 4 == 0
+    kind = ROWS_KIND
+    if kind is None:
+        if red.ctx.is_cpu:
+            kind = "line4" if n < 32 or outer >= 4 * red.size else "rows"
+        elif n < 32:
+            kind = "line4"
+        elif red.subgroups(ty) and (n <= ROWSG_LEN or outer >= ROWSG_OUTER):
+            kind = "rowsg"
+        else:
+            kind = "rows"
+    if kind == "rowsg" and not red.subgroups(ty):
+        kind = "rows"
+    if kind in ("rows", "rowsg"):
+        return kind + "4" if four and (kind == "rowsg" or not red.ctx.is_cpu or QUADS) else kind
+    if kind.rstrip("4") == "line":
+        return "line4" if four else "cols"
+    return kind
 
 
 def _split(red, kind: str, threads: int, n: int, probe: bool, depth: int = 0):
@@ -368,7 +411,8 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
         if not last_step:
             owned.append(dst)
         pipe = red.pipeline(op, kind, probe, name)
-        groups = outer if kind.startswith("rows") else -(-threads // red.size)
+        groups = -(-outer // codegen.rowsg_rows(red.size)) if kind.startswith("rowsg") else \
+            outer if kind.startswith("rows") else -(-threads // red.size)
         chunks = _chunks(red, kind, n, probe)
         for c, (r0, r1) in enumerate(chunks):
             final = last_step and c == len(chunks) - 1

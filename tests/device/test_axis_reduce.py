@@ -336,3 +336,46 @@ def test_plan_steps_merges_axes():
     assert plan_steps((4, 1, 6), (0, 2)) == [(1, 24, 1)]          # length-1 axis between
     assert plan_steps((4, 5, 6), (0, 2)) == [(20, 6, 1), (1, 4, 5)]
     assert plan_steps((4, 5), ()) == [(20, 1, 1)]
+
+
+@pytest.mark.parametrize("kind", ["line4", "rowsg", "rows", None])
+def test_row_kernels_forced(device_name, monkeypatch, kind):
+    """Each kernel of contiguous rows forced on this device (``line4``: an invocation per row
+    with 16-byte loads; ``rowsg``: a subgroup per row, where the device has subgroups, else the
+    workgroup kernel; ``rows``), on rows shorter than a workgroup and than a subgroup pass,
+    lengths not a multiple of 4 (the scalar forms), a view, 3-D tuples of
+    axes, float64, ints with init, and rows long enough for several dispatches on a CPU
+    driver; ``None`` this device's own rule."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "ROWS_KIND", kind)
+    rng = np.random.default_rng(30)
+    for shape in [(3, 4), (7, 5), (70, 36), (9, 130), (300, 8), (2, 3, 1000)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        for axis in (-1, tuple(range(1, len(shape)))):
+            check_float32(fadd.reduce(x, axis=axis), x, axis)
+            np.testing.assert_array_equal(fmax.reduce(x, axis=axis), np.maximum.reduce(
+                x, axis=axis))
+    cube = rng.integers(-50, 50, (4, 6, 44)).astype(np.int32)
+    for axis in ((1, 2), 2, (0, 2)):
+        np.testing.assert_array_equal(iadd.reduce(cube, 7, axis=axis),
+                                      np.add.reduce(cube, axis=axis, initial=7, dtype=np.int32))
+    d = to_device(cube.reshape(-1))
+    view = d[8:8 + 5 * 52].reshape(5, 52)          # a view: the binding's offset
+    np.testing.assert_array_equal(iadd.reduce(view, axis=1).numpy(),
+                                  cube.reshape(-1)[8:268].reshape(5, 52).sum(axis=1))
+    f64 = rng.standard_normal((40, 68))
+    np.testing.assert_allclose(fadd.reduce(f64, axis=1), f64.sum(axis=1), rtol=1e-12,
+                               atol=1e-12)
+    long = rng.integers(0, 9, (3, 70_000)).astype(np.int32)    # 70,000 / 4 > 16,384 passes
+    np.testing.assert_array_equal(iadd.reduce(long, 1, axis=1), long.sum(axis=1) + 1)
+
+
+@pytest.mark.parametrize("kind", ["line4", "cols"])
+def test_invocation_per_row_keeps_row_order(device_name, monkeypatch, kind):
+    """An invocation per row folds it in order: a non-commutative operation against numpy."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "ROWS_KIND", kind)
+    x = _maps(np.random.default_rng(31), (300, 24))
+    np.testing.assert_array_equal(then.reduce(x, axis=1), _then_reduce(x, 1))
+    np.testing.assert_array_equal(then.reduce(x, 5 * 1024 + 3, axis=1),
+                                  _then_reduce(x, 1, 5 * 1024 + 3))
