@@ -9,7 +9,8 @@ is followed by ``torch.cuda.synchronize()``. Every result is checked against flo
 whole-array ``add.reduce(d)`` of the same data) is the yardstick of what the driver gives a
 reduction. Defaults: 8192 on a GPU,
 2048 on a CPU driver (lavapipe). It prints the form axis=0 ran in: on GPUs the two-pass form
-(chunks of the axis, then the chunks folded), ``CTHREADS_AXIS_REDUCE=old`` the one-pass form.
+(chunks of the axis, then the chunks folded), ``CTHREADS_AXIS_REDUCE=old`` the one-pass form,
+and the kernel axis=1 ran (``CTHREADS_AXIS_REDUCE=r2``: the second round's kernels).
 
     PYTHONPATH=. python bench/axis_reduce.py [--n N] [--reps R]
 """
@@ -69,7 +70,7 @@ def _form(n: int, cpu_driver: bool) -> str:
     threads = n // (4 if kind == "cols4" else 1)
     split = ar._split(red, kind, threads, n, False)
     if split is None:
-        why = "CTHREADS_AXIS_REDUCE=old" if red.old else \
+        why = f"CTHREADS_AXIS_REDUCE={red.form}" if red.form else \
             "CPU driver" if cpu_driver else "no cut needed"
         return f"one-pass {kind} ({why})"
     passes = [f"{split[0]} chunks of {split[1]} rows ({threads * split[0]:,} invocations)"]
@@ -102,6 +103,10 @@ def main(argv=None) -> dict:
     gbps = {k: x.nbytes / v / 1e6 for k, v in ms.items()}
     print(f"device: {device_name()}; {n} x {n} float32 ({x.nbytes / 1e6:.0f} MB), "
           f"median of {args.reps}")
+    from cthreads.runtime import axis_reducer as ar
+    red = ar._now()
+    print(f"  form: CTHREADS_AXIS_REDUCE={red.form or '(unset: this round)'}; axis=1 kernel: "
+          f"{ar._kind(red, n, n, 1, 'float', 0)}")
     print(f"  axis=0 form: {_form(n, cpu_driver)}")
     for k, v in gbps.items():
         print(f"  {k:20s} {ms[k]:9.3f} ms  {v:8.2f} GB/s")

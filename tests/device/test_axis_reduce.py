@@ -326,6 +326,8 @@ def test_form_variable():
     assert config.from_environ({"HOME": "/h"}).axis_reduce == ""
     assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": " Old "}).axis_reduce \
         == "old"
+    assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "r2"}).axis_reduce \
+        == "r2"
     with pytest.raises(GpuInvalidArgument, match="CTHREADS_AXIS_REDUCE='new'"):
         config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "new"}).axis_reduce
 
