@@ -3,10 +3,11 @@ m x n array in WGSL variants run by plain wgpu-py (``bench/raw_wgpu.py``), each 
 numpy, printed fastest first per axis, with numpy (and torch where CUDA imports) in the same
 process.
 
-Two times per variant: ``call`` (the passes submitted, the n or m results copied to a staging
-buffer, waited for and mapped: what one ``f.reduce(...).numpy()`` costs at best) and ``kernel``
-(the passes recorded 8 times in one submission: ``(t8 - t1) / 7``, the device's time without the
-fixed cost of a submit and a wait).
+Two times per variant, over rounds that time every variant once each (in a rotating order):
+``call`` (the passes submitted, the n or m results copied to a staging buffer, waited for and
+mapped: what one ``f.reduce(...).numpy()`` costs at best; median, and min) and ``kernel`` (the
+passes recorded 8 times in one submission: ``(min t8 - min t1) / 7``, the device's time
+without the fixed cost of a submit and a wait).
 
 axis=1 variants (rows of n contiguous floats, ``vec4`` loads, n % 4 == 0):
   ``wg<W>-<tree|sg>``  one workgroup of W per row, a workgroup-memory tree or subgroupAdd;
@@ -307,6 +308,32 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 """
 
 
+def col16_split(w: int, lanes: int) -> str:
+    """Invocation t: ``lanes`` neighbouring vec4 column quads (4 * lanes columns, contiguous
+    in memory) of chunk t / (q / lanes) of p.chunk rows (p.chunks == 1: every row)."""
+    decl = "\n".join(f"    var a{k} = vec4<f32>(0.0);" for k in range(lanes))
+    body = "\n".join(f"        a{k} += x4[r * q + c + {k}u];" for k in range(lanes))
+    store = "\n".join(f"    out[k * q + c + {k}u] = a{k};" for k in range(lanes))
+    return _HEAD + _BUF.format(o="vec4<f32>") + f"""
+@compute @workgroup_size({w})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+    {_gid()}
+    let q = p.n / 4u;
+    let per = q / {lanes}u;
+    let t = g * {w}u + lid;
+    if (t >= per * p.chunks) {{ return; }}
+    let k = t / per;
+    let c = (t - k * per) * {lanes}u;
+    let r1 = min((k + 1u) * p.chunk, p.m);
+{decl}
+    for (var r = k * p.chunk; r < r1; r++) {{
+{body}
+    }}
+{store}
+}}
+"""
+
+
 def col4_tile(r: int) -> str:
     """Workgroups of 64 column quads x r row lanes over one chunk of p.chunk rows; the lanes
     combined in workgroup memory; the chunk's partial to out[k * q + c]."""
@@ -362,29 +389,23 @@ class Probe:
             self.scratch[nbytes] = self.raw.storage(nbytes)
         return self.scratch[nbytes]
 
-    def run(self, passes, count: int, reps: int, times: int = 1):
-        """passes: [(pipe, bg, gx, gy)]; times: the passes recorded that many times."""
+    def once(self, passes, count: int, times: int = 1):
+        """Record ``passes`` ([(pipe, bg, gx, gy)]) ``times`` times, copy the result out, wait
+        and map it: (seconds, result)."""
         raw = self.raw
-
-        def once():
-            enc = raw.device.create_command_encoder()
-            for _ in range(times):
-                for pipe, bg, gx, gy in passes:
-                    cp = enc.begin_compute_pass()
-                    cp.set_pipeline(pipe)
-                    cp.set_bind_group(0, bg)
-                    cp.dispatch_workgroups(gx, gy, 1)
-                    cp.end()
-            enc.copy_buffer_to_buffer(self.out, 0, self.stage, 0, 4 * count)
-            raw.queue.submit([enc.finish()])
-            return raw.map_read(self.stage, 4 * count, np.float32)
-        once()
-        ts = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            got = once()
-            ts.append(time.perf_counter() - t0)
-        return statistics.median(ts) * 1e3, got
+        t0 = time.perf_counter()
+        enc = raw.device.create_command_encoder()
+        for _ in range(times):
+            for pipe, bg, gx, gy in passes:
+                cp = enc.begin_compute_pass()
+                cp.set_pipeline(pipe)
+                cp.set_bind_group(0, bg)
+                cp.dispatch_workgroups(gx, gy, 1)
+                cp.end()
+        enc.copy_buffer_to_buffer(self.out, 0, self.stage, 0, 4 * count)
+        raw.queue.submit([enc.finish()])
+        got = raw.map_read(self.stage, 4 * count, np.float32)
+        return time.perf_counter() - t0, got
 
 
 def axis1_variants(sg: bool, cpu: bool) -> dict:
@@ -416,6 +437,10 @@ def axis0_variants(cpu: bool) -> dict:
     for c in chunks:
         for u in (1, 4):
             v[f"split{c}-u{u}"] = ("split", col4_split(256 if not cpu else 64, u), c)
+    for w in ((8, 64) if cpu else (64, 256)):
+        for lanes in (2, 4):
+            for c in ((128, 512, 0) if cpu else (64, 0)):
+                v[f"c{4 * lanes}x{w}-r{c or 'all'}"] = ("c16", col16_split(w, lanes), w, lanes, c)
     if not cpu:
         for r in (4, 8):
             v[f"tile{r}"] = ("tile", col4_tile(r), r)
@@ -442,6 +467,16 @@ def passes_of(pr: Probe, kind, spec, sg_size: int):
     if kind == "colm":
         return [pr.dispatch_of(spec[1], [pr.src, pr.out], -(-n // 16 // spec[2]), m, n)], n
     q = n // 4
+    if kind == "c16":
+        w, lanes, chunk = spec[2], spec[3], spec[4] or m
+        chunks = -(-m // chunk)
+        dst = pr.out if chunks == 1 else pr.scratch_buf(16 * q * chunks)
+        first = pr.dispatch_of(spec[1], [pr.src, dst], -(-q // lanes * chunks // w), m, n,
+                               chunk, chunks)
+        if chunks == 1:
+            return [first], n
+        second = pr.dispatch_of(col4(64), [dst, pr.out], -(-q // 64), chunks, n)
+        return [first, second], n
     if kind == "split":
         chunk = spec[2]
         chunks = -(-m // chunk)
@@ -511,26 +546,37 @@ def main(argv=None) -> int:
         variants = axis1_variants(sg, cpu) if axis == 1 else axis0_variants(cpu)
         want = x.astype(np.float64).sum(axis=axis)
         bound = 2 * x.shape[axis] * 2.0**-24 * np.abs(x.astype(np.float64)).sum(axis=axis) + 1e-3
-        rows = []
+        runs = {}
         for name, spec in variants.items():
             try:
                 passes, count = passes_of(pr, spec[0], spec, sg_size)
-                call, got = pr.run(passes, count, args.reps)
-                t1, _ = pr.run(passes, count, max(3, args.reps // 2), 1)
-                t8, _ = pr.run(passes, count, max(3, args.reps // 2), 8)
+                _, got = pr.once(passes, count)
             except Exception as exc:                       # a variant the driver refuses
                 print(f"  axis={axis} {name:14s} failed: {type(exc).__name__}: {exc}"[:200])
                 continue
             ok = bool(np.all(np.abs(got.astype(np.float64) - want) <= bound))
-            rows.append((call, max((t8 - t1) / 7, 1e-6), name, ok))
+            runs[name] = (passes, count, ok, [], [])
+        # rounds: every variant once per round, in an order rotating each round (a change of
+        # the machine's load falls on all alike); a call and 8 passes in one submission
+        names = list(runs)
+        for r in range(args.reps):
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                passes, count, _, ones, eights = runs[name]
+                ones.append(pr.once(passes, count)[0] * 1e3)
+                eights.append(pr.once(passes, count, 8)[0] * 1e3)
+        rows = []
+        for name, (_, _, ok, ones, eights) in runs.items():
+            call = statistics.median(ones)
+            kern = (min(eights) - min(ones)) / 7
+            rows.append((call, max(kern, 1e-6), name, ok, min(ones)))
         rows.sort()
         print(f"axis={axis}: numpy {peers[axis]:.3f} ms" +
               (f", torch {tpeer[axis]:.3f} ms (with .cpu())" if axis in tpeer else ""))
-        for call, kern, name, ok in rows:
+        for call, kern, name, ok, best in rows:
             extra = f"  {peers[axis] / call:5.2f}x numpy"
             if axis in tpeer:
                 extra += f"  {tpeer[axis] / call:5.2f}x torch"
-            print(f"  {name:14s} call {call:8.3f} ms  kernel {kern:8.3f} ms "
+            print(f"  {name:14s} call {call:8.3f} ms (min {best:7.3f})  kernel {kern:8.3f} ms "
                   f"({x.nbytes / kern / 1e6:7.1f} GB/s){extra}{'' if ok else '  WRONG'}")
         good = [r for r in rows if r[3]]
         if good:

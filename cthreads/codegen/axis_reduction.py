@@ -40,7 +40,9 @@ from . import library
 from .types import elem as elem_type
 
 ENTRY_POINT = "ct_axis_reduce"
-KINDS = ("rows", "rows4", "cols", "cols4", "line4", "rowsg", "rowsg4")
+KINDS = ("rows", "rows4", "cols", "cols4", "line4", "rowsg", "rowsg4", "cols4u", "cols16")
+#: the ``colsq`` kernels: (16-byte loads per row, rows per loop pass) of each
+COLSQ = {"cols4u": (1, 4), "cols16": (4, 1)}
 #: rows per workgroup of the ``rowsg`` kernels: one per 32 threads (a GPU's subgroup)
 ROWSG_THREADS = 32
 #: the uniform block: twelve u32 fields, the init value at its alignment, padding to 16 bytes
@@ -94,14 +96,14 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
     if variant not in ("shared", "subgroup"):
         raise ValueError(f"unknown reduction variant {variant!r}")
     combine = _part(names, f"reduction_{variant}.wgsl.in").rstrip("\n") if rows else ""
-    body = library.template(f"axis_reduction_{kind.rstrip('4') if rowsg else kind}.wgsl.in"
-                            ).substitute(names, combine=combine, **_rowsg_names(kind, size)
-                                         ).rstrip("\n")
+    body = library.template(f"axis_reduction_{_template(kind)}.wgsl.in").substitute(
+        names, combine=combine, **_rowsg_names(kind, size), **_colsq_names(kind, fn)
+    ).rstrip("\n")
     tile = (f"var<workgroup> ct_tile: array<{row.storage}, {size}>;\n"
             f"var<workgroup> ct_ok: array<u32, {size}>;\n") if rows else ""
     if subgroup:
         tile += _part(names, "reduction_subgroup_fn.wgsl.in")
-    if kind.endswith("4"):
+    if reads_quads(kind):
         if row.kind == "c":
             raise ValueError(f"the {kind} kernel does not take complex elements")
         tile += f"@group(0) @binding(3) var<storage, read> ct_src4: array<vec4<{row.storage}>>;\n"
@@ -117,6 +119,58 @@ def axis_reduction_wgsl(fn: str, ty: str, text: str, kind: str, size: int,
             "ct_opq" in text if opaque is None else opaque) else "",
         body=body, builtins=_SUBGROUP_BUILTINS if subgroup else "",
         probe_call="    ct_loop_probe();\n" if probe else "")
+
+
+def reads_quads(kind: str) -> bool:
+    """Whether ``kind`` reads the input as ``vec4`` too (binding 3)."""
+    return kind.endswith("4") or kind in COLSQ
+
+
+def outputs_per_invocation(kind: str) -> int:
+    """How many outputs one invocation of ``kind`` folds (the cols kernels)."""
+    if kind in COLSQ:
+        return 4 * COLSQ[kind][0]
+    return 4 if kind == "cols4" else 1
+
+
+def _template(kind: str) -> str:
+    if kind.startswith("rowsg"):
+        return "rowsg"
+    return "colsq" if kind in COLSQ else kind
+
+
+def _colsq_names(kind: str, fn: str) -> dict:
+    """The ``colsq`` template's parts: ``quads`` 16-byte loads per row into ``4 * quads``
+    accumulators, ``unroll`` rows loaded per pass and folded in order (``f(f(r0, r1), f(r2,
+    r3))`` into the accumulator)."""
+    if kind not in COLSQ:
+        return {}
+    quads, unroll = COLSQ[kind]
+    lanes = "xyzw"
+    acc = [(j, lane) for j in range(quads) for lane in lanes]
+    first = [f"        let q{j} = ct_src4[base + r0 * step + {j}u];" for j in range(quads)]
+    first += [f"        var a{j}{lane} = ct_load(q{j}.{lane});" for j, lane in acc]
+    single = [f"            let s{j} = ct_src4[base + r * step + {j}u];" for j in range(quads)]
+    single += [f"            a{j}{lane} = {fn}(a{j}{lane}, ct_load(s{j}.{lane}));"
+               for j, lane in acc]
+    passes = ""
+    if unroll > 1:
+        body = ["        loop {", f"            if (r + {unroll - 1}u >= r1) {{ break; }}",
+                "            let p = base + r * step;"]
+        body += [f"            let v{u}{j} = ct_src4[p + {u}u * step + {j}u];"
+                 for u in range(unroll) for j in range(quads)]
+        for j, lane in acc:
+            terms = [f"ct_load(v{u}{j}.{lane})" for u in range(unroll)]
+            while len(terms) > 1:          # neighbours pairwise: the rows' order kept
+                terms = [f"{fn}({a}, {b})" for a, b in zip(terms[::2], terms[1::2])] + \
+                    (terms[-1:] if len(terms) % 2 else [])
+            body.append(f"            a{j}{lane} = {fn}(a{j}{lane}, {terms[0]});")
+        body += [f"            r = r + {unroll}u;", "        }"]
+        passes = "\n".join(body)
+    stores = [f"        ct_dst[e + {k}u] = ct_finish(e + {k}u, a{j}{lane});"
+              for k, (j, lane) in enumerate(acc)]
+    return dict(cols=4 * quads, quads=quads, unroll=unroll, first="\n".join(first),
+                passes=passes, single="\n".join(single), stores="\n".join(stores))
 
 
 def rowsg_rows(size: int) -> int:
@@ -141,5 +195,5 @@ def _part(names: dict, template: str) -> str:
     return library.template(template).substitute(names)
 
 
-__all__ = ["ENTRY_POINT", "KINDS", "UNIFORM_SIZE", "axis_reduction_wgsl", "rowsg_rows",
-           "uniform_bytes"]
+__all__ = ["ENTRY_POINT", "KINDS", "UNIFORM_SIZE", "axis_reduction_wgsl",
+           "outputs_per_invocation", "reads_quads", "rowsg_rows", "uniform_bytes"]

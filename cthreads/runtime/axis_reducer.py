@@ -52,6 +52,9 @@ FORCE_COLS = False          # tests: the cols kernel for contiguous rows
 #: tests: the kernel of contiguous rows (``rows``/``rows4``/``line4``/``rowsg``/``rowsg4``,
 #: the 4-forms where the layout allows them), None the device's rule (``_kind``)
 ROWS_KIND = None
+#: tests: the kernel of strided axes (``cols``/``cols4``/``cols4u``/``cols16``, the wider
+#: ones where the layout allows them, else ``cols``), None the device's rule (``_kind``)
+COLS_KIND = None
 #: GPUs: rows of at most this many elements, or this many rows or more, fold one subgroup per
 #: row (``rowsg``) where the device has subgroups and the type is 32-bit; else a workgroup each
 ROWSG_LEN, ROWSG_OUTER = 2048, 1024
@@ -117,7 +120,7 @@ class _AxisReducer:
             return pipe
         wgsl = codegen.axis_reduction_wgsl(op.fn, op.ty, op.text, kind, self.size, probe,
                                            variant=variant)
-        bindings, layout = self.layout(probe, kind.endswith("4"))
+        bindings, layout = self.layout(probe, codegen.reads_quads(kind))
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, bindings, layout, op.overrides,
             lambda exc, text: internal_error(f"the axis reduction shader of {name}",
@@ -328,6 +331,13 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
         if n < 32 or many or FORCE_COLS:
             return "cols"
         return "rows4" if quads and n % 4 == 0 else "rows"
+    if red.form == "" and COLS_KIND is None:
+        if red.ctx.is_cpu:           # 16 columns per invocation (lavapipe: 4 a lane loads)
+            return "cols16" if aligned and inner % 16 == 0 else "cols"
+        return "cols4u" if quads and inner % 4 == 0 else "cols"
+    if COLS_KIND is not None:
+        per = codegen.outputs_per_invocation(COLS_KIND)
+        return COLS_KIND if per == 1 or (aligned and inner % per == 0) else "cols"
     if inner % 4 == 0 and quads:
         return "cols4"
     return "cols"
@@ -395,7 +405,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
     while s < len(steps):
         outer, n, inner = steps[s]
         kind = _kind(red, outer, n, inner, ty, src_offset)
-        threads = outer * inner // (4 if kind == "cols4" else 1)
+        threads = outer * inner // codegen.outputs_per_invocation(kind)
         split = _split(red, kind, threads, n, probe, depth)
         depth = depth + 1 if split is not None else 0
         if split is not None:
@@ -405,7 +415,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
             dispatches.append((red.pipeline(op, kind, probe, name), src,
                                outer * n * inner * size, src_offset, dst,
                                outer * chunks * inner * size,
-                               -(-threads * chunks // red.size), kind.endswith("4"),
+                               -(-threads * chunks // red.size), codegen.reads_quads(kind),
                                codegen.uniform_bytes(threads * chunks, outer, n, inner, 0, n,
                                                      False, ty, None, chunks, length)))
             steps[s] = (outer, chunks, inner)
@@ -422,7 +432,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
         for c, (r0, r1) in enumerate(chunks):
             final = last_step and c == len(chunks) - 1
             dispatches.append((pipe, src, outer * n * inner * size, src_offset, dst,
-                               outer * inner * size, groups, kind.endswith("4"),
+                               outer * inner * size, groups, codegen.reads_quads(kind),
                                codegen.uniform_bytes(threads, outer, n, inner, r0, r1, c > 0,
                                                      ty, init if final else None)))
         src, src_offset = dst, 0

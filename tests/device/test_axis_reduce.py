@@ -381,3 +381,33 @@ def test_invocation_per_row_keeps_row_order(device_name, monkeypatch, kind):
     np.testing.assert_array_equal(then.reduce(x, axis=1), _then_reduce(x, 1))
     np.testing.assert_array_equal(then.reduce(x, 5 * 1024 + 3, axis=1),
                                   _then_reduce(x, 1, 5 * 1024 + 3))
+
+
+@pytest.mark.parametrize("kind", ["cols16", "cols4u", "cols4", "cols", None])
+@pytest.mark.parametrize("chunk", [None, 5])
+def test_strided_kernels_forced(device_name, monkeypatch, kind, chunk):
+    """Each kernel of strided axes forced on this device (``cols16``: sixteen outputs per
+    invocation; ``cols4u``: four, four rows loaded per pass; the wider kernels fall back to
+    ``cols`` where the inner length does not divide), in one pass and in the two-pass form with
+    uneven chunks, under a non-commutative operation (the axis order kept), ints with init,
+    float64, float32 sums of 3-D tuples of axes, and a loop-probed operation."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "COLS_KIND", kind)
+    monkeypatch.setattr(axis_reducer, "CHUNK", chunk)
+    rng = np.random.default_rng(40)
+    for shape in [(23, 16), (9, 48), (3, 5, 32), (11, 20), (6, 4), (17, 3)]:
+        x = _maps(rng, shape)
+        np.testing.assert_array_equal(then.reduce(x, axis=0), _then_reduce(x, 0))
+    x = _maps(rng, (4, 23, 32))
+    np.testing.assert_array_equal(then.reduce(x, 7, axis=1), _then_reduce(x, 1, 7))
+    ints = rng.integers(-50, 50, (30, 64)).astype(np.int32)
+    np.testing.assert_array_equal(iadd.reduce(ints, 3, axis=0),
+                                  np.add.reduce(ints, axis=0, initial=3, dtype=np.int32))
+    f64 = rng.standard_normal((21, 32))
+    np.testing.assert_allclose(fadd.reduce(f64, axis=0), f64.sum(axis=0), rtol=1e-12, atol=1e-12)
+    f32 = rng.standard_normal((6, 7, 16, 16)).astype(np.float32)
+    for axis in ((0, 1), (0, 2), 0, (1, 2)):
+        check_float32(fadd.reduce(f32, axis=axis), f32, axis)
+    long = rng.integers(0, 9, (301, 16)).astype(np.int32)
+    np.testing.assert_array_equal(gcd.reduce(long * 6 + 6, axis=0),
+                                  np.gcd.reduce(long * 6 + 6, axis=0))
