@@ -55,9 +55,6 @@ ROWS_KIND = None
 #: tests: the kernel of strided axes (``cols``/``cols4``/``cols4u``/``cols16``, the wider
 #: ones where the layout allows them, else ``cols``), None the device's rule (``_kind``)
 COLS_KIND = None
-#: GPUs: rows of at most this many elements, or this many rows or more, fold one subgroup per
-#: row (``rowsg``) where the device has subgroups and the type is 32-bit; else a workgroup each
-ROWSG_LEN, ROWSG_OUTER = 2048, 1024
 #: the cols4 kernel for strided axes: None on GPUs only (on lavapipe it measured slower than
 #: cols: 12-17 against 9-11 ms for axis=0 of 2048 x 2048); True / False force it (tests)
 QUADS = None
@@ -76,6 +73,11 @@ CHUNK = None
 #: CPU drivers (this round's form): strided axes of ``2 * CHUNK_CPU`` rows or more in two passes,
 #: chunks of ``CHUNK_CPU`` rows (lavapipe, axis=0 of 2048 x 2048: 8.0 against 16.4 ms one-pass)
 CHUNK_CPU = 128
+#: GPUs (this round's form): few long contiguous rows (``rowsg``) in two passes, each row cut
+#: into chunks of at least ``ROW_CHUNK_MIN`` elements until there are ``ROW_SPREAD`` subgroups
+#: (the H200 holds ~8,400 subgroups of 32 at once); ``ROW_CHUNK`` (tests) forces a chunk length
+ROW_SPREAD, ROW_CHUNK_MIN = 8192, 2048
+ROW_CHUNK = None
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ_WRITE))
 _PROBE = ((4, READ_WRITE),)
@@ -345,18 +347,19 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
 
 def _rows_kind(red, outer: int, n: int, ty: str, aligned: bool) -> str:
     """This round's kernel of contiguous rows (``inner == 1``). CPU drivers: an invocation per
-    row (``line4``: 16-byte loads, 3-9x faster than ``cols``'s scalar loads on lavapipe) when
-    there are rows enough to give each core many invocations, else a workgroup per row. GPUs:
-    a subgroup per row (``rowsg``, no barrier) for short rows or many rows, else a workgroup
-    per row; rows shorter than 32 an invocation each. ``ROWS_KIND`` forces one (tests)."""
+    row (``line4``: 16-byte loads; on lavapipe 3-9x faster than ``cols``'s scalar loads and
+    3-6x faster than a workgroup per row, even for 16 rows of 256K). GPUs: a subgroup per row
+    (``rowsg``, no barrier; few long rows cut in two passes, ``_split_rows``) for 32-bit types
+    where the device has subgroups, else a workgroup per row; rows shorter than 32 an
+    invocation each. ``ROWS_KIND`` forces one (tests)."""
     four = aligned and n % 4 == 0
     kind = ROWS_KIND
     if kind is None:
         if red.ctx.is_cpu:
-            kind = "line4" if n < 32 or outer >= 4 * red.size else "rows"
+            kind = "line4"
         elif n < 32:
             kind = "line4"
-        elif red.subgroups(ty) and (n <= ROWSG_LEN or outer >= ROWSG_OUTER):
+        elif red.subgroups(ty):
             kind = "rowsg"
         else:
             kind = "rows"
@@ -373,6 +376,8 @@ def _split(red, kind: str, threads: int, n: int, probe: bool, depth: int = 0):
     """``(chunks, length)`` of the two-pass form of a ``cols``/``cols4`` step (``threads``
     invocations of the one-pass form, ``n`` rows), or None for the one-pass form; ``depth``
     1 for the combine of a two-pass step (cut once more), 2 for the combine of that."""
+    if kind.startswith("rowsg"):
+        return _split_rows(red, kind, threads, n, depth)
     if not kind.startswith("cols") or n < 2 or depth > 1:
         return None
     if CHUNK is not None:
@@ -390,6 +395,28 @@ def _split(red, kind: str, threads: int, n: int, probe: bool, depth: int = 0):
         length = min(length, PASSES_CPU_LOOPS if probe else PASSES_CPU)
     length = max(1, min(length, n))
     chunks = -(-n // length)       # none empty: the last holds n - (chunks - 1) * length rows
+    return (chunks, length) if chunks > 1 else None
+
+
+def _split_rows(red, kind: str, rows: int, n: int, depth: int):
+    """``(chunks, length)`` of the two-pass form of a ``rowsg`` step of ``rows`` rows of
+    ``n``, or None: GPUs cut rows too few to give ``ROW_SPREAD`` subgroups (this round's
+    form; ``ROW_CHUNK`` on any device); lengths a multiple of 4 (the 16-byte loads)."""
+    if depth:
+        return None
+    if ROW_CHUNK is not None:
+        length = ROW_CHUNK
+    elif red.ctx.is_cpu or red.form != "":
+        return None
+    else:
+        chunks = min(-(-ROW_SPREAD // rows), n // ROW_CHUNK_MIN)
+        if chunks < 2:
+            return None
+        length = -(-n // chunks)
+    if red.ctx.is_cpu:
+        length = min(length, PASSES_CPU)
+    length = min(-(-max(length, 1) // 4) * 4, n)
+    chunks = -(-n // length)
     return (chunks, length) if chunks > 1 else None
 
 
@@ -415,7 +442,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
             dispatches.append((red.pipeline(op, kind, probe, name), src,
                                outer * n * inner * size, src_offset, dst,
                                outer * chunks * inner * size,
-                               -(-threads * chunks // red.size), codegen.reads_quads(kind),
+                               _groups(red, kind, threads * chunks), codegen.reads_quads(kind),
                                codegen.uniform_bytes(threads * chunks, outer, n, inner, 0, n,
                                                      False, ty, None, chunks, length)))
             steps[s] = (outer, chunks, inner)
@@ -426,8 +453,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
         if not last_step:
             owned.append(dst)
         pipe = red.pipeline(op, kind, probe, name)
-        groups = -(-outer // codegen.rowsg_rows(red.size)) if kind.startswith("rowsg") else \
-            outer if kind.startswith("rows") else -(-threads // red.size)
+        groups = outer if kind in ("rows", "rows4") else _groups(red, kind, threads)
         chunks = _chunks(red, kind, n, probe)
         for c, (r0, r1) in enumerate(chunks):
             final = last_step and c == len(chunks) - 1
@@ -438,6 +464,12 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
         src, src_offset = dst, 0
         s += 1
     return dispatches
+
+
+def _groups(red, kind: str, threads: int) -> int:
+    """Workgroups of a dispatch of ``threads`` outputs (a subgroup each for ``rowsg``)."""
+    per = codegen.rowsg_rows(red.size) if kind.startswith("rowsg") else red.size
+    return -(-threads // per)
 
 
 def _submit(red, op, name, probe, ty, slot, packed, steps, out_shape, init, where):

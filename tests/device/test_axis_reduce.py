@@ -411,3 +411,59 @@ def test_strided_kernels_forced(device_name, monkeypatch, kind, chunk):
     long = rng.integers(0, 9, (301, 16)).astype(np.int32)
     np.testing.assert_array_equal(gcd.reduce(long * 6 + 6, axis=0),
                                   np.gcd.reduce(long * 6 + 6, axis=0))
+
+
+@pytest.mark.parametrize("chunk", [4, 12, 64])
+def test_rowsg_two_pass_form(device_name, monkeypatch, chunk):
+    """The GPUs' two-pass form of few long rows (each row cut into chunks, a subgroup each,
+    into an (outer, chunks) scratch, then the chunks folded per row), forced on this device
+    with small chunks: row lengths not a multiple of the chunk nor of 4, init, a view."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "ROWS_KIND", "rowsg")
+    monkeypatch.setattr(axis_reducer, "ROW_CHUNK", chunk)
+    rng = np.random.default_rng(50)
+    for shape in [(3, 1000), (2, 257), (5, 64), (1, 7), (4, 3, 90)]:
+        ints = rng.integers(-50, 50, shape).astype(np.int32)
+        np.testing.assert_array_equal(iadd.reduce(ints, 5, axis=-1),
+                                      np.add.reduce(ints, axis=-1, initial=5, dtype=np.int32))
+        x = rng.standard_normal(shape).astype(np.float32)
+        check_float32(fadd.reduce(x, axis=-1), x, -1)
+        np.testing.assert_array_equal(fmax.reduce(x, axis=-1, keepdims=True),
+                                      np.maximum.reduce(x, axis=-1, keepdims=True))
+    d = to_device(rng.integers(0, 9, 4096).astype(np.int32))
+    view = d[8:8 + 3 * 1000].reshape(3, 1000)
+    np.testing.assert_array_equal(iadd.reduce(view, axis=1).numpy(),
+                                  d.numpy()[8:3008].reshape(3, 1000).sum(axis=1))
+
+
+def test_row_kernel_rule():
+    """The kernel and the cuts the GPU rule picks for contiguous rows (this round's form):
+    a subgroup per row for many or short rows, few long rows cut into chunks of 2,048+."""
+    from cthreads.runtime import axis_reducer
+
+    class Ctx:
+        is_cpu = False
+        features = frozenset({"subgroup"})
+
+    class Red:
+        ctx = Ctx()
+        form = ""
+        size = 256
+
+        def subgroups(self, ty):
+            return ty != "float64"
+    red = Red()
+    kind = axis_reducer._kind
+    assert kind(red, 8192, 8192, 1, "float", 0) == "rowsg4"       # the target's shape
+    assert kind(red, 8192, 8190, 1, "float", 0) == "rowsg"        # scalar loads
+    assert kind(red, 10, 8192, 1, "float", 0) == "rowsg4"         # few rows: cut in two passes
+    assert kind(red, 10, 8192, 1, "float64", 0) == "rows4"        # 64-bit: no shuffles
+    assert kind(red, 10, 16, 1, "float", 0) == "line4"
+    assert kind(red, 4, 8192, 8192, "float", 0) == "cols4u"
+    split = axis_reducer._split_rows
+    assert split(red, "rowsg4", 16, 1 << 20, 0) == (512, 2048)
+    assert split(red, "rowsg4", 8192, 8192, 0) is None            # enough subgroups
+    assert split(red, "rowsg4", 16, 1 << 20, 1) is None           # its combine: one pass
+    red.form = "r2"
+    assert kind(red, 8192, 8192, 1, "float", 0) == "rows4"        # the second round's kernels
+    assert split(red, "rowsg4", 16, 1 << 20, 0) is None
