@@ -540,6 +540,7 @@ def main(argv=None) -> int:
     peers = {1: statistics.median(_times(lambda: x.sum(axis=1), args.reps)),
              0: statistics.median(_times(lambda: x.sum(axis=0), args.reps))}
     tpeer = torch_ms(x, args.reps)
+    summary = []
     for axis in (1, 0):
         if args.only and args.only != f"axis{axis}":
             continue
@@ -580,8 +581,14 @@ def main(argv=None) -> int:
                   f"({x.nbytes / kern / 1e6:7.1f} GB/s){extra}{'' if ok else '  WRONG'}")
         good = [r for r in rows if r[3]]
         if good:
-            print(f"  fastest axis={axis}: {good[0][2]} (call), "
-                  f"{min(good, key=lambda r: r[1])[2]} (kernel)")
+            best = min(good, key=lambda r: r[1])
+            summary.append(f"fastest axis={axis}: {good[0][2]} (call {good[0][0]:.3f} ms, "
+                           f"{peers[axis] / good[0][0]:.2f}x numpy"
+                           + (f", {tpeer[axis] / good[0][0]:.2f}x torch" if axis in tpeer else "")
+                           + f"), {best[2]} (kernel {best[1]:.3f} ms)")
+            print("  " + summary[-1])
+    for line in summary:
+        print(line)
     return 0
 
 
