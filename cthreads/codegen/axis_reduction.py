@@ -2,7 +2,7 @@
 
 The host side (``runtime/axis_reducer.py``) merges the reduced axes into one run of
 consecutive axes, so the input is a C-ordered ``(outer, red, inner)`` block and the result is
-``(outer, inner)``. Two kernels of one template (``library/axis_reduction.wgsl.in``):
+``(outer, inner)``. Kernels of one template (``library/axis_reduction.wgsl.in``):
 
 * ``rows`` (``inner == 1``, the reduced elements contiguous): one workgroup per output row; its
   threads fold the row a workgroup apart (coalesced), then combine in workgroup memory with the
@@ -18,7 +18,18 @@ consecutive axes, so the input is a C-ordered ``(outer, red, inner)`` block and 
   again as ``array<vec4<S>>``); CPU drivers load storage lane by lane, so four values per load
   matter there.
 
-Two-pass form (GPUs, ``cols``/``cols4``): with ``ct_chunks > 1`` an invocation folds one chunk
+* ``line4`` (``inner == 1``, ``red % 4 == 0``, aligned): one invocation per row walking it in
+  16-byte loads, in row order (CPU drivers' kernel of rows);
+* ``rowsg``/``rowsg4`` (``inner == 1``, subgroups, 32-bit types): one subgroup per row (a
+  workgroup holds ``size // 32`` rows, its subgroups take them in turn), four loads in flight
+  per lane, the lanes combined by shuffles; with ``ct_chunks > 1`` an output is a chunk of
+  ``ct_len`` elements of a row (the first pass of few long rows, into an ``(outer, chunks)``
+  scratch);
+* ``cols4u`` / ``cols16`` (``library/axis_reduction_colsq.wgsl.in``, ``COLSQ``): ``cols4`` with
+  four rows loaded per pass and folded in axis order (GPUs), or sixteen outputs per invocation
+  from four 16-byte loads a row (CPU drivers).
+
+Two-pass form (``cols`` kernels and ``rowsg``): with ``ct_chunks > 1`` an invocation folds one chunk
 of ``ct_len`` rows of one output into an ``(outer, chunks, inner)`` scratch buffer, and a second
 ``cols`` pass folds the chunks per output in axis order (the host plans it).
 

@@ -9,7 +9,12 @@ step runs the kernels of ``codegen/axis_reduction.py`` (``rows`` when the reduce
 contiguous, ``cols`` otherwise), in chunks of the reduced axis that keep a CPU driver's loop
 passes far below its limit; pipelines are kept per device, operation, element type and kind.
 On GPUs a ``cols`` step runs in two passes (``_split``): chunks of the axis into a scratch
-buffer, then the chunks folded per output in axis order (``CTHREADS_AXIS_REDUCE=old``: one).
+buffer, then the chunks folded per output in axis order (``CTHREADS_AXIS_REDUCE=old``: one);
+CPU drivers too in this round's form. This round's kernels (``_rows_kind`` and ``_kind``):
+contiguous rows by a subgroup each on GPUs (few long rows cut in two passes,
+``_split_rows``), by an invocation each on CPU drivers (``line4``); strided axes by
+``cols4u`` on GPUs, ``cols16`` on CPU drivers. ``CTHREADS_AXIS_REDUCE=r2`` keeps the second
+round's kernels.
 
 Inputs: a GpuArray (its buffer, from a view's offset), a list or numpy array bound in an arena
 (its device copy, as ``reducer.py`` reads it), else a numpy array or a (nested) list, uploaded.
