@@ -90,7 +90,8 @@ def row_wg(w: int, comb: str) -> str:
     return _HEAD + _BUF.format(o="f32") + f"""
 var<workgroup> tile: array<f32, {w}>;
 @compute @workgroup_size({w})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32{builtins}) {{
+fn main(@builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32{builtins}) {{
     {_gid()}
     if (g >= p.m) {{ return; }}
     let q = p.n / 4u;
@@ -429,7 +430,8 @@ def axis1_variants(sg: bool, cpu: bool) -> dict:
 
 
 def axis0_variants(cpu: bool) -> dict:
-    v = {"col256" if not cpu else "col64": ("col", col_scalar(64 if cpu else 256), 64 if cpu else 256)}
+    w = 64 if cpu else 256
+    v = {f"col{w}": ("col", col_scalar(w), w)}
     for w in ((64, 256) if not cpu else (8, 64)):
         v[f"col4-{w}"] = ("col4", col4(w), w)
         v[f"colm-{w}"] = ("colm", col_mat(w), w)

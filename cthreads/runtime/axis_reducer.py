@@ -370,6 +370,8 @@ def _rows_kind(red, outer: int, n: int, ty: str, aligned: bool) -> str:
             kind = "rows"
     if kind == "rowsg" and not red.subgroups(ty):
         kind = "rows"
+    if kind == "rowsg" and n < 4 * codegen.ROWSG_THREADS and ROWS_KIND is None:
+        return kind        # scalar loads: a row of < 128 elements still feeds the 32 lanes
     if kind in ("rows", "rowsg"):
         return kind + "4" if four and (kind == "rowsg" or not red.ctx.is_cpu or QUADS) else kind
     if kind.rstrip("4") == "line":

@@ -459,6 +459,7 @@ def test_row_kernel_rule():
     assert kind(red, 10, 8192, 1, "float", 0) == "rowsg4"         # few rows: cut in two passes
     assert kind(red, 10, 8192, 1, "float64", 0) == "rows4"        # 64-bit: no shuffles
     assert kind(red, 10, 16, 1, "float", 0) == "line4"
+    assert kind(red, 5000, 64, 1, "float", 0) == "rowsg"          # short rows: every lane loads
     assert kind(red, 4, 8192, 8192, "float", 0) == "cols4u"
     split = axis_reducer._split_rows
     assert split(red, "rowsg4", 16, 1 << 20, 0) == (512, 2048)
