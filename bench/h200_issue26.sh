@@ -14,6 +14,11 @@ done
 # the forms before the second round (each bench prints the form it ran)
 CTHREADS_MATMUL_TILES=old timeout 150 python3 bench/matmul.py > "$out/matmul-old.txt" 2>&1
 CTHREADS_AXIS_REDUCE=old timeout 150 python3 bench/axis_reduce.py > "$out/axis_reduce-old.txt" 2>&1
+# axis reductions (third round): the second round's kernels, the three forms in one process, the
+# hand-written WGSL floor of each axis
+CTHREADS_AXIS_REDUCE=r2 timeout 150 python3 bench/axis_reduce.py > "$out/axis_reduce-r2.txt" 2>&1
+timeout 150 python3 bench/axis_reduce.py --forms > "$out/axis_reduce-forms.txt" 2>&1
+timeout 200 python3 bench/probe_axis_floor.py > "$out/probe_axis_floor.txt" 2>&1
 CTHREADS_SCAN=old timeout 150 python3 bench/accumulate.py > "$out/accumulate-old.txt" 2>&1
 CTHREADS_SORT=old timeout 150 python3 bench/sort.py > "$out/sort-old.txt" 2>&1
 for f in "$out"/*.txt; do echo "== $f"; tail -n 14 "$f"; done

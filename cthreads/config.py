@@ -106,8 +106,9 @@ class Config:
     #: CTHREADS_DUMP_WGSL: a folder to write the WGSL of every variant of a kernel into as it
     #: is compiled for a device (one file per kernel, widths and variant), or "" for none
     dump_wgsl: str = ""
-    #: CTHREADS_AXIS_REDUCE: "old" reduces strided axes of ``f.reduce(x, axis=...)`` on GPUs
-    #: in one pass (an invocation per output); "" (the default) in two (runtime/axis_reducer.py)
+    #: CTHREADS_AXIS_REDUCE: the kernels of ``f.reduce(x, axis=...)`` (runtime/axis_reducer.py):
+    #: "" (the default) this round's, "r2" the second round's (a workgroup per row on GPUs, no
+    #: line4/rowsg), "old" the first round's (also strided axes in one pass on GPUs)
     axis_reduce: str = ""
     #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
     #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
@@ -253,8 +254,10 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                               DEVICE_COPIES) if text("device_copies") else 1,
         full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
         dump_wgsl=text("dump_wgsl"),
-        axis_reduce=text("axis_reduce").lower() if text("axis_reduce").lower() in ("", "old")
-        else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
+        axis_reduce=text("axis_reduce").lower()
+        if text("axis_reduce").lower() in ("", "old", "r2")
+        else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old or r2, or unset "
+                      "it"),
         sort_form=_sort_form(text("sort_form")),
         scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
     )
