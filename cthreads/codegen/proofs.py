@@ -59,6 +59,11 @@ class _Prover(Visitor):
                        if loc.param and loc.ty in ("int", "int64")
                        and counts.get(loc.ident, 0) == 0}
         self.gid: set[str] = set()
+        #: locals assigned once, at the top level, from GlobalIdx (never changed after)
+        self.fixed: set[str] = set()
+        #: locals assigned once, at the top level, an int expression of fixed locals,
+        #: parameters and literals (``row: int = y * w``): what they stand for
+        self.defs: dict = {}
         self.result: dict[int, str | None] = {}
 
     # -- guards --------------------------------------------------------------------------
@@ -121,12 +126,30 @@ class _Prover(Visitor):
     def block(self, stmts, facts: frozenset, top: bool = False) -> None:
         for s in stmts:
             self.stmt(s, facts)
-            if top and isinstance(s, ir.Assign) and self.counts.get(s.ident) == 1 and \
-                    isinstance(s.value, ir.Special) and s.value.name == "GlobalIdx":
-                self.gid.add(s.ident)
+            if top and isinstance(s, ir.Assign) and self.counts.get(s.ident) == 1:
+                if isinstance(s.value, ir.Special) and s.value.name == "GlobalIdx":
+                    self.gid.add(s.ident)
+                    self.fixed.add(s.ident)
+                elif self._fixed_expr(s.value):
+                    self.defs[s.ident] = s.value
             if isinstance(s, ir.If) and not s.orelse and len(s.body) == 1 and \
                     isinstance(s.body[0], (ir.Return, ir.Break, ir.Continue)):
                 facts = facts | self._false_facts(s.test)
+
+    def _fixed_expr(self, e) -> bool:
+        """``e`` is an int expression whose value never changes once computed: of fixed
+        locals, their definitions, parameters never assigned and literals."""
+        if e.ty != "int":
+            return False
+        if isinstance(e, ir.Const):
+            return type(e.value) is int
+        if isinstance(e, ir.Var):
+            return e.ident in self.fixed or e.ident in self.defs or e.ident in self.params
+        if isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul"):
+            return self._fixed_expr(e.left) and self._fixed_expr(e.right)
+        if isinstance(e, ir.Call) and e.fn in ("min_i", "max_i") and len(e.args) == 2:
+            return all(self._fixed_expr(a) for a in e.args)
+        return False
 
     def stmt(self, s, facts) -> None:
         self.visit(s, facts)
@@ -213,7 +236,7 @@ class _Prover(Visitor):
         launch, under which it is in range (range_proofs.py); none needed: always."""
         if lst.vec:
             return
-        bounds = IndexBounds(lambda v: self._range(v, facts), self.params)
+        bounds = IndexBounds(lambda v: self._range(v, facts), self.params, self.defs)
         conds = bounds.in_range(index, ("len", lst.pyname, dim))
         if conds is not None:
             self.result[check] = conds or None

@@ -57,6 +57,8 @@ def fold(op: str, a: tuple, b: tuple) -> tuple:
         return a
     if op == "*" and is_const(a) and a[1] == 1:
         return b
+    if op == "*" and ((is_const(a) and a[1] == 0) or (is_const(b) and b[1] == 0)):
+        return const(0)
     return (op, a, b)
 
 
@@ -125,16 +127,17 @@ class IndexBounds:
 
     ``var_range(ident)`` gives ``(lo, hi)`` expressions of a bounded local, or None;
     ``params`` maps the idents of the int parameters the kernel never assigns to their
-    Python names."""
+    Python names; ``defs`` the locals that stand for a fixed expression to it."""
 
-    def __init__(self, var_range, params: dict):
+    def __init__(self, var_range, params: dict, defs: dict | None = None):
         self.var_range = var_range
         self.params = params
+        self.defs = defs or {}
 
     def interval(self, e) -> Interval | None:
         out = self._interval(e)
-        if out is None:
-            return None
+        if out is None or isinstance(e, (ir.Const, ir.Var)):
+            return out              # (an int literal, parameter or local is an i32 already)
         conds = _with(out.conds, _le(const(I32_MIN), out.lo), _le(out.hi, const(I32_MAX)))
         return None if conds is None else Interval(out.lo, out.hi, conds)
 
@@ -148,6 +151,8 @@ class IndexBounds:
                 p = ("p", self.params[e.ident])
                 return Interval(p, p)
             r = self.var_range(e.ident)
+            if r is None and e.ident in self.defs:    # a fixed local: what it stands for
+                return self.interval(self.defs[e.ident])
             return None if r is None else Interval(*r)
         if isinstance(e, ir.Binary) and e.op in _OPS:
             a, b = self.interval(e.left), self.interval(e.right)
@@ -177,10 +182,6 @@ class IndexBounds:
         if iv is None:
             return None
         return _with(iv.conds, _le(const(0), iv.lo), _le(fold("+", iv.hi, const(1)), size))
-
-
-def _fold_all(op: str, a: tuple, b: tuple) -> tuple:
-    return fold(op, a, b)
 
 
 def describe(e: tuple) -> str:
