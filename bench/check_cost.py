@@ -6,7 +6,7 @@
 Kernels: a naive matrix product (flat 1-D lists and 2-D lists), a 1-D convolution with a loop
 over the filter, an N-body double loop, and ``mm_kept``, a matrix product written so that its
 checks cannot be proven (the cost of the checks that remain, i.e. of the check form). Prints
-the best of ``REPEAT`` launch+join times and the ratio unchecked / checked (1.00: the checks
+the best of ``REPEAT`` launch+join times (device arrays: no copies) and the ratio unchecked / checked (1.00: the checks
 cost nothing). The full compute-bound set is bench/compute_bound.py.
 """
 
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from cthreads import config
-from cthreads.gpu import GlobalIdx, Gpu, gpu
+from cthreads.gpu import GlobalIdx, Gpu, gpu, to_device, zeros
 
 REPEAT = int(os.environ.get("BENCH_REPEAT", "15"))
 
@@ -107,28 +107,29 @@ def _best(*fns) -> list[float]:
 
 
 def cases(size: int = 256):
+    """(name, kernel function, launch(kernel)) of each workload: device arrays (``GpuArray``)
+    made once, so a launch+join times the kernel and the status read, not the copies."""
     rng = np.random.default_rng(0)
     n = size
-    a = rng.random((n, n), dtype=np.float32)
-    b = rng.random((n, n), dtype=np.float32)
-    fa, fb = a.ravel().copy(), b.ravel().copy()
+    a = to_device(rng.random((n, n), dtype=np.float32))
+    b = to_device(rng.random((n, n), dtype=np.float32))
+    fa, fb = to_device(a.numpy().ravel()), to_device(b.numpy().ravel())
+    c, c2 = zeros(n * n), zeros((n, n))
     m = 64
     cn = 1 << 16
-    x = rng.random(cn + m - 1, dtype=np.float32)
-    w = rng.random(m, dtype=np.float32)
+    x = to_device(rng.random(cn + m - 1, dtype=np.float32))
+    w = to_device(rng.random(m, dtype=np.float32))
+    out = zeros(cn)
     nb = 2048
-    p = [rng.random(nb, dtype=np.float32) for _ in range(3)]
+    p = [to_device(rng.random(nb, dtype=np.float32)) for _ in range(3)]
+    acc = [zeros(nb) for _ in range(3)]
     return [
-        (f"mm {n}^2 (flat lists)", mm,
-         lambda k: gpu(k, n, fa, fb, np.zeros(n * n, np.float32), threads=(n, n)).join()),
-        (f"mm {n}^2 (2-D lists)", mm2,
-         lambda k: gpu(k, n, a, b, np.zeros((n, n), np.float32), threads=(n, n)).join()),
+        (f"mm {n}^2 (flat lists)", mm, lambda k: gpu(k, n, fa, fb, c, threads=(n, n)).join()),
+        (f"mm {n}^2 (2-D lists)", mm2, lambda k: gpu(k, n, a, b, c2, threads=(n, n)).join()),
         (f"mm {n}^2, checks kept", mm_kept,
-         lambda k: gpu(k, n, fa, fb, np.zeros(n * n, np.float32), threads=(n, n)).join()),
-        (f"conv {cn} x {m}", conv,
-         lambda k: gpu(k, cn, m, x, w, np.zeros(cn, np.float32)).join()),
-        (f"nbody {nb}", nbody,
-         lambda k: gpu(k, nb, *p, *(np.zeros(nb, np.float32) for _ in range(3))).join()),
+         lambda k: gpu(k, n, fa, fb, c, threads=(n, n)).join()),
+        (f"conv {cn} x {m}", conv, lambda k: gpu(k, cn, m, x, w, out).join()),
+        (f"nbody {nb}", nbody, lambda k: gpu(k, nb, *p, *acc).join()),
     ]
 
 
@@ -158,20 +159,20 @@ def forms(size: int = 256) -> None:
         return
     rng = np.random.default_rng(1)
     n, cn, m = size, 1 << 16, 64
-    fa, fb = (rng.random(n * n, dtype=np.float32) for _ in range(2))
-    x, w = rng.random(cn + m - 1, dtype=np.float32), rng.random(m, dtype=np.float32)
+    fa, fb, c = (to_device(rng.random(n * n, dtype=np.float32)) for _ in range(3))
+    x = to_device(rng.random(cn + m - 1, dtype=np.float32))
+    w, out = to_device(rng.random(m, dtype=np.float32)), zeros(cn)
     gn = 1 << 20
-    gi = rng.integers(0, gn, gn, dtype=np.int32)
-    gx = rng.random(gn, dtype=np.float32)
+    gi = to_device(rng.integers(0, gn, gn, dtype=np.int32))
+    gx, gout = to_device(rng.random(gn, dtype=np.float32)), zeros(gn)
     print(f"\nchecks that stay, by CTHREADS_CHECK_FORM (best of {REPEAT}, interleaved)")
     print(f"{'kernel':28s} {'branch ms':>11s} {'select ms':>13s} {'unchecked ms':>13s}")
     for name, fn, launch in [
             (f"mm {n}^2, checks kept", mm_kept,
-             lambda k: gpu(k, n, fa, fb, np.zeros(n * n, np.float32), threads=(n, n)).join()),
+             lambda k: gpu(k, n, fa, fb, c, threads=(n, n)).join()),
             (f"conv {cn} x {m}, checks kept", conv_kept,
-             lambda k: gpu(k, cn, m, x, w, np.zeros(cn, np.float32)).join()),
-            (f"gather {gn}", gather,
-             lambda k: gpu(k, gn, gi, gx, np.zeros(gn, np.float32)).join())]:
+             lambda k: gpu(k, cn, m, x, w, out).join()),
+            (f"gather {gn}", gather, lambda k: gpu(k, gn, gi, gx, gout).join())]:
         kernels = []
         for form in ("branch", "select"):
             with config.override(check_form=form):

@@ -203,3 +203,14 @@ def test_check_forms():
     b = Gpu(gathered)
     assert "ct_bad = select(ct_bad, c, bad);" in s.wgsl
     assert "select(ct_bad" not in b.wgsl and "if (bad) {" in b.wgsl
+
+
+def test_proven_variant_is_the_unchecked_kernel():
+    """Where the launch's conditions hold, a matrix product, convolution and N-body loop run
+    exactly the WGSL of ``@Gpu(boundscheck=False)``: the checks cost nothing on the device."""
+    from cthreads.codegen.program import Variant
+    for fn, form, wg in ((mm, "nd_tile", (32, 8, 1)), (mm2, "nd_tile", (32, 8, 1)),
+                         (stencil, "nd_tile", (32, 8, 1)), (conv, "flat", (256, 1, 1)), (nbody, "flat", (256, 1, 1))):
+        proven = Gpu(fn).program.render(Variant(checks="proven", form=form, workgroup=wg))
+        plain = Gpu(boundscheck=False)(fn).program.render(Variant(form=form, workgroup=wg))
+        assert proven == plain, fn.__name__
