@@ -176,17 +176,31 @@ class _Prover(Visitor):
         never assigned, list sizes), so the fact holds for every trip of the body. A ``len()``
         bound of the list the access reads proves it outright; another bound, per launch."""
         if self.counts.get(s.ident) != 2 or not (
-                isinstance(s.start, ir.Const) and type(s.start.value) is int and
                 isinstance(s.step, ir.Const) and type(s.step.value) is int and
                 s.step.value >= 1):
             return frozenset()
         bound = self._bound(s.stop)
         if bound is None:
             return frozenset()
-        if s.start.value >= 0:
-            self.gid.add(s.ident)
-        return frozenset({("upper", s.ident, bound[0], bound[1]),
-                          ("lower", s.ident, s.start.value)})
+        upper = ("upper", s.ident, bound[0], bound[1])
+        if isinstance(s.start, ir.Const) and type(s.start.value) is int:
+            if s.start.value >= 0:
+                self.gid.add(s.ident)
+            return frozenset({upper, ("lower", s.ident, s.start.value)})
+        if self._stable_expr(s.start):
+            # ``range(i + 1, n)``: the start, evaluated once, of locals that do not change
+            # while the loop runs; its interval is the loop variable's lower bound
+            return frozenset({upper, ("lower_expr", s.ident, s.start)})
+        return frozenset()
+
+    def _stable_expr(self, e) -> bool:
+        """``e`` is a fixed expression (``_fixed_expr``) that may also read loop variables no
+        statement assigns (those of enclosing loops do not change inside the loop)."""
+        if isinstance(e, ir.Var) and e.ty == "int" and self.counts.get(e.ident) == 2:
+            return True
+        if isinstance(e, ir.Binary) and e.ty == "int" and e.op in ("add", "sub", "mul"):
+            return self._stable_expr(e.left) and self._stable_expr(e.right)
+        return self._fixed_expr(e)
 
     def visit_Store(self, s, facts) -> None:
         self.access(s.lst, s.index, s.check, facts)
@@ -249,12 +263,21 @@ class _Prover(Visitor):
             lows.append(0)
         highs = sorted({fold("-", leaf_of(f[2]), const(f[3] + 1))
                         for f in facts if f[0] == "upper" and f[1] == v})
-        if not lows or not highs:
+        starts = [f[2] for f in facts if f[0] == "lower_expr" and f[1] == v]
+        if not highs or not (lows or starts):
             return None
         hi = highs[0]
         for h in highs[1:]:
             hi = fold("min", hi, h)
-        return const(max(lows)), hi
+        if not starts:
+            return const(max(lows)), hi
+        inner = frozenset(f for f in facts if f[1] != v)      # the start's own locals' facts
+        iv = IndexBounds(lambda u: self._range(u, inner), self.params, self.defs) \
+            .interval(starts[0])
+        if iv is None:
+            return None
+        lo = iv.lo if not lows else fold("max", iv.lo, const(max(lows)))
+        return lo, hi, iv.conds
 
     def cover(self, store, e) -> None:
         """Loads of ``store``'s own element inside its value need no check of their own: the

@@ -14,13 +14,14 @@ Expressions are nested tuples, hashable and picklable (they travel in ``KernelPr
 
 * ``("c", v)`` a literal int; ``("p", name)`` an int parameter's value (its Python name);
 * ``("len", list, dim)`` the size of list parameter ``list`` along ``dim``;
-* ``("+", a, b)``, ``("-", a, b)``, ``("*", a, b)``, ``("min", a, b)``, ``("max", a, b)``.
+* ``("+", a, b)``, ``("-", a, b)``, ``("*", a, b)``, ``("//", a, b)`` (``b`` a literal >= 1),
+  ``("min", a, b)``, ``("max", a, b)``.
 
 A condition is ``("<=", a, b)``: ``a <= b``.
 
 The index's interval is computed bottom-up: a local ``v`` with ``lo <= v <= hi`` (from the
 facts of proofs.py) gives ``[lo, hi]``; sums add, differences subtract crosswise, min and max
-apply to both ends; a product needs both operands non-negative (``lo >= 0``, a condition where
+apply to both ends; ``a % d`` and ``a // d`` need ``a >= 0`` and ``d >= 1``; a product needs both operands non-negative (``lo >= 0``, a condition where
 it is not a literal) and gives ``[lo * lo, hi * hi]``. If a local's range is empty at launch the
 access does not run, so what the interval claims for it does not matter. Every intermediate
 value must fit the device's i32 (conditions too), so the WGSL arithmetic cannot wrap.
@@ -76,6 +77,8 @@ def evaluate(e: tuple, env) -> int:
         return a - b
     if tag == "*":
         return a * b
+    if tag == "//":
+        return a // b
     if tag == "min":
         return min(a, b)
     if tag == "max":
@@ -125,7 +128,8 @@ def _with(conds: frozenset, *new):
 class IndexBounds:
     """Intervals of the int expressions of one kernel, from its locals' ranges.
 
-    ``var_range(ident)`` gives ``(lo, hi)`` expressions of a bounded local, or None;
+    ``var_range(ident)`` gives ``(lo, hi)`` expressions of a bounded local (and the
+    conditions they need, where a third item), or None;
     ``params`` maps the idents of the int parameters the kernel never assigns to their
     Python names; ``defs`` the locals that stand for a fixed expression to it."""
 
@@ -153,7 +157,7 @@ class IndexBounds:
             r = self.var_range(e.ident)
             if r is None and e.ident in self.defs:    # a fixed local: what it stands for
                 return self.interval(self.defs[e.ident])
-            return None if r is None else Interval(*r)
+            return None if r is None else Interval(*r)   # (lo, hi[, conditions])
         if isinstance(e, ir.Binary) and e.op in _OPS:
             a, b = self.interval(e.left), self.interval(e.right)
             if a is None or b is None:
@@ -167,6 +171,8 @@ class IndexBounds:
             if conds is None:
                 return None
             return Interval(fold("*", a.lo, b.lo), fold("*", a.hi, b.hi), conds)
+        if isinstance(e, ir.Binary) and e.op in ("mod", "floordiv"):
+            return self._division(e)
         if isinstance(e, ir.Call) and e.fn in _CALLS and len(e.args) == 2:
             a, b = self.interval(e.args[0]), self.interval(e.args[1])
             if a is None or b is None:
@@ -174,6 +180,21 @@ class IndexBounds:
             op = _CALLS[e.fn]
             return Interval(fold(op, a.lo, b.lo), fold(op, a.hi, b.hi), a.conds | b.conds)
         return None
+
+    def _division(self, e) -> Interval | None:
+        """``a % d`` and ``a // d`` for ``a >= 0`` and ``d >= 1`` (Python's and the device's
+        results agree there): ``[0, d - 1]``; ``[lo // d, hi // d]``, ``d`` a literal."""
+        a, d = self.interval(e.left), self.interval(e.right)
+        if a is None or d is None or d.lo != d.hi:
+            return None
+        if e.op == "floordiv" and not is_const(d.lo):
+            return None
+        conds = _with(a.conds | d.conds, _le(const(0), a.lo), _le(const(1), d.lo))
+        if conds is None:
+            return None
+        if e.op == "mod":
+            return Interval(const(0), fold("-", d.hi, const(1)), conds)
+        return Interval(fold("//", a.lo, d.lo), fold("//", a.hi, d.lo), conds)
 
     def in_range(self, index, size: tuple):
         """The conditions (a frozenset; empty: always) under which ``0 <= index < size``

@@ -24,7 +24,7 @@ def _source(e, scalar_pos: dict, list_pos: dict, leaves: dict) -> str:
     b = _source(e[2], scalar_pos, list_pos, leaves)
     if tag in ("min", "max"):
         return f"{tag}({a}, {b})"
-    if tag in ("+", "-", "*", "<="):
+    if tag in ("+", "-", "*", "//", "<="):
         return f"({a} {tag} {b})"
     raise ValueError(f"unknown launch condition node {e!r}")
 

@@ -83,6 +83,24 @@ def nbody(n: int, px: list[float], py: list[float], ax: list[float], ay: list[fl
     ay[i] = fy
 
 
+def pairs(n: int, px: list[float], out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    acc: float = 0.0
+    for j in range(i + 1, n):            # each pair once
+        for k in range(j, n):
+            acc += px[j] * px[k] - px[i]
+    out[i] = acc
+
+
+def tiles(n: int, w: int, x: list[float], out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    out[i] = x[(i % w) + (i // 4) * 0] + x[i // 4]
+
+
 def total(x: list[float], out: list[float]) -> None:
     acc: float = 0.0
     for j in range(len(x)):
@@ -107,6 +125,16 @@ def gathered(n: int, idx: list[int], x: list[float], out: list[float]) -> None:
     acc: float = 0.0
     for k in range(n):
         acc += x[idx[k]]             # x's index is data: never proven
+    out[i] = acc
+
+
+def from_below(n: int, x: list[float], out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    acc: float = 0.0
+    for j in range(i - 1, n):            # j = -1 for i = 0: x[j] keeps its check
+        acc += x[j]
     out[i] = acc
 
 
@@ -157,8 +185,16 @@ def test_two_d_matrix_product_is_proven_by_n_against_the_shapes():
 
 
 def test_convolution_stencil_rgb_and_nbody_loops_are_proven():
-    for fn in (conv, stencil, rgb, nbody):
+    for fn in (conv, stencil, rgb, nbody, pairs):
         assert _unchecked(Gpu(fn)), fn.__name__
+    tiles_test = _test(Gpu(tiles))
+    assert _unchecked(Gpu(tiles))
+    assert tiles_test([40, 5], [10, 40], None)               # i // 4 <= 9, i % 5 <= 4
+    assert not tiles_test([40, 11], [10, 40], None)          # i % 11 reaches 10
+    assert not tiles_test([40, 0], [10, 40], None)           # i % 0: the check stays
+    assert not tiles_test([44, 5], [10, 44], None)           # i // 4 reaches 10
+    pairs_test = _test(Gpu(pairs))
+    assert pairs_test([10], [10, 10], None) and not pairs_test([10], [9, 10], None)
     test = _test(Gpu(conv))
     # x[i + k]: (n - 1) + (m - 1) + 1 <= len(x); w[k]: m <= len(w)
     assert test([100, 5], [104, 5, 100], None)
@@ -183,6 +219,7 @@ def test_data_indexes_and_changed_loop_variables_keep_their_checks():
     g = Gpu(gathered)
     assert "ct_ld_x(" in _body(g)
     assert "ct_ld_idx(" not in _body(g)             # idx[k] is proven
+    assert "ct_ld_x(" in _body(Gpu(from_below))
     r = Gpu(reassigned)
     assert "ct_ld_x(" in _body(r)
 

@@ -21,6 +21,8 @@ conv = Gpu(rk.conv)
 stencil = Gpu(rk.stencil)
 rgb = Gpu(rk.rgb)
 nbody = Gpu(rk.nbody)
+pairs = Gpu(rk.pairs)
+tiles = Gpu(rk.tiles)
 gathered = Gpu(rk.gathered)
 
 
@@ -87,6 +89,28 @@ def test_convolution_stencil_rgb_nbody_against_numpy_and_simulate(device_name):
     inv = 1.0 / (dx * dx + dy * dy + 0.01)
     np.testing.assert_allclose(ax, (dx * inv).sum(axis=1), rtol=1e-3, atol=1e-3)
     np.testing.assert_allclose(ay, (dy * inv).sum(axis=1), rtol=1e-3, atol=1e-3)
+
+    q = rng.random(40, dtype=np.float32)
+    got = np.zeros(40, np.float32)
+    gpu(pairs, 40, q, got).join()
+    sim = np.zeros(40, np.float32)
+    pairs.simulate(40, q, sim)
+    np.testing.assert_allclose(got, sim, rtol=1e-4, atol=1e-4)
+    want = [sum(q[j] * q[k] - q[i] for j in range(i + 1, 40) for k in range(j, 40))
+            for i in range(40)]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_mod_and_floordiv_indexes(device_name):
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros(40, np.float32)
+    gpu(tiles, 40, 5, x, out).join()
+    i = np.arange(40)
+    np.testing.assert_array_equal(out, x[i % 5] + x[i // 4])
+    out[:] = -1.0
+    with pytest.raises(GpuIndexError, match="index 10 is out of range for list 'x'"):
+        gpu(tiles, 40, 11, x, out).join()            # i % 11 reaches 10: checked, raises
+    assert (out == -1.0).all()
 
 
 def test_n_larger_than_the_lists_raises_located_and_changes_nothing(device_name):
