@@ -186,6 +186,8 @@ def forms(size: int = 256) -> None:
 
 def main() -> None:
     form = getattr(config.current(), "check_form", "select (a tree without the setting)")
+    from cthreads.probes import device_name  # noqa: PLC0415 - starts the device
+    print(f"device: {device_name()}")
     print(f"check form: {form} (CTHREADS_CHECK_FORM); best of {REPEAT} launch+join")
     print(f"{'kernel':28s} {'checked ms':>11s} {'unchecked ms':>13s} {'unchecked/checked':>18s}")
     for name, fn, launch in cases(int(sys.argv[1]) if len(sys.argv) > 1 else 256):
