@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cthreads import config
-from cthreads.gpu import Gpu, GpuIndexError, gpu
+from cthreads.gpu import Gpu, GpuIndexError, gpu, to_device, zeros
 from tests.codegen import test_range_proofs as rk
 
 mm = Gpu(rk.mm)
@@ -128,6 +128,21 @@ def test_n_larger_than_the_lists_raises_located_and_changes_nothing(device_name)
     # the same kernel in range afterwards: the proven variant again, right results
     gpu(mm, n, a, b, c, threads=(n, n)).join()
     assert (c == n).all()
+
+
+def test_device_arrays_flat_and_2d(device_name):
+    n = 12
+    a = _rng().random((n, n), dtype=np.float32)
+    b = _rng().random((n, n), dtype=np.float32)
+    ad, bd, cd = to_device(a), to_device(b), zeros((n, n))
+    gpu(mm2, n, ad, bd, cd, threads=(n, n)).join()
+    np.testing.assert_allclose(cd.numpy(), a @ b, rtol=1e-4, atol=1e-5)
+    fa, fb, fc = to_device(a.ravel()), to_device(b.ravel()), zeros(n * n)
+    gpu(mm, n, fa, fb, fc, threads=(n, n)).join()
+    np.testing.assert_allclose(fc.numpy().reshape(n, n), a @ b, rtol=1e-4, atol=1e-5)
+    with pytest.raises(GpuIndexError, match="kernel mm"):
+        gpu(mm, n + 1, fa, fb, fc, threads=(n + 1, n + 1)).join()
+    np.testing.assert_array_equal(fa.numpy(), a.ravel())     # (device arrays: no rollback)
 
 
 def test_2d_shape_too_small_names_the_dimension(device_name):
