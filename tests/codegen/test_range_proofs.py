@@ -33,6 +33,17 @@ def mm2(n: int, a: list[list[float]], b: list[list[float]], c: list[list[float]]
     c[i, j] = s
 
 
+def mm_shapes(a: list[list[float]], b: list[list[float]], c: list[list[float]]) -> None:
+    i: int = GlobalIdx.y
+    j: int = GlobalIdx.x
+    if i >= len(c) or j >= c.shape[1]:
+        return
+    s: float = 0.0
+    for k in range(a.shape[1]):
+        s += a[i, k] * b[k, j]
+    c[i, j] = s
+
+
 def conv(n: int, m: int, x: list[float], w: list[float], out: list[float]) -> None:
     i: int = GlobalIdx.x
     if i >= n:
@@ -182,6 +193,17 @@ def test_two_d_matrix_product_is_proven_by_n_against_the_shapes():
     assert _unchecked(k)
     assert set(k.program.fast_requires) == {(n, lst, d) for n in "n" for lst in "abc"
                                             for d in (0, 1)}
+
+
+def test_shape_bounds_prove_outright_or_compare_two_shapes():
+    k = Gpu(mm_shapes)
+    assert _unchecked(k)
+    assert k.program.proven_checks == 3          # a[i, k] along 1, c[i, j] along 0 and 1
+    text = sorted(describe(c) for c in k.program.fast_conditions)
+    assert "((a.shape[1] - 1) + 1) <= b.shape[0])" in " ".join(text)
+    test = _test(k)
+    assert test([], [4, 6, 4], [(4, 6), (6, 5), (4, 5)])
+    assert not test([], [4, 5, 4], [(4, 6), (5, 5), (4, 5)])     # b has a row too few
 
 
 def test_convolution_stencil_rgb_and_nbody_loops_are_proven():
