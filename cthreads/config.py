@@ -44,6 +44,7 @@ VARIABLES = {
     "axis_reduce": "CTHREADS_AXIS_REDUCE",
     "sort_form": "CTHREADS_SORT",
     "scan": "CTHREADS_SCAN",
+    "check_form": "CTHREADS_CHECK_FORM",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -116,6 +117,10 @@ class Config:
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
     #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
     scan: str = ""
+    #: CTHREADS_CHECK_FORM: how a bounds check that is not proven notes a failure:
+    #: "branch" (a branch taken only on failure; the default) or "select" (three branch-free
+    #: selects per access, the previous form; codegen/lists.py)
+    check_form: str = "branch"
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -260,10 +265,13 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                       "it"),
         sort_form=_sort_form(text("sort_form")),
         scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
+        check_form=_word(VARIABLES["check_form"], text("check_form").lower(),
+                         CHECK_FORMS) or "branch",
     )
 
 
 SORT_FORMS = ("", "old", "8bit")
+CHECK_FORMS = ("branch", "select")
 
 
 def _sort_form(text: str):
@@ -300,6 +308,9 @@ def _check_value(name: str, value):
     elif name == "scan":
         ok = value in ("", "old", "new")
         accepted = "'', 'old' or 'new'"
+    elif name == "check_form":
+        ok = value in CHECK_FORMS
+        accepted = "'branch' or 'select'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

@@ -332,7 +332,7 @@ class KernelRuntime:
         lengths = dims = None
         if self.rules.per_list:
             lengths = [len(a.value) for a in lists]
-            dims = [a.dims for a in lists] if self.rules.fast_checks else None
+            dims = [a.dims for a in lists] if self.rules.needs_dims else None
         self.settle_part(plan, scalars, lengths, n, entries, dims, split)
 
     def settle_part(self, plan: LaunchPlan, scalars: list, lengths: list | None, n,

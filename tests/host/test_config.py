@@ -302,6 +302,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_AXIS_REDUCE     (unset: this round's kernels)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
         "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
+        "  CTHREADS_CHECK_FORM      branch (unset or branch)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
@@ -309,6 +310,10 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     assert parse(CTHREADS_SCAN="Old").scan == "old"
     bad = _settings(parse(CTHREADS_SCAN="fast"))
     assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new, or unset it"
+    assert parse(CTHREADS_CHECK_FORM="Select").check_form == "select"
+    bad = _settings(parse(CTHREADS_CHECK_FORM="atomic"))
+    assert bad[-1] == ("  error: CTHREADS_CHECK_FORM='atomic': use branch or select, "
+                       "or unset it")
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():
