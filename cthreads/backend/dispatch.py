@@ -58,6 +58,7 @@ import time
 from .. import config
 from ..errors import CThreadsGPUError, GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .batch import Batch
+from . import capturing
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext
 from .faults import device_error, lost_error
@@ -118,6 +119,8 @@ FLUSH_RULES = {
     "deadline": "the batch is still pending FLUSH_DEADLINE_S after it opened (``flusher.py``; "
                 "CPU drivers: only once the device is idle, outside the lock)",
     "drain": "``idle()``, before resources are freed",
+    "replay": "``GpuGraph.replay()`` (``replay.py``): the pending dispatches go first, then the "
+              "graph's own submission",
     "close": "``close()``: shutdown, interpreter exit",
 }
 
@@ -236,6 +239,8 @@ class DeviceQueue:
     def upload_new(self, data) -> PooledBuffer:
         """A pooled storage buffer holding ``data`` (written at creation when it is new and
         small; large data goes through ``upload``'s staging ring, which is faster)."""
+        if capturing.active:             # v3's capture(): refused, never run out of order
+            capturing.check("an upload of host data into a new device buffer")
         nbytes = memoryview(data).nbytes
         if nbytes >= uploads.STAGED_FROM:
             pooled = self.pool.acquire(nbytes)
@@ -265,6 +270,8 @@ class DeviceQueue:
         From ``STAGED_FROM`` bytes on (contiguous data) the copy goes through the staging
         ring instead (``uploads.py``), submitted after the pending dispatches.
         """
+        if capturing.active:
+            capturing.check("an upload of host data")
         nbytes = memoryview(data).nbytes
         view = byte_view(data) if nbytes >= uploads.STAGED_FROM else None
         if view is not None:          # large: through the staging ring (uploads.py)
@@ -316,6 +323,8 @@ class DeviceQueue:
     def submit_copies(self, copies) -> int:
         """Submit copies ``[(src, src_offset, dst, dst_offset, nbytes), ...]`` after every
         pending dispatch (in the same command buffer); returns the submission's number."""
+        if capturing.active:
+            capturing.check("a device copy or download")
         with self.lock:
             self._check_usable()
             self.flush("readback", copies)
@@ -347,6 +356,8 @@ class DeviceQueue:
         ``stamp``: a timed job's ``(staging buffer, before, after)``: timestamps are written
         before and/or after this dispatch (``timing.py``; ``job_timing`` made the buffer).
         """
+        if capturing.active:             # a library call's dispatch inside capture()
+            capturing.check("this library call")
         folded = fold_groups(groups, self.max_groups)
         with self.lock:
             self._check_usable()
@@ -486,6 +497,8 @@ class DeviceQueue:
         sleeps let Python run signal handlers (Ctrl-C raises ``KeyboardInterrupt`` here).
         A closed queue (shutdown, interpreter exit) ends the wait.
         """
+        if capturing.active:
+            capturing.check("a wait for submitted work (a join)")
         done = self.completion
         if seq <= done.completed:
             return True
@@ -529,6 +542,8 @@ class DeviceQueue:
         lock. GPUs ask for the map at once instead and wait for it alone
         (``Completion.read_when_mapped``).
         """
+        if capturing.active:
+            capturing.check("a download")
         done = self.completion
         if self.keep_fed and self._native is not None and not self.closed:
             with self.lock:

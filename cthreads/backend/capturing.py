@@ -1,0 +1,49 @@
+"""Which threads are inside v3's ``capture()``, and the guard that keeps other device work
+out of a capture.
+
+While a thread captures, every queue operation of that thread other than a recorded launch
+(an upload, a download, a device copy, a wait, a dispatch of a library call) raises
+``GpuInvalidArgument`` instead of running out of order with the recorded launches, which run
+only at replay (``DeviceQueue`` calls ``check`` while ``active`` is not 0).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ..errors import GpuInvalidArgument
+
+__all__ = ["active", "capturing", "check", "set_capturing"]
+
+_local = threading.local()
+#: captures open in any thread (the queue's guard looks no further while it is 0)
+active = 0
+_count_lock = threading.Lock()
+
+
+def capturing() -> bool:
+    """Whether the calling thread is inside ``capture()``."""
+    return bool(active) and getattr(_local, "on", False)
+
+
+def set_capturing(on: bool) -> None:
+    """The calling thread enters (``on``) or leaves a capture."""
+    global active
+    with _count_lock:
+        was = getattr(_local, "on", False)
+        if on and not was:
+            active += 1
+        elif was and not on:
+            active -= 1
+        _local.on = on
+
+
+def check(what: str) -> None:
+    """Raise when the calling thread captures: ``what`` (an upload, a download, a wait, a
+    dispatch of a library call) would run now, before the recorded launches it follows."""
+    if getattr(_local, "on", False):
+        raise GpuInvalidArgument(
+            f"inside capture(), {what} would run on the device now, out of order with the "
+            "recorded launches (which run only at replay()); capture() records gpu() launches "
+            "of @Gpu kernels on GpuArrays and arena lists. Make transfers, joins, numpy(), "
+            "sync(), new arrays with data and library calls before or after the capture")

@@ -1,0 +1,331 @@
+"""The recording behind v3's ``capture()`` and ``GpuGraph.replay()`` (cthreads/capture.py).
+
+Inside ``capture()`` a ``gpu()`` call is checked as usual and then *recorded* (``record``):
+its ``LaunchPlan`` is made once (the variant, its workgroups, its uniform bytes with the
+scalars of the call, its bind-group entries) and nothing is submitted. Every list must be a
+``GpuArray`` or an arena list (``check_lists``): a recorded launch reads device memory when
+it is replayed, so host data copied at record time would be stale. ``finish`` turns the
+records into dispatches once (``backend/replay.py``: the graph's own uniform slots, one status
+slot per recorded launch with bounds checks, one bind group per recorded dispatch) and
+``replay`` submits them, ``times`` over, as one submission.
+
+``GraphStatus`` stands for the graph wherever a kernel runtime's status is read (``GpuJob``
+joins, ``Readback``, the writers of ``GpuArray``s and arena slots): its status words are all
+the recorded launches' slots, and ``status_error`` reports the first recorded launch whose
+check failed, with the kernel's located message. Replaying after an array the graph binds was
+freed, an arena list it binds was released, or after ``shutdown()`` raises
+``GpuUseAfterDestroy`` before anything is submitted.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from ..backend import capturing
+from ..backend import device as _device
+from ..backend import replay as _replay
+from ..errors import GpuInvalidArgument, GpuUseAfterDestroy
+from . import residency
+from .plan import LaunchPlan
+
+__all__ = ["GraphStatus", "Recording", "RecordedLaunch", "begin", "check_lists", "check_not_nested",
+           "current", "end", "finish", "record", "replay"]
+
+_local = threading.local()
+
+
+def current() -> "Recording | None":
+    """The calling thread's open recording, or None."""
+    return getattr(_local, "recording", None)
+
+
+class RecordedLaunch:
+    """What ``gpu()`` returns inside ``capture()``: the launch runs at ``replay()``, whose job
+    is the one to join."""
+
+    __slots__ = ("index", "name")
+
+    def __init__(self, index: int, name: str):
+        self.index = index
+        self.name = name
+
+    def _refuse(self, what: str):
+        raise GpuInvalidArgument(
+            f"{what} of the launch of {self.name} recorded by capture() (recorded launch "
+            f"#{self.index + 1}): it runs only when the graph is replayed; join the job "
+            "graph.replay() returns")
+
+    def join(self, *args, **kwargs):
+        self._refuse("join()")
+
+    def wait(self, *args, **kwargs):
+        self._refuse("wait()")
+
+    def done(self):
+        self._refuse("done()")
+
+    def result(self):
+        self._refuse("result()")
+
+    def __await__(self):
+        self._refuse("await")
+
+    def __repr__(self) -> str:
+        return f"<recorded launch #{self.index + 1} of {self.name}>"
+
+
+class _Use:
+    """One list a recorded launch binds: its slot, the buffer it had, and what it was."""
+
+    __slots__ = ("slot", "pooled", "where", "written", "arena")
+
+    def __init__(self, slot, where: str, written: bool):
+        self.arena = not hasattr(slot, "dead")     # a residency.Slot; else a GpuArray's
+        root = slot if self.arena else (slot.base or slot)
+        self.slot = root
+        self.pooled = root.pooled
+        self.where = where
+        self.written = written
+
+    def gone(self, generation: int) -> str | None:
+        """Why the buffer the launch binds is no longer the array's, or None while it is."""
+        s = self.slot
+        if self.arena:
+            if s.pooled is not self.pooled:
+                return ("the arena holding this list was released (or the list re-bound) "
+                        "since the capture")
+            return None
+        if s.dead or s.generation != generation or s.pooled is not self.pooled:
+            return ("the GpuArray it binds was freed (no reference to it was left) or its "
+                    "device shut down since the capture; a graph does not keep its arrays "
+                    "alive: keep a reference to every array a graph uses while you replay it")
+        return None
+
+
+class _Launch:
+    """One recorded launch: its runtime, its steps (one dispatch each: one, or one per part
+    of a launch over split arrays) and the lists it binds."""
+
+    __slots__ = ("index", "rt", "steps", "uses")
+
+    def __init__(self, index: int, rt, steps: tuple, uses: list):
+        self.index = index
+        self.rt = rt
+        self.steps = steps
+        self.uses = uses
+
+
+class Recording:
+    """The launches one ``capture()`` recorded, on ``queue``'s device."""
+
+    def __init__(self, queue):
+        self.queue = queue
+        self.ctx = queue.ctx
+        self.generation = _device.generation()
+        self.launches: list[_Launch] = []
+
+
+def check_not_nested() -> None:
+    """GpuInvalidArgument when the calling thread already captures."""
+    if current() is not None:
+        raise GpuInvalidArgument(
+            "capture() inside capture(): captures do not nest; end the first with-block "
+            "first")
+
+
+def begin(queue) -> Recording:
+    """Open a recording for the calling thread (GpuInvalidArgument when one is open)."""
+    check_not_nested()
+    rec = Recording(queue)
+    _local.recording = rec
+    capturing.set_capturing(True)
+    return rec
+
+
+def end() -> None:
+    """Close the calling thread's recording."""
+    _local.recording = None
+    capturing.set_capturing(False)
+
+
+def check_lists(name: str, lists: list) -> None:
+    """Every list of a launch inside ``capture()`` is a GpuArray or an arena list (before
+    anything is packed or uploaded: the caller's data is untouched)."""
+    for a in lists:
+        if a.slot is None:
+            what = type(a.value).__name__
+            raise GpuInvalidArgument(
+                f"{name}() parameter {a.param.name!r}: inside capture() every list must be a "
+                f"GpuArray or bound in a GpuArena, and this one is a {what} of host memory; a "
+                "recorded launch reads device memory when the graph is replayed, so host data "
+                "copied now would be stale then. Pass to_device(x) (or bind x in a GpuArena) "
+                "made before the capture")
+
+
+def record(rt, scalars: list, lists: list, n) -> RecordedLaunch:
+    """Record one checked launch of ``rt`` (launch lock held): its plan made now, nothing
+    submitted."""
+    rec = current()
+    name = rt.program.name
+    if rt.queue is not rec.queue:
+        raise GpuInvalidArgument(
+            f"gpu({name}, ...) inside capture(): this launch runs on {rt.ctx.label}, but the "
+            f"graph belongs to {rec.ctx.label}, where the capture began; a graph belongs to "
+            "one device. Capture the launches of each device in a capture of its own "
+            "(with use_device(...): with capture() as graph: ...)")
+    if rt.printer is not None:
+        raise GpuInvalidArgument(
+            f"gpu({name}, ...) inside capture(): kernel {name} prints, and the lines of a "
+            "recorded launch would have no join to be written at; launch it outside the "
+            "capture, or take print() out of the kernel")
+    marks = [(a.slot, a.slot.written, set(a.slot.writers)) for a in lists]
+    plan = rt.plan(scalars, lists, n)
+    for slot, written, writers in marks:     # nothing ran: no one wrote them yet
+        slot.written = written
+        slot.writers.intersection_update(writers)
+    if plan.readback is not None or plan.owned:      # never: every list is resident
+        plan.release(rt.queue.pool)
+        raise GpuInvalidArgument(f"gpu({name}, ...) inside capture(): this launch would "
+                                 "copy data back at its join; it cannot be recorded")
+    steps = []
+    for step in (plan,) + plan.more:
+        choice = step.choice
+        pipe = choice.pipeline if choice is not None else None
+        if pipe is None:
+            pipe = rt.pipeline_for(step.key)
+        steps.append((pipe.pipeline, step.key.split, step.groups, step.uniform,
+                      tuple((e.binding, e.pooled, e.nbytes, e.offset) for e in step.entries)))
+    uses = [_Use(a.slot, f"{name}() parameter {a.param.name!r}",
+                 a.param.written or a.param.atomic) for a in lists]
+    index = len(rec.launches)
+    rec.launches.append(_Launch(index, rt, tuple(steps), uses))
+    return RecordedLaunch(index, name)
+
+
+class GraphStatus:
+    """The graph in the place of a kernel runtime's status (``Readback.add_status``,
+    ``GpuJob``, the writers of the arrays it writes): ``status`` holds one slot per recorded
+    launch with checks."""
+
+    def __init__(self, rec: Recording, buffers, launches: list, count: int):
+        self.queue = rec.queue
+        self.ctx = rec.ctx
+        self.generation = rec.generation
+        self.kernel = None
+        self.program = self          # GpuJob's repr names program.name
+        self.name = f"GpuGraph of {count} launch{'es' if count != 1 else ''}"
+        self.buffers = buffers
+        self.status = buffers.status
+        self.status_nbytes = buffers.status_size
+        self.launches = launches     # the recorded launches with status slots, in order
+        self.count = count
+        self.unchecked = False
+        self.last_launch = 0
+
+    def checked(self, seq: int) -> None:
+        if self.last_launch <= seq:
+            self.unchecked = False
+
+    def reset_status(self) -> None:
+        self.buffers.reset_status()
+
+    def status_error(self, words):
+        """The error of the first recorded launch whose status slot reports a failure."""
+        stride = self.buffers.status_stride // 4
+        for j, launch in enumerate(self.launches):
+            w = words[j * stride:j * stride + 4]
+            if any(w):
+                err = launch.rt.status_error(w)
+                return type(err)(
+                    f"{err}\n(in a replay of a GpuGraph: recorded launch #{launch.index + 1} "
+                    f"of {self.count}, the first recorded launch whose check failed, in this "
+                    "replay or in an earlier one not joined with download)")
+        return GpuInvalidArgument("a GpuGraph's status words reported no launch")
+
+
+class Graph:
+    """A finished recording as dispatches (``finish``)."""
+
+    def __init__(self, rec: Recording):
+        self.rec = rec
+        self.queue = rec.queue
+        self.generation = rec.generation
+        launches = rec.launches
+        uniforms: dict = {}
+        for launch in launches:
+            for step in launch.steps:
+                uniforms.setdefault(step[3], len(uniforms))
+        checked = [launch for launch in launches if launch.rt.status is not None]
+        nbytes = checked[0].rt.status_nbytes if checked else 16
+        self.buffers = buffers = _replay.GraphBuffers(self.queue, list(uniforms), len(checked),
+                                                      nbytes)
+        gen = self.generation
+        weakref.finalize(self, _release, buffers, gen)
+        slot_of = {id(launch): j for j, launch in enumerate(checked)}
+        self.dispatches = []
+        for launch in launches:
+            rt = launch.rt
+            j = slot_of.get(id(launch))
+            status_binding = rt.program.status_binding if j is not None else None
+            for pipeline, split, groups, ubytes, entries in launch.steps:
+                layout = rt.split_layouts.get(split)[1] if split else rt.layout
+                bg = buffers.bind_group(layout, uniforms[ubytes], rt.uniform_size, entries,
+                                        status_binding, j)
+                self.dispatches.append((pipeline, bg, buffers.groups(groups), None, ()))
+        self.status = GraphStatus(rec, buffers, checked, len(launches))
+        self.uses = [(launch, use) for launch in launches for use in launch.uses]
+        written = {}
+        for _, use in self.uses:
+            if use.written:
+                written[id(use.slot)] = use
+        self.written = list(written.values())
+        rec.launches = []
+
+
+def _release(buffers, generation: int) -> None:
+    if generation == _device.generation() and not _device.is_lost():
+        buffers.release()
+
+
+def finish(rec: Recording) -> Graph:
+    """The dispatches of ``rec`` (made once; the graph's buffers written)."""
+    return Graph(rec)
+
+
+def replay(graph: Graph, times: int):
+    """Submit ``graph`` ``times`` over; (GraphStatus, submission number, LaunchPlan) for the
+    ``GpuJob`` of the replay."""
+    if capturing.capturing():
+        raise GpuInvalidArgument(
+            "GpuGraph.replay() inside capture(): a replay is not recorded; replay the graph "
+            "after the with-block")
+    status = graph.status
+    with residency.launch_lock:
+        if graph.generation != _device.generation():
+            raise GpuUseAfterDestroy(
+                "GpuGraph.replay(): cthreads.gpu.shutdown() ran since the capture, and the "
+                "graph's device with it; capture the launches again on the new device")
+        for launch, use in graph.uses:
+            why = use.gone(graph.generation)
+            if why is not None:
+                raise GpuUseAfterDestroy(
+                    f"GpuGraph.replay(): recorded launch #{launch.index + 1}, {use.where}: "
+                    f"{why}; nothing was submitted")
+        queue = graph.queue
+        if graph.dispatches:
+            seq = _replay.submit(queue, graph.dispatches, times)
+        else:
+            seq = queue.completion.submitted
+        if status.status is not None:
+            status.unchecked = True
+        status.last_launch = seq
+        arena_written = []
+        for use in graph.written:
+            use.slot.writers.add(status)
+            if use.arena:
+                use.slot.written = True
+                arena_written.append(use.slot)
+    plan = LaunchPlan()
+    plan.resident_written = arena_written
+    return status, seq, plan
