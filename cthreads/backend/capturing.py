@@ -4,7 +4,8 @@ out of a capture.
 While a thread captures, every queue operation of that thread other than a recorded launch
 (an upload, a download, a device copy, a wait, a dispatch of a library call) raises
 ``GpuInvalidArgument`` instead of running out of order with the recorded launches, which run
-only at replay (``DeviceQueue`` calls ``check`` while ``active`` is not 0).
+only at replay (``DeviceQueue`` calls ``check``). Waits and joins of jobs launched before the capture are
+allowed: they change nothing on the device.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def set_capturing(on: bool) -> None:
 def check(what: str) -> None:
     """Raise when the calling thread captures: ``what`` (an upload, a download, a wait, a
     dispatch of a library call) would run now, before the recorded launches it follows."""
-    if getattr(_local, "on", False):
+    if active and getattr(_local, "on", False):
         raise GpuInvalidArgument(
             f"inside capture(), {what} would run on the device now, out of order with the "
             "recorded launches (which run only at replay()); capture() records gpu() launches "

@@ -58,14 +58,13 @@ import time
 from .. import config
 from ..errors import CThreadsGPUError, GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .batch import Batch
-from . import capturing
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext
 from .faults import device_error, lost_error
 from .flusher import FLUSH_DEADLINE_S, Flusher, _queues
 from .native.encoder import make_encoder
 from .public_encoder import submit_public, submit_public_timed
-from . import timing
+from . import capturing, timing
 from . import uploads
 from .uploads import UploadRing, byte_view
 from .waits import CPU_SPIN_S, GPU_SPIN_S, Completion
@@ -119,8 +118,7 @@ FLUSH_RULES = {
     "deadline": "the batch is still pending FLUSH_DEADLINE_S after it opened (``flusher.py``; "
                 "CPU drivers: only once the device is idle, outside the lock)",
     "drain": "``idle()``, before resources are freed",
-    "replay": "``GpuGraph.replay()`` (``replay.py``): the pending dispatches go first, then the "
-              "graph's own submission",
+    "replay": "``GpuGraph.replay()`` (``replay.py``): the pending dispatches go first",
     "close": "``close()``: shutdown, interpreter exit",
 }
 
@@ -239,8 +237,7 @@ class DeviceQueue:
     def upload_new(self, data) -> PooledBuffer:
         """A pooled storage buffer holding ``data`` (written at creation when it is new and
         small; large data goes through ``upload``'s staging ring, which is faster)."""
-        if capturing.active:             # v3's capture(): refused, never run out of order
-            capturing.check("an upload of host data into a new device buffer")
+        capturing.check("an upload of host data into a new device buffer")   # v3's capture()
         nbytes = memoryview(data).nbytes
         if nbytes >= uploads.STAGED_FROM:
             pooled = self.pool.acquire(nbytes)
@@ -270,8 +267,7 @@ class DeviceQueue:
         From ``STAGED_FROM`` bytes on (contiguous data) the copy goes through the staging
         ring instead (``uploads.py``), submitted after the pending dispatches.
         """
-        if capturing.active:
-            capturing.check("an upload of host data")
+        capturing.check("an upload of host data")
         nbytes = memoryview(data).nbytes
         view = byte_view(data) if nbytes >= uploads.STAGED_FROM else None
         if view is not None:          # large: through the staging ring (uploads.py)
@@ -323,8 +319,7 @@ class DeviceQueue:
     def submit_copies(self, copies) -> int:
         """Submit copies ``[(src, src_offset, dst, dst_offset, nbytes), ...]`` after every
         pending dispatch (in the same command buffer); returns the submission's number."""
-        if capturing.active:
-            capturing.check("a device copy or download")
+        capturing.check("a device copy or download")
         with self.lock:
             self._check_usable()
             self.flush("readback", copies)
@@ -356,8 +351,7 @@ class DeviceQueue:
         ``stamp``: a timed job's ``(staging buffer, before, after)``: timestamps are written
         before and/or after this dispatch (``timing.py``; ``job_timing`` made the buffer).
         """
-        if capturing.active:             # a library call's dispatch inside capture()
-            capturing.check("this library call")
+        capturing.check("this library call")   # refused inside capture() (capturing.py)
         folded = fold_groups(groups, self.max_groups)
         with self.lock:
             self._check_usable()
@@ -497,8 +491,6 @@ class DeviceQueue:
         sleeps let Python run signal handlers (Ctrl-C raises ``KeyboardInterrupt`` here).
         A closed queue (shutdown, interpreter exit) ends the wait.
         """
-        if capturing.active:
-            capturing.check("a wait for submitted work (a join)")
         done = self.completion
         if seq <= done.completed:
             return True
@@ -542,8 +534,6 @@ class DeviceQueue:
         lock. GPUs ask for the map at once instead and wait for it alone
         (``Completion.read_when_mapped``).
         """
-        if capturing.active:
-            capturing.check("a download")
         done = self.completion
         if self.keep_fed and self._native is not None and not self.closed:
             with self.lock:

@@ -1,0 +1,358 @@
+"""v3 section 5: ``capture()`` records launches, ``GpuGraph.replay()`` runs them again in one
+submission. Each replay is checked against numpy or against the same calls launched one by
+one; each refusal against its documented error and the caller's data unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+import numpy as np
+import pytest
+
+from cthreads.backend import replay as backend_replay
+from cthreads.gpu import (
+    GlobalIdx, Gpu, GpuArena, GpuGraph, GpuIndexError, GpuInvalidArgument, GpuJob,
+    GpuUseAfterDestroy, Random, capture, gpu, matmul, shutdown, to_device,
+)
+
+
+@Gpu
+def step(n: int, dt: float, p: list[float], v: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        p[i] = p[i] + dt * v[i]
+
+
+@Gpu
+def scale(n: int, a: float, x: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        x[i] = a * x[i]
+
+
+@Gpu
+def add_rows(a: list[list[float]], b: list[list[float]]) -> None:
+    x: int = GlobalIdx.x
+    y: int = GlobalIdx.y
+    if y < a.shape[0] and x < a.shape[1]:
+        b[y, x] = b[y, x] + 2.0 * a[y, x]
+
+
+@Gpu
+def poke(k: int, a: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i == 0:
+        a[k] = a[k] + 1.0
+
+
+@Gpu
+def noise(seed: int, n: int, out: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i < n:
+        rng: Random = Random(seed, i)
+        out[i] = out[i] + rng.random()
+
+
+@Gpu
+def shout(n: int, x: list[float]) -> None:
+    i: int = GlobalIdx.x
+    if i == 0:
+        print("x0", x[0])
+
+
+def _data(n, seed=3):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+
+
+def test_replay_matches_numpy_and_one_by_one(device_name):
+    n = 1000
+    p0, v0 = _data(n)
+    p, v = to_device(p0), to_device(v0)
+    with capture() as graph:
+        for _ in range(100):
+            gpu(step, n, 0.25, p, v)
+    assert isinstance(graph, GpuGraph) and graph.launches == 100
+    np.testing.assert_array_equal(p.numpy(), p0)          # recorded, not run
+    job = graph.replay()
+    assert isinstance(job, GpuJob)
+    job.join()
+    q = to_device(p0)
+    for _ in range(100):
+        gpu(step, n, 0.25, q, v)
+    ref = p0.copy()
+    for _ in range(100):
+        ref = (ref + np.float32(0.25) * v0).astype(np.float32)
+    np.testing.assert_array_equal(p.numpy(), q.numpy())
+    np.testing.assert_allclose(p.numpy(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_times_repeats_the_sequence(device_name):
+    n = 257
+    x = to_device(np.ones(n, np.float32))
+    with capture() as graph:
+        gpu(scale, n, 2.0, x)
+        gpu(scale, n, 1.5, x)
+    graph.replay(times=3).join()
+    np.testing.assert_allclose(x.numpy(), np.full(n, 3.0 ** 3, np.float32))
+    graph.replay().join()
+    np.testing.assert_allclose(x.numpy(), np.full(n, 3.0 ** 4, np.float32))
+
+
+def test_times_past_one_submission(device_name, monkeypatch):
+    monkeypatch.setattr(backend_replay, "MAX_DISPATCHES", 4)
+    n = 64
+    p0, v0 = _data(n)
+    p, v = to_device(p0), to_device(v0)
+    with capture() as graph:
+        for _ in range(3):
+            gpu(step, n, 1.0, p, v)
+    graph.replay(times=5).join()           # 15 dispatches, at most 3 per submission
+    np.testing.assert_allclose(p.numpy(), p0 + 15 * v0, rtol=1e-5, atol=1e-5)
+
+
+def test_kernels_interleaved_with_changing_scalars(device_name):
+    n = 300
+    p0, v0 = _data(n)
+    p, v = to_device(p0), to_device(v0)
+    with capture() as graph:
+        for k in range(6):
+            gpu(step, n, 0.1 * (k + 1), p, v)
+            gpu(scale, n, 1.0 + 0.01 * k, p)
+            gpu(scale, n, 0.5, v)
+    graph.replay().join()
+    ref_p, ref_v = p0.copy(), v0.copy()
+    for k in range(6):
+        ref_p = ref_p + np.float32(0.1 * (k + 1)) * ref_v
+        ref_p = ref_p * np.float32(1.0 + 0.01 * k)
+        ref_v = ref_v * np.float32(0.5)
+    np.testing.assert_allclose(p.numpy(), ref_p, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(v.numpy(), ref_v, rtol=1e-6)
+
+
+def test_two_d_launches(device_name):
+    a0 = np.arange(19 * 33, dtype=np.float32).reshape(19, 33)
+    a, b = to_device(a0), to_device(np.zeros((19, 33), np.float32))
+    with capture() as graph:
+        for _ in range(4):
+            gpu(add_rows, a, b, threads=(33, 19))
+    graph.replay(times=2).join()
+    np.testing.assert_allclose(b.numpy(), 16 * a0)
+
+
+def test_arena_lists_and_views(device_name):
+    n = 128
+    x = np.ones(n, np.float32)
+    d = to_device(np.arange(2 * n, dtype=np.float32))
+    with GpuArena() as arena:
+        arena.bind(x=x)
+        with capture() as graph:
+            gpu(scale, n, 3.0, x)                  # the arena list
+            gpu(scale, n, 2.0, d[n:])             # a view of the second half
+            gpu(step, n, 1.0, d.reshape(2, n)[0], x)   # a row view, reading the arena list
+        np.testing.assert_array_equal(x, np.ones(n, np.float32))
+        graph.replay().join()                      # the join downloads the arena list
+        np.testing.assert_array_equal(x, np.full(n, 3.0, np.float32))
+        ref = np.arange(2 * n, dtype=np.float32)
+        ref[n:] *= 2.0
+        ref[:n] += 3.0
+        np.testing.assert_array_equal(d.numpy(), ref)
+        graph.replay().join(download=False)
+        arena.sync()
+        np.testing.assert_array_equal(x, np.full(n, 9.0, np.float32))
+
+
+def test_pending_launches_run_before_and_after_in_order(device_name):
+    n = 100
+    x = to_device(np.ones(n, np.float32))
+    with capture() as graph:
+        gpu(scale, n, 2.0, x)
+    gpu(scale, n, 5.0, x)                      # queued, not joined
+    graph.replay()
+    gpu(scale, n, 7.0, x)                      # after the replay, with other scalars
+    np.testing.assert_allclose(x.numpy(), np.full(n, 70.0, np.float32))
+
+
+def test_random_streams_match_one_by_one_runs(device_name):
+    n = 200
+    a, b = to_device(np.zeros(n, np.float32)), to_device(np.zeros(n, np.float32))
+    with capture() as graph:
+        for seed in (1, 2, 3):
+            gpu(noise, seed, n, a)
+    graph.replay(times=2).join()
+    for _ in range(2):
+        for seed in (1, 2, 3):
+            gpu(noise, seed, n, b)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert float(np.abs(a.numpy()).sum()) > 0
+
+
+def test_bounds_failure_names_the_first_failing_launch(device_name):
+    n = 16
+    x = to_device(np.zeros(n, np.float32))
+    with capture() as graph:
+        gpu(poke, 0, x)
+        gpu(poke, 3, x)
+        gpu(poke, n + 5, x)                   # recorded launch #3: out of range
+        gpu(poke, n + 9, x)                   # and #4
+    with pytest.raises(GpuIndexError) as info:
+        graph.replay().join()
+    text = str(info.value)
+    assert "index 21 is out of range for list 'a' of length 16" in text
+    assert "recorded launch #3 of 4" in text
+    assert "a[k] = a[k] + 1.0" in text
+    with capture() as good:
+        gpu(poke, 1, x)
+    good.replay().join()                       # the status was reset after the report
+    with pytest.raises(GpuIndexError):
+        graph.replay().join()
+
+
+def test_bounds_failure_reported_by_numpy(device_name):
+    x = to_device(np.zeros(8, np.float32))
+    with capture() as graph:
+        gpu(poke, 8, x)
+    graph.replay()
+    with pytest.raises(GpuIndexError, match="recorded launch #1 of 1"):
+        x.numpy()
+
+
+def test_use_after_free_and_after_release(device_name):
+    n = 32
+    x = to_device(np.ones(n, np.float32))
+    with capture() as graph:
+        gpu(scale, n, 2.0, x)
+    del x
+    gc.collect()
+    with pytest.raises(GpuUseAfterDestroy, match="recorded launch #1, scale\\(\\) parameter 'x'"):
+        graph.replay()
+    y = np.ones(n, np.float32)
+    arena = GpuArena()
+    arena.bind(y=y)
+    with capture() as graph2:
+        gpu(scale, n, 2.0, y)
+    arena.release()
+    with pytest.raises(GpuUseAfterDestroy, match="arena holding this list was released"):
+        graph2.replay()
+    np.testing.assert_array_equal(y, np.ones(n, np.float32))
+
+
+def test_replay_after_shutdown(device_name):
+    x = to_device(np.ones(8, np.float32))
+    with capture() as graph:
+        gpu(scale, 8, 2.0, x)
+    graph.replay().join()
+    shutdown()
+    with pytest.raises(GpuUseAfterDestroy, match="shutdown"):
+        graph.replay()
+
+
+def test_host_list_refused_with_data_unchanged(device_name):
+    n = 16
+    host = np.ones(n, np.float32)
+    before = host.copy()
+    with capture() as graph:
+        with pytest.raises(GpuInvalidArgument, match="scale\\(\\) parameter 'x'.*GpuArray or "
+                           "bound in a GpuArena"):
+            gpu(scale, n, 2.0, host)
+        with pytest.raises(GpuInvalidArgument, match="scale\\(\\) parameter 'x'"):
+            gpu(scale, n, 2.0, [1.0, 2.0])
+    assert graph.launches == 0
+    graph.replay().join()
+    np.testing.assert_array_equal(host, before)
+
+
+def test_other_device_work_refused_inside_capture(device_name):
+    a = to_device(np.eye(4, dtype=np.float32))
+    before = a.numpy()
+    with capture() as graph:
+        with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\), this library call"):
+            matmul(a, a)
+        with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
+            to_device(np.ones(4, np.float32))
+        with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
+            a.numpy()
+        job = gpu(scale, 16, 2.0, a.ravel())
+        with pytest.raises(GpuInvalidArgument, match="join the job graph.replay\\(\\) returns"):
+            job.join()
+        with pytest.raises(GpuInvalidArgument, match="prints"):
+            gpu(shout, 16, a.ravel())
+        with pytest.raises(GpuInvalidArgument, match="timed"):
+            gpu(scale, 16, 2.0, a.ravel(), timed=True)
+    assert graph.launches == 1
+    np.testing.assert_array_equal(a.numpy(), before)
+
+
+def test_nested_capture_and_replay_inside_capture_refused(device_name):
+    x = to_device(np.ones(4, np.float32))
+    with capture() as outer:
+        gpu(scale, 4, 2.0, x)
+        with pytest.raises(GpuInvalidArgument, match="do not nest"):
+            with capture():
+                pass
+        with pytest.raises(GpuInvalidArgument, match="inside its own capture"):
+            outer.replay()
+    with capture() as other:
+        with pytest.raises(GpuInvalidArgument, match="inside capture"):
+            outer.replay()
+    assert other.launches == 0
+    outer.replay().join()
+    np.testing.assert_array_equal(x.numpy(), np.full(4, 2.0, np.float32))
+
+
+def test_an_exception_discards_the_capture(device_name):
+    x = to_device(np.ones(4, np.float32))
+    with pytest.raises(ZeroDivisionError):
+        with capture() as graph:
+            gpu(scale, 4, 2.0, x)
+            1 / 0
+    with pytest.raises(GpuInvalidArgument, match="discarded"):
+        graph.replay()
+    gpu(scale, 4, 3.0, x).join()               # launches run again after the block
+    np.testing.assert_array_equal(x.numpy(), np.full(4, 3.0, np.float32))
+
+
+def test_await_the_replay(device_name):
+    n = 50
+    x = to_device(np.ones(n, np.float32))
+    with capture() as graph:
+        gpu(scale, n, 2.0, x)
+
+    async def main():
+        await graph.replay(times=4)
+
+    asyncio.run(main())
+    np.testing.assert_array_equal(x.numpy(), np.full(n, 16.0, np.float32))
+
+
+@pytest.fixture
+def two_devices(monkeypatch, device_name):
+    monkeypatch.setenv("CTHREADS_DEVICE_COPIES", "2")    # lavapipe: two devices of one adapter
+    yield
+    shutdown()
+
+
+def test_a_graph_belongs_to_its_device(two_devices):
+    x = to_device(np.ones(8, np.float32))
+    y = to_device(np.ones(8, np.float32), device=1)
+    with capture() as graph:
+        with pytest.raises(GpuInvalidArgument, match="graph belongs to"):
+            gpu(scale, 8, 2.0, x, device=1)
+        with pytest.raises(GpuInvalidArgument, match="lives on"):
+            gpu(scale, 8, 2.0, y)
+    assert graph.launches == 0
+    with capture(device=1) as graph1:
+        gpu(scale, 8, 2.0, y)                  # the block runs on device 1
+    graph1.replay().join()
+    np.testing.assert_array_equal(y.numpy(), np.full(8, 2.0, np.float32))
+    np.testing.assert_array_equal(x.numpy(), np.ones(8, np.float32))
+
+
+def test_replay_arguments_checked(device_name):
+    with capture() as graph:
+        pass
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(GpuInvalidArgument, match="times="):
+            graph.replay(times=bad)
+    graph.replay().join()                      # an empty graph: nothing to run
