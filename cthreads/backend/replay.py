@@ -105,10 +105,11 @@ class GraphBuffers:
                     pass
 
 
-def submit(queue, dispatches: list, times: int) -> int:
+def submit(queue, dispatches: list, times: int, copies=()) -> int:
     """Submit ``dispatches`` (``batch.py``'s form, without ``pre`` or ``post``) ``times`` times
     over, after the queue's pending batch, in as few submissions as ``MAX_DISPATCHES``
-    allows; the number of the last submission."""
+    allows, then ``copies`` (the status readback) in the last; the number of the last
+    submission."""
     per = max(1, MAX_DISPATCHES // max(len(dispatches), 1))
     left = times
     with queue.lock:
@@ -123,7 +124,8 @@ def submit(queue, dispatches: list, times: int) -> int:
             queue._check_usable()
             # on CPU drivers a submission made while earlier work runs blocks in the driver:
             # made outside the lock there, as the queue's own waits do
-            submit_now = queue.submit_recorded(work, [], (), handoff=queue.submit_when_idle)
+            submit_now = queue.submit_recorded(work, [], () if left else copies,
+                                               handoff=queue.submit_when_idle)
             seq = queue.completion.submitted
         if submit_now is not None:
             submit_now()

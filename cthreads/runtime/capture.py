@@ -28,6 +28,7 @@ from ..backend import replay as _replay
 from ..errors import GpuInvalidArgument, GpuUseAfterDestroy
 from . import residency
 from .plan import LaunchPlan
+from .readback import Readback
 
 __all__ = ["GraphStatus", "Recording", "RecordedLaunch", "begin", "check_lists", "check_not_nested",
            "current", "end", "finish", "record", "replay"]
@@ -218,7 +219,7 @@ class GraphStatus:
         self.buffers = buffers
         self.status = buffers.status
         self.status_nbytes = buffers.status_size
-        self.launches = launches     # the recorded launches with status slots, in order
+        self.launches = launches     # per status slot: the recorded launches sharing it
         self.count = count
         self.unchecked = False
         self.last_launch = 0
@@ -233,14 +234,19 @@ class GraphStatus:
     def status_error(self, words):
         """The error of the first recorded launch whose status slot reports a failure."""
         stride = self.buffers.status_stride // 4
-        for j, launch in enumerate(self.launches):
+        for j, group in enumerate(self.launches):
             w = words[j * stride:j * stride + 4]
             if any(w):
-                err = launch.rt.status_error(w)
+                err = group[0].rt.status_error(w)
+                which = f"recorded launch #{group[0].index + 1} of {self.count}"
+                if len(group) > 1:
+                    later = ", ".join(f"#{g.index + 1}" for g in group[1:6])
+                    which += (f" (or one of the later launches with the same arguments: "
+                              f"{later}{', ...' if len(group) > 6 else ''})")
                 return type(err)(
-                    f"{err}\n(in a replay of a GpuGraph: recorded launch #{launch.index + 1} "
-                    f"of {self.count}, the first recorded launch whose check failed, in this "
-                    "replay or in an earlier one not joined with download)")
+                    f"{err}\n(in a replay of a GpuGraph: {which}, the first recorded launch "
+                    "whose check failed, in this replay or in an earlier one not joined with "
+                    "download)")
         return GpuInvalidArgument("a GpuGraph's status words reported no launch")
 
 
@@ -256,22 +262,36 @@ class Graph:
         for launch in launches:
             for step in launch.steps:
                 uniforms.setdefault(step[3], len(uniforms))
-        checked = [launch for launch in launches if launch.rt.status is not None]
-        nbytes = checked[0].rt.status_nbytes if checked else 16
+        # launches of one kernel with the same buffers and scalars share their bind groups
+        # and status slot (a change of bind group between dispatches costs the driver more
+        # than the dispatch of a tiny kernel on lavapipe)
+        same: dict = {}
+        keys = []
+        for launch in launches:
+            keys.append((id(launch.rt),) + tuple(
+                (split, ubytes, tuple((b, id(pooled), nb, off) for b, pooled, nb, off in entries))
+                for _, split, _, ubytes, entries in launch.steps))
+            same.setdefault(keys[-1], []).append(launch)
+        checked = [group for group in same.values() if group[0].rt.status is not None]
+        nbytes = checked[0][0].rt.status_nbytes if checked else 16
         self.buffers = buffers = _replay.GraphBuffers(self.queue, list(uniforms), len(checked),
                                                       nbytes)
-        gen = self.generation
-        weakref.finalize(self, _release, buffers, gen)
-        slot_of = {id(launch): j for j, launch in enumerate(checked)}
+        weakref.finalize(self, _release, buffers, self.generation)
+        slot_of = {id(group): j for j, group in enumerate(checked)}
+        groups_made: dict = {}
         self.dispatches = []
-        for launch in launches:
+        for launch, key in zip(launches, keys):
             rt = launch.rt
-            j = slot_of.get(id(launch))
-            status_binding = rt.program.status_binding if j is not None else None
-            for pipeline, split, groups, ubytes, entries in launch.steps:
-                layout = rt.split_layouts.get(split)[1] if split else rt.layout
-                bg = buffers.bind_group(layout, uniforms[ubytes], rt.uniform_size, entries,
-                                        status_binding, j)
+            bgs = groups_made.get(key)
+            if bgs is None:
+                j = slot_of.get(id(same[key]))
+                status_binding = rt.program.status_binding if j is not None else None
+                bgs = groups_made[key] = [
+                    buffers.bind_group(rt.split_layouts.get(split)[1] if split else rt.layout,
+                                       uniforms[ubytes], rt.uniform_size, entries,
+                                       status_binding, j)
+                    for _, split, _, ubytes, entries in launch.steps]
+            for bg, (pipeline, _, groups, _, _) in zip(bgs, launch.steps):
                 self.dispatches.append((pipeline, bg, buffers.groups(groups), None, ()))
         self.status = GraphStatus(rec, buffers, checked, len(launches))
         self.uses = [(launch, use) for launch in launches for use in launch.uses]
@@ -313,12 +333,23 @@ def replay(graph: Graph, times: int):
                     f"GpuGraph.replay(): recorded launch #{launch.index + 1}, {use.where}: "
                     f"{why}; nothing was submitted")
         queue = graph.queue
-        if graph.dispatches:
-            seq = _replay.submit(queue, graph.dispatches, times)
-        else:
+        readback = None
+        if not graph.dispatches:
             seq = queue.completion.submitted
-        if status.status is not None:
-            status.unchecked = True
+        else:
+            copies = ()
+            if status.status is not None:      # the status slots ride in the submission
+                readback = Readback()
+                readback.add_status(status)
+                copies = readback.copies(queue.pool)
+            try:
+                seq = _replay.submit(queue, graph.dispatches, times, copies)
+            except BaseException:
+                if readback is not None:
+                    queue.pool.release(readback.staging)
+                raise
+            if status.status is not None:
+                status.unchecked = True
         status.last_launch = seq
         arena_written = []
         for use in graph.written:
@@ -328,4 +359,5 @@ def replay(graph: Graph, times: int):
                 arena_written.append(use.slot)
     plan = LaunchPlan()
     plan.resident_written = arena_written
+    plan.readback = readback
     return status, seq, plan
