@@ -2,9 +2,9 @@
 out of a capture.
 
 While a thread captures, every queue operation of that thread other than a recorded launch
-(an upload, a download, a device copy, a wait, a dispatch of a library call) raises
-``GpuInvalidArgument`` instead of running out of order with the recorded launches, which run
-only at replay (``DeviceQueue`` calls ``check``). Waits and joins of jobs launched before the capture are
+(an upload, a download, a device copy, a dispatch of a library call that is not recorded)
+raises ``GpuInvalidArgument`` instead of running out of order with the recorded launches, which
+run only at replay (``DeviceQueue`` calls ``check``). Waits and joins of jobs launched before the capture are
 allowed: they change nothing on the device.
 """
 
@@ -14,7 +14,7 @@ import threading
 
 from ..errors import GpuInvalidArgument
 
-__all__ = ["active", "capturing", "check", "set_capturing"]
+__all__ = ["active", "capturing", "check", "record", "set_capturing", "set_recorder"]
 
 _local = threading.local()
 #: captures open in any thread (the queue's guard looks no further while it is 0)
@@ -48,3 +48,17 @@ def check(what: str) -> None:
             "recorded launches (which run only at replay()); capture() records gpu() launches "
             "of @Gpu kernels on GpuArrays and arena lists. Make transfers, joins, numpy(), "
             "sync(), new arrays with data and library calls before or after the capture")
+
+
+def set_recorder(fn) -> None:
+    """``fn(queue, pipeline, bind group, groups, uniform, copies, buffers)`` records the
+    dispatches of the calling thread (a library call that can be captured), or None."""
+    _local.record = fn
+
+
+def record(queue, pipeline, bind_group, groups, uniform, copies, buffers) -> int:
+    """A dispatch made inside ``capture()``: recorded by the thread's recorder, else refused."""
+    fn = getattr(_local, "record", None)
+    if fn is None:
+        check("this library call")
+    return fn(queue, pipeline, bind_group, groups, uniform, copies, buffers)

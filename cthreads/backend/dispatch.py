@@ -351,7 +351,8 @@ class DeviceQueue:
         ``stamp``: a timed job's ``(staging buffer, before, after)``: timestamps are written
         before and/or after this dispatch (``timing.py``; ``job_timing`` made the buffer).
         """
-        capturing.check("this library call")   # refused inside capture() (capturing.py)
+        if capturing.active and capturing.capturing():    # recorded or refused (capturing.py)
+            return capturing.record(self, pipeline, bind_group, groups, uniform, copies, buffers)
         folded = fold_groups(groups, self.max_groups)
         with self.lock:
             self._check_usable()

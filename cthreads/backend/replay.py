@@ -7,7 +7,9 @@ group, workgroups, no ``pre``, no ``post``): its scalars live in the graph's own
 graph's own status buffer (one aligned slot per recorded launch), so the graph's dispatches
 never copy anything between them and a replay encodes them all in one compute pass of one
 command buffer (wgpu places the barriers a pass needs between dispatches that share a
-written buffer, as it does for the queue's batches), submitted once. ``times=k`` repeats the
+written buffer, as it does for the queue's batches), submitted once. A recorded library call
+(``matmul``) keeps its own uniform buffers: its recorded bytes are copied in before each of
+its dispatches, as the queue's batches stage changed scalars. ``times=k`` repeats the
 list of dispatches k times in that command buffer (``MAX_DISPATCHES`` per submission).
 WebGPU command buffers run once, so a replay encodes again; the encoding is a loop of three
 native calls per dispatch.
@@ -105,11 +107,17 @@ class GraphBuffers:
                     pass
 
 
-def submit(queue, dispatches: list, times: int, copies=()) -> int:
+def fold(queue, groups) -> tuple:
+    """``groups`` workgroups folded as ``queue`` folds them."""
+    return fold_groups(groups, queue.max_groups)
+
+
+def submit(queue, dispatches: list, times: int, copies=(), staged=()) -> int:
     """Submit ``dispatches`` (``batch.py``'s form, without ``pre`` or ``post``) ``times`` times
     over, after the queue's pending batch, in as few submissions as ``MAX_DISPATCHES``
-    allows, then ``copies`` (the status readback) in the last; the number of the last
-    submission."""
+    allows, then ``copies`` (the status readback) in the last; the ``pre`` copies of library
+    calls read ``staged`` (a list of bytes, written before each submission); the number of
+    the last submission."""
     per = max(1, MAX_DISPATCHES // max(len(dispatches), 1))
     left = times
     with queue.lock:
@@ -124,7 +132,7 @@ def submit(queue, dispatches: list, times: int, copies=()) -> int:
             queue._check_usable()
             # on CPU drivers a submission made while earlier work runs blocks in the driver:
             # made outside the lock there, as the queue's own waits do
-            submit_now = queue.submit_recorded(work, [], () if left else copies,
+            submit_now = queue.submit_recorded(work, list(staged), () if left else copies,
                                                handoff=queue.submit_when_idle)
             seq = queue.completion.submitted
         if submit_now is not None:

@@ -4,7 +4,8 @@ Inside ``capture()`` a ``gpu()`` call is checked as usual and then *recorded* (`
 its ``LaunchPlan`` is made once (the variant, its workgroups, its uniform bytes with the
 scalars of the call, its bind-group entries) and nothing is submitted. Every list must be a
 ``GpuArray`` or an arena list (``check_lists``): a recorded launch reads device memory when
-it is replayed, so host data copied at record time would be stale. ``finish`` turns the
+it is replayed, so host data copied at record time would be stale. Library calls that can be
+recorded (``matmul``) are recorded by ``capture_library.py``. ``finish`` turns the
 records into dispatches once (``backend/replay.py``: the graph's own uniform slots, one status
 slot per recorded launch with bounds checks, one bind group per recorded dispatch) and
 ``replay`` submits them, ``times`` over, as one submission.
@@ -30,7 +31,7 @@ from . import residency
 from .plan import LaunchPlan
 from .readback import Readback
 
-__all__ = ["GraphStatus", "Recording", "RecordedLaunch", "begin", "check_lists", "check_not_nested",
+__all__ = ["GraphStatus", "ListUse", "Recording", "RecordedLaunch", "begin", "check_lists", "check_not_nested",
            "current", "end", "finish", "record", "replay"]
 
 _local = threading.local()
@@ -76,7 +77,7 @@ class RecordedLaunch:
         return f"<recorded launch #{self.index + 1} of {self.name}>"
 
 
-class _Use:
+class ListUse:
     """One list a recorded launch binds: its slot, the buffer it had, and what it was."""
 
     __slots__ = ("slot", "pooled", "where", "written", "arena")
@@ -197,7 +198,7 @@ def record(rt, scalars: list, lists: list, n) -> RecordedLaunch:
             pipe = rt.pipeline_for(step.key)
         steps.append((pipe.pipeline, step.key.split, step.groups, step.uniform,
                       tuple((e.binding, e.pooled, e.nbytes, e.offset) for e in step.entries)))
-    uses = [_Use(a.slot, f"{name}() parameter {a.param.name!r}",
+    uses = [ListUse(a.slot, f"{name}() parameter {a.param.name!r}",
                  a.param.written or a.param.atomic) for a in lists]
     index = len(rec.launches)
     rec.launches.append(_Launch(index, rt, tuple(steps), uses))
@@ -258,20 +259,21 @@ class Graph:
         self.queue = rec.queue
         self.generation = rec.generation
         launches = rec.launches
+        kernels = [launch for launch in launches if launch.rt is not None]
         uniforms: dict = {}
-        for launch in launches:
+        for launch in kernels:
             for step in launch.steps:
                 uniforms.setdefault(step[3], len(uniforms))
         # launches of one kernel with the same buffers and scalars share their bind groups
         # and status slot (a change of bind group between dispatches costs the driver more
         # than the dispatch of a tiny kernel on lavapipe)
         same: dict = {}
-        keys = []
-        for launch in launches:
-            keys.append((id(launch.rt),) + tuple(
+        keys = {}
+        for launch in kernels:
+            key = keys[id(launch)] = (id(launch.rt),) + tuple(
                 (split, ubytes, tuple((b, id(pooled), nb, off) for b, pooled, nb, off in entries))
-                for _, split, _, ubytes, entries in launch.steps))
-            same.setdefault(keys[-1], []).append(launch)
+                for _, split, _, ubytes, entries in launch.steps)
+            same.setdefault(key, []).append(launch)
         checked = [group for group in same.values() if group[0].rt.status is not None]
         nbytes = checked[0][0].rt.status_nbytes if checked else 16
         self.buffers = buffers = _replay.GraphBuffers(self.queue, list(uniforms), len(checked),
@@ -280,8 +282,15 @@ class Graph:
         slot_of = {id(group): j for j, group in enumerate(checked)}
         groups_made: dict = {}
         self.dispatches = []
-        for launch, key in zip(launches, keys):
+        self.staged = []               # library calls' uniform bytes, copied in before each
+        self.staged_size = 0
+        self.library_uniforms = set()
+        for launch in launches:
             rt = launch.rt
+            if rt is None:             # a library call (capture_library.py)
+                self._library_dispatches(launch)
+                continue
+            key = keys[id(launch)]
             bgs = groups_made.get(key)
             if bgs is None:
                 j = slot_of.get(id(same[key]))
@@ -293,8 +302,27 @@ class Graph:
                     for _, split, _, ubytes, entries in launch.steps]
             for bg, (pipeline, _, groups, _, _) in zip(bgs, launch.steps):
                 self.dispatches.append((pipeline, bg, buffers.groups(groups), None, ()))
-        self.status = GraphStatus(rec, buffers, checked, len(launches))
-        self.uses = [(launch, use) for launch in launches for use in launch.uses]
+        self.staged = [b"".join(self.staged)] if self.staged else []
+        self._finish_status(rec, checked, len(launches))
+
+    def _library_dispatches(self, call) -> None:
+        """The dispatches of a recorded library call: its uniform bytes staged, copied into
+        its own uniform buffer right before each dispatch (as the queue's batches do)."""
+        for pipeline, bg, folded, uniform in call.steps:
+            pre = None
+            if uniform is not None:
+                buf, data = uniform
+                data = bytes(data) + bytes(-len(data) % 4)
+                pre = (self.staged_size, buf, len(data))
+                self.staged.append(data)
+                self.staged_size += len(data)
+                self.library_uniforms.add(buf)
+            self.dispatches.append((pipeline, bg, folded, pre, ()))
+
+    def _finish_status(self, rec: Recording, checked: list, count: int) -> None:
+        """The graph's status (``GraphStatus``) and the arrays its replays write."""
+        self.status = GraphStatus(rec, self.buffers, checked, count)
+        self.uses = [(launch, use) for launch in rec.launches for use in launch.uses]
         written = {}
         for _, use in self.uses:
             if use.written:
@@ -343,13 +371,15 @@ def replay(graph: Graph, times: int):
                 readback.add_status(status)
                 copies = readback.copies(queue.pool)
             try:
-                seq = _replay.submit(queue, graph.dispatches, times, copies)
+                seq = _replay.submit(queue, graph.dispatches, times, copies, graph.staged)
             except BaseException:
                 if readback is not None:
                     queue.pool.release(readback.staging)
                 raise
             if status.status is not None:
                 status.unchecked = True
+            for buf in graph.library_uniforms:    # they hold the graph's bytes now
+                queue.forget_uniform(buf)
         status.last_launch = seq
         arena_written = []
         for use in graph.written:

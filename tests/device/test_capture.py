@@ -13,7 +13,7 @@ import pytest
 from cthreads.backend import replay as backend_replay
 from cthreads.gpu import (
     GlobalIdx, Gpu, GpuArena, GpuGraph, GpuIndexError, GpuInvalidArgument, GpuJob,
-    GpuUseAfterDestroy, Random, capture, gpu, matmul, shutdown, to_device,
+    GpuUseAfterDestroy, Random, capture, gpu, matmul, shutdown, sort, to_device,
 )
 
 
@@ -268,7 +268,11 @@ def test_other_device_work_refused_inside_capture(device_name):
     before = a.numpy()
     with capture() as graph:
         with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\), this library call"):
-            matmul(a, a)
+            sort(a)
+        with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
+            matmul(a, np.eye(4, dtype=np.float32))          # a host operand: an upload
+        with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
+            matmul(a, a, out=a)            # overlapping out: a device copy after the product
         with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
             to_device(np.ones(4, np.float32))
         with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
@@ -280,8 +284,37 @@ def test_other_device_work_refused_inside_capture(device_name):
             gpu(shout, 16, a.ravel())
         with pytest.raises(GpuInvalidArgument, match="timed"):
             gpu(scale, 16, 2.0, a.ravel(), timed=True)
-    assert graph.launches == 1
+    assert graph.launches == 1                     # the failed calls left nothing behind
     np.testing.assert_array_equal(a.numpy(), before)
+    graph.replay().join()
+    np.testing.assert_array_equal(a.numpy(), 2 * before)
+
+
+def test_matmul_recorded_between_kernels(device_name):
+    rng = np.random.default_rng(5)
+    a0 = rng.standard_normal((8, 12)).astype(np.float32)
+    b0 = rng.standard_normal((12, 5)).astype(np.float32)
+    a, b = to_device(a0), to_device(b0)
+    c = to_device(np.zeros((8, 5), np.float32))
+    with capture() as graph:
+        gpu(scale, 96, 2.0, a.ravel())
+        matmul(a, b, out=c)
+        gpu(scale, 40, 0.5, c.ravel())
+        d = matmul(a, b)                           # a new GpuArray, written by each replay
+        e = a @ b
+    assert graph.launches == 5
+    graph.replay().join()
+    np.testing.assert_allclose(c.numpy(), 0.5 * ((2 * a0) @ b0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(d.numpy(), (2 * a0) @ b0, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(e.numpy(), (2 * a0) @ b0, rtol=1e-5, atol=1e-5)
+    eager = matmul(to_device(a0), b, out=to_device(np.zeros((8, 5), np.float32)))
+    np.testing.assert_allclose(eager.numpy(), a0 @ b0, rtol=1e-5, atol=1e-5)  # its uniform
+    graph.replay(times=2).join()
+    np.testing.assert_allclose(d.numpy(), (8 * a0) @ b0, rtol=1e-4, atol=1e-4)
+    del e
+    gc.collect()
+    with pytest.raises(GpuUseAfterDestroy, match="recorded launch #5, matmul\\(\\) argument"):
+        graph.replay()
 
 
 def test_nested_capture_and_replay_inside_capture_refused(device_name):
