@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 
 import numpy as np
 import pytest
 
 from cthreads.backend import replay as backend_replay
 from cthreads.gpu import (
-    GlobalIdx, Gpu, GpuArena, GpuGraph, GpuIndexError, GpuInvalidArgument, GpuJob,
+    GlobalIdx, Gpu, GpuArena, GpuDeviceError, GpuGraph, GpuIndexError, GpuInvalidArgument, GpuJob,
     GpuUseAfterDestroy, Random, capture, gpu, matmul, shutdown, sort, to_device,
 )
 
@@ -389,3 +390,64 @@ def test_replay_arguments_checked(device_name):
         with pytest.raises(GpuInvalidArgument, match="times="):
             graph.replay(times=bad)
     graph.replay().join()                      # an empty graph: nothing to run
+
+
+@Gpu
+def count_nested(n: int, a: int, b: int, out: list[int]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    c: int = 0
+    for p in range(a):
+        for q in range(b):
+            c += 1
+    out[i] = c
+
+
+def test_loop_budget_reported_after_a_replay(device_name):
+    out = to_device(np.zeros(8, np.int32))
+    with capture() as graph:
+        gpu(count_nested, 8, 10, 10, out)
+        gpu(count_nested, 8, 1000, 1000, out)       # past lavapipe's loop budget
+    if "llvmpipe" not in device_name:
+        graph.replay().join()
+        np.testing.assert_array_equal(out.numpy(), np.full(8, 10 ** 6, np.int32))
+        return
+    with pytest.raises(GpuDeviceError, match="ended a loop before it finished") as info:
+        graph.replay().join()
+    assert "recorded launch #2 of 2" in str(info.value)
+
+
+def test_arrays_split_across_bindings(device_name):
+    from cthreads import config
+    with config.override(binding_bytes=4096):
+        host = np.arange(64 * 50, dtype=np.float32)      # 12,800 bytes: four parts
+        d = to_device(host)
+        assert len(d._slot.parts) == 4
+        with capture() as graph:
+            for _ in range(3):
+                gpu(scale, len(host), 2.0, d)
+        graph.replay(times=2).join()
+        np.testing.assert_array_equal(d.numpy(), host * 64)
+
+
+def test_other_threads_launch_while_one_captures(device_name):
+    n = 64
+    x = to_device(np.ones(n, np.float32))
+    y = to_device(np.ones(n, np.float32))
+    done = []
+
+    def other():
+        gpu(scale, n, 3.0, y).join()               # runs now: that thread does not capture
+        done.append(True)
+
+    with capture() as graph:
+        gpu(scale, n, 2.0, x)
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    assert done and graph.launches == 1
+    np.testing.assert_array_equal(y.numpy(), np.full(n, 3.0, np.float32))
+    np.testing.assert_array_equal(x.numpy(), np.ones(n, np.float32))
+    graph.replay().join()
+    np.testing.assert_array_equal(x.numpy(), np.full(n, 2.0, np.float32))
