@@ -278,7 +278,6 @@ class Graph:
         nbytes = checked[0][0].rt.status_nbytes if checked else 16
         self.buffers = buffers = _replay.GraphBuffers(self.queue, list(uniforms), len(checked),
                                                       nbytes)
-        weakref.finalize(self, _release, buffers, self.generation)
         slot_of = {id(group): j for j, group in enumerate(checked)}
         groups_made: dict = {}
         self.dispatches = []
@@ -322,6 +321,9 @@ class Graph:
     def _finish_status(self, rec: Recording, checked: list, count: int) -> None:
         """The graph's status (``GraphStatus``) and the arrays its replays write."""
         self.status = GraphStatus(rec, self.buffers, checked, count)
+        # the buffers go when the status goes: the arrays the graph wrote keep it among their
+        # writers until their status is read, and a replay's job keeps it too
+        weakref.finalize(self.status, _release, self.buffers, self.generation)
         self.uses = [(launch, use) for launch in rec.launches for use in launch.uses]
         written = {}
         for _, use in self.uses:

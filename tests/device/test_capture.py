@@ -451,3 +451,17 @@ def test_other_threads_launch_while_one_captures(device_name):
     np.testing.assert_array_equal(x.numpy(), np.ones(n, np.float32))
     graph.replay().join()
     np.testing.assert_array_equal(x.numpy(), np.full(n, 2.0, np.float32))
+
+
+def test_a_failure_outlives_its_graph(device_name):
+    x = to_device(np.zeros(8, np.float32))
+    with capture() as graph:
+        gpu(poke, 9, x)
+    job = graph.replay()
+    del graph, job
+    gc.collect()
+    junk = [to_device(np.full(64, 7, np.int32)) for _ in range(8)]    # reuse freed buffers
+    with pytest.raises(GpuIndexError, match="recorded launch #1 of 1"):
+        x.numpy()
+    del junk
+    np.testing.assert_array_equal(x.numpy(), np.zeros(8, np.float32))  # reported once
