@@ -181,7 +181,7 @@ def _check_out(out, shape: tuple, dtype: str):
             "binding limit); pass a smaller out, or none")
 
 
-@_capture.recordable("matmul")        # inside capture(): recorded (runtime/capture.py)
+@_capture.recordable("matmul")        # inside capture(): recorded (runtime/capture_library.py)
 def matmul(a, b, out=None):
     """The matrix product of ``a`` and ``b`` as ``np.matmul`` (see the module docstring)."""
     np = _np()
