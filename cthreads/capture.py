@@ -92,10 +92,12 @@ class capture:  # noqa: N801 - used as a function: ``with capture() as graph``
         graph = self._graph
         if exc_type is not None:
             graph._state = "discarded"
+            _rec.discard(rec)
             return
         try:
             graph._graph = _rec.finish(rec)
         except BaseException:
             graph._state = "discarded"
+            _rec.discard(rec)
             raise
         graph._state = "ready"

@@ -32,7 +32,7 @@ from .plan import LaunchPlan
 from .readback import Readback
 
 __all__ = ["GraphStatus", "ListUse", "Recording", "RecordedLaunch", "begin", "check_lists", "check_not_nested",
-           "current", "end", "finish", "record", "replay"]
+           "current", "discard", "end", "finish", "record", "replay"]
 
 _local = threading.local()
 
@@ -323,7 +323,8 @@ class Graph:
         self.status = GraphStatus(rec, self.buffers, checked, count)
         # the buffers go when the status goes: the arrays the graph wrote keep it among their
         # writers until their status is read, and a replay's job keeps it too
-        weakref.finalize(self.status, _release, self.buffers, self.generation)
+        calls = [launch for launch in rec.launches if launch.rt is None]
+        weakref.finalize(self.status, _release, self.buffers, calls, self.generation)
         self.uses = [(launch, use) for launch in rec.launches for use in launch.uses]
         written = {}
         for _, use in self.uses:
@@ -333,9 +334,19 @@ class Graph:
         rec.launches = []
 
 
-def _release(buffers, generation: int) -> None:
+def _release(buffers, calls: list, generation: int) -> None:
     if generation == _device.generation() and not _device.is_lost():
         buffers.release()
+        for call in calls:
+            call.unpin(buffers.queue)
+
+
+def discard(rec: Recording) -> None:
+    """A capture that raised: its library calls' scratch goes back."""
+    for launch in rec.launches:
+        if launch.rt is None:
+            launch.unpin(rec.queue)
+    rec.launches = []
 
 
 def finish(rec: Recording) -> Graph:

@@ -4,10 +4,11 @@ A library function decorated ``@recordable(name)`` (``matmul``) runs inside ``ca
 it runs outside, except that its dispatches reach ``record_dispatch`` instead of the queue
 (``backend/capturing.py``): each is kept with its pipeline, bind group, workgroups and
 uniform bytes, and replayed with the bytes copied into the call's own uniform buffer first.
-A call is recorded only when every buffer it binds is a live ``GpuArray``'s or an arena
-list's (the graph checks them at replay as it checks a launch's lists): a call that needs
-scratch memory of its own, reads results back, uploads host data or copies on the device is
-refused with ``GpuInvalidArgument``, and a call that raises leaves the recording as it was.
+The buffers it binds are live ``GpuArray``s' or arena lists' (the graph checks them at replay
+as it checks a launch's lists) or the call's scratch, which the graph pins in the pool
+(``BufferPool.pin``: the call's own release of it waits until the graph is gone). A call that
+reads results back, uploads host data or copies on the device is refused with
+``GpuInvalidArgument``, and a call that raises leaves the recording as it was.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class _LibraryCall:
     """One recorded library call: its dispatches ``(pipeline, bind group, (x, y, z),
     (uniform buffer, bytes) or None)`` and the arrays they bind."""
 
-    __slots__ = ("index", "rt", "name", "steps", "uses")
+    __slots__ = ("index", "rt", "name", "steps", "uses", "pinned")
 
     def __init__(self, index: int, name: str):
         self.index = index
@@ -36,6 +37,13 @@ class _LibraryCall:
         self.name = name
         self.steps: list = []
         self.uses: list = []
+        self.pinned: list = []      # its scratch buffers, pinned in the pool for the graph
+
+    def unpin(self, queue) -> None:
+        """The scratch goes back to its owner's release (the call or the graph is dropped)."""
+        pinned, self.pinned = self.pinned, []
+        for pooled in pinned:
+            queue.pool.unpin(pooled)
 
 
 def _slot_of(pooled):
@@ -68,10 +76,12 @@ def library_call(name: str):
                                      "back to the host; make it outside the capture")
         for pooled in buffers:
             slot = _slot_of(pooled)
-            if slot is None:
-                raise GpuInvalidArgument(
-                    f"{name}() inside capture(): this call needs scratch device memory of its "
-                    "own, which capture() does not keep yet; make it outside the capture")
+            if slot is None:           # the call's scratch: kept for the graph's replays
+                if id(pooled) not in seen:
+                    seen.add(id(pooled))
+                    queue.pool.pin(pooled)
+                    call.pinned.append(pooled)
+                continue
             if id(slot) not in seen:
                 seen.add(id(slot))
                 call.uses.append(ListUse(slot, f"{name}() argument", True))
@@ -81,6 +91,9 @@ def library_call(name: str):
     capturing.set_recorder(record_dispatch)
     try:
         yield
+    except BaseException:
+        call.unpin(rec.queue)
+        raise
     finally:
         capturing.set_recorder(None)
     if call.steps:

@@ -14,7 +14,7 @@ import pytest
 from cthreads.backend import replay as backend_replay
 from cthreads.gpu import (
     GlobalIdx, Gpu, GpuArena, GpuDeviceError, GpuGraph, GpuIndexError, GpuInvalidArgument, GpuJob,
-    GpuUseAfterDestroy, Random, capture, gpu, matmul, shutdown, sort, to_device,
+    GpuUseAfterDestroy, Random, argsort, capture, gpu, matmul, shutdown, sort, to_device,
 )
 
 
@@ -53,6 +53,11 @@ def noise(seed: int, n: int, out: list[float]) -> None:
     if i < n:
         rng: Random = Random(seed, i)
         out[i] = out[i] + rng.random()
+
+
+@Gpu.func
+def add(a: float, b: float) -> float:
+    return a + b
 
 
 @Gpu
@@ -268,8 +273,10 @@ def test_other_device_work_refused_inside_capture(device_name):
     a = to_device(np.eye(4, dtype=np.float32))
     before = a.numpy()
     with capture() as graph:
-        with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\), this library call"):
-            sort(a)
+        with pytest.raises(GpuInvalidArgument, match="reads results back to the host"):
+            add.reduce(a)                                   # a Python number
+        with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
+            sort(np.ones(4, np.float32))                    # a host input: an upload
         with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
             matmul(a, np.eye(4, dtype=np.float32))          # a host operand: an upload
         with pytest.raises(GpuInvalidArgument, match="inside capture\\(\\)"):
@@ -465,3 +472,48 @@ def test_a_failure_outlives_its_graph(device_name):
         x.numpy()
     del junk
     np.testing.assert_array_equal(x.numpy(), np.zeros(8, np.float32))  # reported once
+
+
+def test_sort_recorded_with_its_scratch(device_name):
+    rng = np.random.default_rng(11)
+    k0 = rng.standard_normal(5000).astype(np.float32)
+    keys = to_device(k0)
+    with capture() as graph:
+        gpu(scale, len(k0), -1.0, keys)
+        out = sort(keys)                           # a new GpuArray, written by each replay
+        idx = argsort(keys)
+    assert graph.launches == 3
+    np.testing.assert_array_equal(keys.numpy(), k0)                          # not run yet
+    other = sort(to_device(rng.standard_normal(5000).astype(np.float32)))   # same size, eager
+    graph.replay().join()
+    np.testing.assert_array_equal(out.numpy(), np.sort(-k0, kind="stable"))
+    np.testing.assert_array_equal(idx.numpy(), np.argsort(-k0, kind="stable"))
+    for n in (7000, 3000, 5000):                   # the sorter's scratch moves on
+        sort(to_device(rng.standard_normal(n).astype(np.float32))).numpy()
+    junk = [to_device(np.full(5000, 9.0, np.float32)) for _ in range(6)]
+    graph.replay().join()
+    np.testing.assert_array_equal(out.numpy(), np.sort(k0, kind="stable"))
+    for j in junk:                                 # the graph's scratch is nobody else's
+        np.testing.assert_array_equal(j.numpy(), np.full(5000, 9.0, np.float32))
+    assert other.numpy().shape == (5000,)
+
+
+def test_scans_and_axis_reductions_recorded(device_name):
+    x0 = np.arange(1000, dtype=np.float32) % 7
+    m0 = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x, m = to_device(x0), to_device(m0)
+    with capture() as graph:
+        gpu(scale, 1000, 2.0, x)
+        scan = add.accumulate(x)
+        cols = add.reduce(m, axis=0)
+        rows = add.reduce(m, axis=1, keepdims=True)
+        gpu(scale, 12, 3.0, m.ravel())
+    assert graph.launches == 5
+    graph.replay().join()
+    np.testing.assert_allclose(scan.numpy(), np.cumsum(2 * x0), rtol=1e-6)
+    np.testing.assert_array_equal(cols.numpy(), m0.sum(axis=0))
+    np.testing.assert_array_equal(rows.numpy(), m0.sum(axis=1, keepdims=True))
+    graph.replay().join()
+    np.testing.assert_allclose(scan.numpy(), np.cumsum(4 * x0), rtol=1e-6)
+    np.testing.assert_array_equal(cols.numpy(), (3 * m0).sum(axis=0))
+    np.testing.assert_array_equal(m.numpy(), 9 * m0)
