@@ -9,6 +9,7 @@ recording and the device side are ``runtime/capture.py`` and ``backend/replay.py
 
 from __future__ import annotations
 
+from . import pickling
 from .backend import get_queue
 from .devices import use_device
 from .errors import GpuInvalidArgument
@@ -49,6 +50,10 @@ class GpuGraph:
                                      "so the capture was discarded; capture again")
         status, seq, plan = _rec.replay(self._graph, int(times))
         return GpuJob(status, seq, plan)
+
+    def __reduce__(self):
+        pickling.refuse("GpuGraph", "Send the kernels and their arguments, and capture the "
+                        "launches again where they run")
 
     def __repr__(self) -> str:
         return f"<GpuGraph {self._state}, {self.launches} launch(es) on {self._label}>"

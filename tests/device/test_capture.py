@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import pickle
 import threading
 
 import numpy as np
@@ -393,6 +394,8 @@ def test_a_graph_belongs_to_its_device(two_devices):
 def test_replay_arguments_checked(device_name):
     with capture() as graph:
         pass
+    with pytest.raises(TypeError, match="cannot pickle a GpuGraph"):
+        pickle.dumps(graph)
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(GpuInvalidArgument, match="times="):
             graph.replay(times=bad)
