@@ -112,29 +112,32 @@ def fold(queue, groups) -> tuple:
     return fold_groups(groups, queue.max_groups)
 
 
-def submit(queue, dispatches: list, times: int, copies=(), staged=()) -> int:
+def submit(queue, dispatches: list, times: int, copies=(), staged=()) -> tuple:
     """Submit ``dispatches`` (``batch.py``'s form, without ``pre`` or ``post``) ``times`` times
     over, after the queue's pending batch, in as few submissions as ``MAX_DISPATCHES``
     allows, then ``copies`` (the status readback) in the last; the ``pre`` copies of library
-    calls read ``staged`` (a list of bytes, written before each submission); the number of
-    the last submission."""
+    calls read ``staged`` (a list of bytes, written before each submission).
+
+    Returns (the number of the last submission, ``made``): on CPU drivers, where a submission
+    made while earlier work runs blocks in the driver, the last one is made by ``made()``,
+    which the caller runs once its own locks are free (as the queue's waits do); else None."""
     per = max(1, MAX_DISPATCHES // max(len(dispatches), 1))
     left = times
     with queue.lock:
         queue._check_usable()
-        queue.flush("replay")              # launches made before the replay run first
-    while left > 0:
+        pending = queue.flush("replay", handoff=True)   # launches made before run first
+    if pending is not None:
+        pending()
+    while True:
         k = min(per, left)
         left -= k
         work = dispatches * k if k > 1 else dispatches
-        submit_now = None
         with queue.lock:
             queue._check_usable()
-            # on CPU drivers a submission made while earlier work runs blocks in the driver:
-            # made outside the lock there, as the queue's own waits do
-            submit_now = queue.submit_recorded(work, list(staged), () if left else copies,
-                                               handoff=queue.submit_when_idle)
+            made = queue.submit_recorded(work, list(staged), () if left else copies,
+                                         handoff=queue.submit_when_idle)
             seq = queue.completion.submitted
-        if submit_now is not None:
-            submit_now()
-    return seq
+        if not left:
+            return seq, made
+        if made is not None:
+            made()

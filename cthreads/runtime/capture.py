@@ -361,46 +361,63 @@ def replay(graph: Graph, times: int):
         raise GpuInvalidArgument(
             "GpuGraph.replay() inside capture(): a replay is not recorded; replay the graph "
             "after the with-block")
-    status = graph.status
-    with residency.launch_lock:
-        if graph.generation != _device.generation():
-            raise GpuUseAfterDestroy(
-                "GpuGraph.replay(): cthreads.gpu.shutdown() ran since the capture, and the "
-                "graph's device with it; capture the launches again on the new device")
-        for launch, use in graph.uses:
-            why = use.gone(graph.generation)
-            if why is not None:
-                raise GpuUseAfterDestroy(
-                    f"GpuGraph.replay(): recorded launch #{launch.index + 1}, {use.where}: "
-                    f"{why}; nothing was submitted")
-        queue = graph.queue
-        readback = None
-        if not graph.dispatches:
-            seq = queue.completion.submitted
-        else:
-            copies = ()
-            if status.status is not None:      # the status slots ride in the submission
-                readback = Readback()
-                readback.add_status(status)
-                copies = readback.copies(queue.pool)
-            try:
-                seq = _replay.submit(queue, graph.dispatches, times, copies, graph.staged)
-            except BaseException:
-                if readback is not None:
-                    queue.pool.release(readback.staging)
-                raise
-            if status.status is not None:
-                status.unchecked = True
-            for buf in graph.library_uniforms:    # they hold the graph's bytes now
-                queue.forget_uniform(buf)
-        status.last_launch = seq
-        arena_written = []
-        for use in graph.written:
-            use.slot.writers.add(status)
-            if use.arena:
-                use.slot.written = True
-                arena_written.append(use.slot)
+    made = None
+    try:
+        with residency.launch_lock:
+            _check_live(graph)
+            seq, made, readback = _submit(graph, times)
+            status = graph.status
+            status.last_launch = seq
+            arena_written = []
+            for use in graph.written:
+                use.slot.writers.add(status)
+                if use.arena:
+                    use.slot.written = True
+                    arena_written.append(use.slot)
+    finally:
+        if made is not None:          # the submission itself, the launch lock free
+            made()
     plan = LaunchPlan()
     plan.resident_written = arena_written
     plan.readback = readback
     return status, seq, plan
+
+
+def _check_live(graph: Graph) -> None:
+    """GpuUseAfterDestroy unless the graph's device and every buffer it binds are there."""
+    if graph.generation != _device.generation():
+        raise GpuUseAfterDestroy(
+            "GpuGraph.replay(): cthreads.gpu.shutdown() ran since the capture, and the "
+            "graph's device with it; capture the launches again on the new device")
+    for launch, use in graph.uses:
+        why = use.gone(graph.generation)
+        if why is not None:
+            raise GpuUseAfterDestroy(
+                f"GpuGraph.replay(): recorded launch #{launch.index + 1}, {use.where}: "
+                f"{why}; nothing was submitted")
+
+
+def _submit(graph: Graph, times: int) -> tuple:
+    """(submission number, the function that makes it or None, the status Readback or None)
+    of one replay (launch lock held)."""
+    queue = graph.queue
+    status = graph.status
+    if not graph.dispatches:
+        return queue.completion.submitted, None, None
+    readback = None
+    copies = ()
+    if status.status is not None:      # the status slots ride in the submission
+        readback = Readback()
+        readback.add_status(status)
+        copies = readback.copies(queue.pool)
+    try:
+        seq, made = _replay.submit(queue, graph.dispatches, times, copies, graph.staged)
+    except BaseException:
+        if readback is not None:
+            queue.pool.release(readback.staging)
+        raise
+    if status.status is not None:
+        status.unchecked = True
+    for buf in graph.library_uniforms:    # they hold the graph's bytes now
+        queue.forget_uniform(buf)
+    return seq, made, readback
