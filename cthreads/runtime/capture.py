@@ -4,11 +4,12 @@ Inside ``capture()`` a ``gpu()`` call is checked as usual and then *recorded* (`
 its ``LaunchPlan`` is made once (the variant, its workgroups, its uniform bytes with the
 scalars of the call, its bind-group entries) and nothing is submitted. Every list must be a
 ``GpuArray`` or an arena list (``check_lists``): a recorded launch reads device memory when
-it is replayed, so host data copied at record time would be stale. Library calls that can be
-recorded (``matmul``) are recorded by ``capture_library.py``. ``finish`` turns the
-records into dispatches once (``backend/replay.py``: the graph's own uniform slots, one status
-slot per recorded launch with bounds checks, one bind group per recorded dispatch) and
-``replay`` submits them, ``times`` over, as one submission.
+it is replayed, so host data copied at record time would be stale. Library calls
+(``matmul``, ``sort``, ``f.accumulate``, ``f.reduce(axis=...)``) are recorded by
+``capture_library.py``. ``finish`` turns the records into dispatches once
+(``backend/replay.py``: the graph's own uniform slots; one status slot and one bind group per
+distinct launch: kernel, buffers and scalars) and ``replay`` submits them, ``times`` over, as
+one submission.
 
 ``GraphStatus`` stands for the graph wherever a kernel runtime's status is read (``GpuJob``
 joins, ``Readback``, the writers of ``GpuArray``s and arena slots): its status words are all
@@ -31,8 +32,8 @@ from . import residency
 from .plan import LaunchPlan
 from .readback import Readback
 
-__all__ = ["GraphStatus", "ListUse", "Recording", "RecordedLaunch", "begin", "check_lists", "check_not_nested",
-           "current", "discard", "end", "finish", "record", "replay"]
+__all__ = ["GraphStatus", "ListUse", "Recording", "RecordedLaunch", "begin", "check_lists",
+           "check_not_nested", "current", "discard", "end", "finish", "record", "replay"]
 
 _local = threading.local()
 
@@ -182,10 +183,12 @@ def record(rt, scalars: list, lists: list, n) -> RecordedLaunch:
             "recorded launch would have no join to be written at; launch it outside the "
             "capture, or take print() out of the kernel")
     marks = [(a.slot, a.slot.written, set(a.slot.writers)) for a in lists]
-    plan = rt.plan(scalars, lists, n)
-    for slot, written, writers in marks:     # nothing ran: no one wrote them yet
-        slot.written = written
-        slot.writers.intersection_update(writers)
+    try:
+        plan = rt.plan(scalars, lists, n)
+    finally:
+        for slot, written, writers in marks:     # nothing ran: no one wrote them yet
+            slot.written = written
+            slot.writers.intersection_update(writers)
     if plan.readback is not None or plan.owned:      # never: every list is resident
         plan.release(rt.queue.pool)
         raise GpuInvalidArgument(f"gpu({name}, ...) inside capture(): this launch would "
