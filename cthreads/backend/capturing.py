@@ -14,7 +14,8 @@ import threading
 
 from ..errors import GpuInvalidArgument
 
-__all__ = ["active", "capturing", "check", "record", "set_capturing", "set_recorder"]
+__all__ = ["active", "capturing", "check", "record", "recorder", "set_capturing",
+           "set_recorder"]
 
 _local = threading.local()
 #: captures open in any thread (the queue's guard looks no further while it is 0)
@@ -54,6 +55,11 @@ def set_recorder(fn) -> None:
     """``fn(queue, pipeline, bind group, groups, uniform, copies, buffers)`` records the
     dispatches of the calling thread (a library call that can be captured), or None."""
     _local.record = fn
+
+
+def recorder():
+    """The calling thread's recorder (``set_recorder``), or None."""
+    return getattr(_local, "record", None)
 
 
 def record(queue, pipeline, bind_group, groups, uniform, copies, buffers) -> int:

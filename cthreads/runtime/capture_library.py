@@ -62,6 +62,9 @@ def _slot_of(pooled):
 def library_call(name: str):
     """Inside ``capture()``: the dispatches of library call ``name`` are recorded, kept only
     if the call returns (one that raises leaves the recording as it was)."""
+    if capturing.recorder() is not None:     # a library call made by another: one record
+        yield
+        return
     rec = current()
     call = _LibraryCall(len(rec.launches), name)
     seen: set = set()
