@@ -15,7 +15,7 @@ import pytest
 from cthreads.backend import replay as backend_replay
 from cthreads.gpu import (
     GlobalIdx, Gpu, GpuArena, GpuDeviceError, GpuGraph, GpuIndexError, GpuInvalidArgument, GpuJob,
-    GpuUseAfterDestroy, Random, argsort, capture, gpu, matmul, shutdown, sort, to_device,
+    GpuUseAfterDestroy, Random, argsort, capture, gpu, matmul, shutdown, sort, to_device, vec3,
 )
 
 
@@ -520,3 +520,28 @@ def test_scans_and_axis_reductions_recorded(device_name):
     np.testing.assert_allclose(scan.numpy(), np.cumsum(4 * x0), rtol=1e-6)
     np.testing.assert_array_equal(cols.numpy(), (3 * m0).sum(axis=0))
     np.testing.assert_array_equal(m.numpy(), 9 * m0)
+
+
+@Gpu
+def particle_step(n: int, dt: float, p: list[vec3], v: list[vec3]) -> None:
+    i: int = GlobalIdx.x
+    if i >= n:
+        return
+    v[i] += vec3(0.0, -9.8, 0.0) * dt
+    p[i] += v[i] * dt
+
+
+def test_vector_lists_replay_as_one_by_one(device_name):
+    rng = np.random.default_rng(8)
+    p0 = rng.standard_normal((300, 3)).astype(np.float32)
+    v0 = rng.standard_normal((300, 3)).astype(np.float32)
+    p, v = to_device(p0), to_device(v0)
+    q, w = to_device(p0), to_device(v0)
+    with capture() as graph:
+        for _ in range(5):
+            gpu(particle_step, 300, 0.01, p, v)
+    graph.replay(times=2).join()
+    for _ in range(10):
+        gpu(particle_step, 300, 0.01, q, w)
+    np.testing.assert_array_equal(p.numpy(), q.numpy())
+    np.testing.assert_array_equal(v.numpy(), w.numpy())
