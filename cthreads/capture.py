@@ -37,19 +37,22 @@ class GpuGraph:
         """The device the graph belongs to (where its capture began)."""
         return self._label
 
-    def replay(self, times: int = 1) -> GpuJob:
+    def replay(self, times: int = 1, timed: bool = False) -> GpuJob:
         """Submit the recorded launches in order, ``times`` over, as one submission (as few as
-        the device allows); the ``GpuJob`` of the replay (``join()``, ``await``)."""
+        the device allows); the ``GpuJob`` of the replay (``join()``, ``await``; with
+        ``timed=True`` its ``device_time``: from the first dispatch to the end of the last)."""
         if times.__class__ is bool or not isinstance(times, int) or times < 1:
             raise GpuInvalidArgument(f"GpuGraph.replay(times={times!r}): expects an int >= 1")
+        if timed.__class__ is not bool:
+            raise GpuInvalidArgument(f"GpuGraph.replay(timed={timed!r}): expects True or False")
         if self._state == "recording":
             raise GpuInvalidArgument("GpuGraph.replay() inside its own capture(): replay the "
                                      "graph after the with-block")
         if self._state == "discarded":
             raise GpuInvalidArgument("GpuGraph.replay(): the with-block of this capture raised, "
                                      "so the capture was discarded; capture again")
-        status, seq, plan = _rec.replay(self._graph, int(times))
-        return GpuJob(status, seq, plan)
+        status, seq, plan, timing = _rec.replay(self._graph, int(times), timed)
+        return GpuJob(status, seq, plan, timing)
 
     def __reduce__(self):
         pickling.refuse("GpuGraph", "Send the kernels and their arguments, and capture the "

@@ -111,8 +111,8 @@ def _record(fn, args: tuple, force: bool, device, threads, timed, kwargs: dict):
             return _record(fn, args, force, None, threads, timed, kwargs)
     if force or timed:
         raise GpuInvalidArgument(f"gpu(..., {'force' if force else 'timed'}=True) inside "
-                                 "capture(): a recorded launch is neither forced nor timed; "
-                                 "launch it outside the capture")
+                                 "capture(): a recorded launch is neither forced nor timed "
+                                 "(time the replay: graph.replay(timed=True))")
     if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
         args = vector_scalars(fn.program, args)
     if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:

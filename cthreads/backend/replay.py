@@ -112,11 +112,13 @@ def fold(queue, groups) -> tuple:
     return fold_groups(groups, queue.max_groups)
 
 
-def submit(queue, dispatches: list, times: int, copies=(), staged=()) -> tuple:
+def submit(queue, dispatches: list, times: int, copies=(), staged=(), stamp=None) -> tuple:
     """Submit ``dispatches`` (``batch.py``'s form, without ``pre`` or ``post``) ``times`` times
     over, after the queue's pending batch, in as few submissions as ``MAX_DISPATCHES``
     allows, then ``copies`` (the status readback) in the last; the ``pre`` copies of library
-    calls read ``staged`` (a list of bytes, written before each submission).
+    calls read ``staged`` (a list of bytes, written before each submission). ``stamp``: a
+    timed replay's staging buffer (``timing.JobTiming``): timestamps before the first dispatch
+    and after the last.
 
     Returns (the number of the last submission, ``made``): on CPU drivers, where a submission
     made while earlier work runs blocks in the driver, the last one is made by ``made()``,
@@ -128,14 +130,22 @@ def submit(queue, dispatches: list, times: int, copies=(), staged=()) -> tuple:
         pending = queue.flush("replay", handoff=True)   # launches made before run first
     if pending is not None:
         pending()
+    first = True
     while True:
         k = min(per, left)
         left -= k
         work = dispatches * k if k > 1 else dispatches
         with queue.lock:
             queue._check_usable()
+            stamps = []
+            if stamp is not None:
+                if first:
+                    queue.timestamps.record(stamps, 0, (stamp, True, False))
+                if not left:
+                    queue.timestamps.record(stamps, len(work) - 1, (stamp, False, True))
+            first = False
             made = queue.submit_recorded(work, list(staged), () if left else copies,
-                                         handoff=queue.submit_when_idle)
+                                         handoff=queue.submit_when_idle, stamps=stamps)
             seq = queue.completion.submitted
         if not left:
             return seq, made

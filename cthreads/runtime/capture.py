@@ -357,9 +357,9 @@ def finish(rec: Recording) -> Graph:
     return Graph(rec)
 
 
-def replay(graph: Graph, times: int):
-    """Submit ``graph`` ``times`` over; (GraphStatus, submission number, LaunchPlan) for the
-    ``GpuJob`` of the replay."""
+def replay(graph: Graph, times: int, timed: bool = False):
+    """Submit ``graph`` ``times`` over; (GraphStatus, submission number, LaunchPlan, timing)
+    for the ``GpuJob`` of the replay (``timed``: its ``device_time`` is measured)."""
     if capturing.capturing():
         raise GpuInvalidArgument(
             "GpuGraph.replay() inside capture(): a replay is not recorded; replay the graph "
@@ -368,7 +368,13 @@ def replay(graph: Graph, times: int):
     try:
         with residency.launch_lock:
             _check_live(graph)
-            seq, made, readback = _submit(graph, times)
+            timing = graph.queue.job_timing() if timed and graph.dispatches else None
+            try:
+                seq, made, readback = _submit(graph, times, timing)
+            except BaseException:
+                if timing is not None:
+                    graph.queue.pool.release(timing.staging)
+                raise
             status = graph.status
             status.last_launch = seq
             arena_written = []
@@ -383,7 +389,7 @@ def replay(graph: Graph, times: int):
     plan = LaunchPlan()
     plan.resident_written = arena_written
     plan.readback = readback
-    return status, seq, plan
+    return status, seq, plan, timing
 
 
 def _check_live(graph: Graph) -> None:
@@ -400,7 +406,7 @@ def _check_live(graph: Graph) -> None:
                 f"{why}; nothing was submitted")
 
 
-def _submit(graph: Graph, times: int) -> tuple:
+def _submit(graph: Graph, times: int, timing=None) -> tuple:
     """(submission number, the function that makes it or None, the status Readback or None)
     of one replay (launch lock held)."""
     queue = graph.queue
@@ -414,7 +420,8 @@ def _submit(graph: Graph, times: int) -> tuple:
         readback.add_status(status)
         copies = readback.copies(queue.pool)
     try:
-        seq, made = _replay.submit(queue, graph.dispatches, times, copies, graph.staged)
+        seq, made = _replay.submit(queue, graph.dispatches, times, copies, graph.staged,
+                                   None if timing is None else timing.staging.buffer)
     except BaseException:
         if readback is not None:
             queue.pool.release(readback.staging)

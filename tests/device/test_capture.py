@@ -545,3 +545,21 @@ def test_vector_lists_replay_as_one_by_one(device_name):
         gpu(particle_step, 300, 0.01, q, w)
     np.testing.assert_array_equal(p.numpy(), q.numpy())
     np.testing.assert_array_equal(v.numpy(), w.numpy())
+
+
+def test_timed_replay(device_name, monkeypatch):
+    x = to_device(np.ones(256, np.float32))
+    with capture() as graph:
+        for _ in range(4):
+            gpu(scale, 256, 2.0, x)
+    job = graph.replay(timed=True)
+    job.join()
+    assert job.device_time is not None and job.device_time > 0
+    assert graph.replay().device_time is None
+    monkeypatch.setattr(backend_replay, "MAX_DISPATCHES", 3)
+    job = graph.replay(times=3, timed=True)        # 12 dispatches in four submissions
+    job.join()
+    assert job.device_time is not None and job.device_time > 0
+    np.testing.assert_array_equal(x.numpy(), np.full(256, 2.0 ** 20, np.float32))
+    with pytest.raises(GpuInvalidArgument, match="timed="):
+        graph.replay(timed=1)
