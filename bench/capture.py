@@ -9,6 +9,7 @@ on ``n`` float32 elements of GpuArrays) followed by one join, median of ``reps``
   ``join()`` of the last job;
 * ours, replayed: the same loop recorded once by ``capture()``, then ``graph.replay().join()``;
 * ``times=10``: one replay of ten repetitions, per repetition;
+* the ``device_time`` of a replay (``replay(timed=True)``): the device's share;
 * torch (when ``torch.cuda.is_available()``): the same loop of ``p.add_(v, alpha=dt)`` eager
   then one ``torch.cuda.synchronize()``, and the loop captured in a ``torch.cuda.CUDAGraph``,
   replayed then synchronized.
@@ -79,6 +80,14 @@ def ours(launches: int, n: int, reps: int) -> dict:
     queue = get_queue()
     t = _times_us({"one_by_one": one_by_one, "replay": replayed, "replay10": replayed10}, reps)
     t["replay10"] = tuple(x / 10 for x in t["replay10"])    # per repetition
+    device = []                            # the device's own time of a replay (timestamps)
+    for _ in range(reps):
+        job = graph.replay(timed=True)
+        job.join()
+        if job.device_time is not None:
+            device.append(job.device_time * 1e6)
+    if device:
+        t["replay_device"] = (statistics.median(device), min(device))
     return {"device": queue.ctx.name,
             "encoder": "native" if queue.uses_native_encoder else "public", **t}
 
@@ -136,6 +145,8 @@ def main(argv=None) -> None:
     row("ours, one by one", "one_by_one")
     row("ours, graph.replay()", "replay", "one_by_one", "one by one (lavapipe target <= 0.5)")
     row("ours, replay(times=10)/10", "replay10", "one_by_one", "one by one, per repetition")
+    if "replay_device" in r:
+        row("  device_time of a replay", "replay_device", "replay", "of the replay's host time")
     t = torch_peer(a.launches, a.n, a.reps)
     if t is None:
         print("  torch: no CUDA device here (the H200 branch runs where torch sees one)")
