@@ -12,7 +12,9 @@ joined. ``compile()`` compiles every variant a plan may pick.
 from __future__ import annotations
 
 from .runtime import args as launch_args
+from .runtime import capture as _capture
 from .runtime import residency
+from .backend import capturing as _capturing
 from .backend import device as _device
 from .devices import use_device
 from .codegen.types import elem as elem_type
@@ -46,6 +48,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
     selection or the default device); ``threads=``: n, or (nx, ny[, nz]) for an N-D launch
     (else the 1-D rule: ``n`` or the longest list); ``timed=True`` (or ``@Gpu(timed=True)``):
     the job's ``device_time`` is measured; returns the submitted ``GpuJob``."""
+    if _capturing.active and _capturing.capturing():    # inside capture(): recorded, not run
+        return _record(fn, args, force, device, threads, timed, kwargs)
     if device is not None:
         with use_device(device):
             return gpu(fn, *args, force=force, threads=threads, timed=timed, **kwargs)
@@ -97,6 +101,36 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
     if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
         warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
     return GpuJob(rt, seq, plan, timing)
+
+
+def _record(fn, args: tuple, force: bool, device, threads, timed, kwargs: dict):
+    """``gpu()`` inside ``capture()``: the call and its arguments checked as ``gpu()`` checks
+    them, then recorded (runtime/capture.py) instead of submitted."""
+    if device is not None:
+        with use_device(device):
+            return _record(fn, args, force, None, threads, timed, kwargs)
+    if force or timed:
+        raise GpuInvalidArgument(f"gpu(..., {'force' if force else 'timed'}=True) inside "
+                                 "capture(): a recorded launch is neither forced nor timed "
+                                 "(time the replay: graph.replay(timed=True))")
+    if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
+        args = vector_scalars(fn.program, args)
+    if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
+        args = flat_args(fn.program, args)
+    kernel = _check_call(fn, args, kwargs)
+    shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
+    program = _launch_program(kernel, args)
+    scalars, lists, n = launch_args.check_args(program, args, launch_args.wheres(program))
+    _capture.check_lists(program.name, lists)      # nothing is packed or uploaded
+    nd = None
+    if isinstance(shape, tuple):
+        n, nd = shape, kernel.nd_workgroup(len(shape))
+    elif shape is not None:
+        n = shape
+    with residency.launch_lock:
+        rt = kernel.runtime_for(program.widths, nd)
+        _check_generation(rt)
+        return _capture.record(rt, scalars, lists, n)
 
 
 def _timing(rt: KernelRuntime):

@@ -64,7 +64,7 @@ from .faults import device_error, lost_error
 from .flusher import FLUSH_DEADLINE_S, Flusher, _queues
 from .native.encoder import make_encoder
 from .public_encoder import submit_public, submit_public_timed
-from . import timing
+from . import capturing, timing
 from . import uploads
 from .uploads import UploadRing, byte_view
 from .waits import CPU_SPIN_S, GPU_SPIN_S, Completion
@@ -118,6 +118,7 @@ FLUSH_RULES = {
     "deadline": "the batch is still pending FLUSH_DEADLINE_S after it opened (``flusher.py``; "
                 "CPU drivers: only once the device is idle, outside the lock)",
     "drain": "``idle()``, before resources are freed",
+    "replay": "``GpuGraph.replay()`` (``replay.py``): the pending dispatches go first",
     "close": "``close()``: shutdown, interpreter exit",
 }
 
@@ -236,6 +237,7 @@ class DeviceQueue:
     def upload_new(self, data) -> PooledBuffer:
         """A pooled storage buffer holding ``data`` (written at creation when it is new and
         small; large data goes through ``upload``'s staging ring, which is faster)."""
+        capturing.check("an upload of host data into a new device buffer")   # v3's capture()
         nbytes = memoryview(data).nbytes
         if nbytes >= uploads.STAGED_FROM:
             pooled = self.pool.acquire(nbytes)
@@ -265,6 +267,7 @@ class DeviceQueue:
         From ``STAGED_FROM`` bytes on (contiguous data) the copy goes through the staging
         ring instead (``uploads.py``), submitted after the pending dispatches.
         """
+        capturing.check("an upload of host data")
         nbytes = memoryview(data).nbytes
         view = byte_view(data) if nbytes >= uploads.STAGED_FROM else None
         if view is not None:          # large: through the staging ring (uploads.py)
@@ -316,6 +319,7 @@ class DeviceQueue:
     def submit_copies(self, copies) -> int:
         """Submit copies ``[(src, src_offset, dst, dst_offset, nbytes), ...]`` after every
         pending dispatch (in the same command buffer); returns the submission's number."""
+        capturing.check("a device copy or download")
         with self.lock:
             self._check_usable()
             self.flush("readback", copies)
@@ -347,6 +351,8 @@ class DeviceQueue:
         ``stamp``: a timed job's ``(staging buffer, before, after)``: timestamps are written
         before and/or after this dispatch (``timing.py``; ``job_timing`` made the buffer).
         """
+        if capturing.active and capturing.capturing():    # recorded or refused (capturing.py)
+            return capturing.record(self, pipeline, bind_group, groups, uniform, copies, buffers)
         folded = fold_groups(groups, self.max_groups)
         with self.lock:
             self._check_usable()
