@@ -44,6 +44,7 @@ VARIABLES = {
     "axis_reduce": "CTHREADS_AXIS_REDUCE",
     "sort_form": "CTHREADS_SORT",
     "scan": "CTHREADS_SCAN",
+    "launch_path": "CTHREADS_LAUNCH_PATH",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -115,6 +116,9 @@ class Config:
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
     #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
     scan: str = ""
+    #: CTHREADS_LAUNCH_PATH: "old" (a repeated resident launch builds its whole plan again),
+    #: or "" (its bind group and entries are kept: ``runtime/ready.py``)
+    launch_path: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -257,6 +261,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
         sort_form=_sort_form(text("sort_form")),
         scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
+        launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
     )
 
 
@@ -294,6 +299,9 @@ def _check_value(name: str, value):
     elif name == "sort_form":
         ok = value in SORT_FORMS
         accepted = "'', 'old' or '8bit'"
+    elif name == "launch_path":
+        ok = value in ("", "old")
+        accepted = "'' or 'old'"
     elif name == "scan":
         ok = value in ("", "old", "new")
         accepted = "'', 'old' or 'new'"

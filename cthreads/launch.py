@@ -66,7 +66,9 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
         rt = memo.rt
         with residency.launch_lock:
             _check_generation(rt)
-            plan = rt.plan(scalars, lists, n)
+            ready = rt.ready          # the repeat's bind group kept (runtime/ready.py)
+            plan = ready.plan(rt, scalars, lists, n) if ready is not None else \
+                rt.plan(scalars, lists, n)
             timing = _timing(rt) if timed else None
             seq = _submit(rt, plan, timing)
         if threads is None and fn.nd_hint is not None:

@@ -34,6 +34,7 @@ from . import args as _args
 from . import convert, residency
 from ..backend import device as _device
 from .plan import ListArg
+from .ready import plain_scalars
 
 
 class LaunchMemo:
@@ -41,7 +42,7 @@ class LaunchMemo:
 
     __slots__ = ("threads", "shape", "rt", "lists", "count", "queue", "generation", "distinct",
                  "buffers", "scalar_params", "wheres", "shape_scalars", "n_at", "n_lists",
-                 "ctx")
+                 "ctx", "plain")
 
     def __init__(self, threads, shape, program, rt, lists: list, wheres: tuple):
         self.threads = threads             # as given to gpu()
@@ -74,6 +75,7 @@ class LaunchMemo:
             self.distinct = 0                  # arena lists repeat by identity: no check
         self.scalar_params = tuple((k, p) for k, p in enumerate(program.params)
                                    if not p.is_list)
+        self.plain = plain_scalars(self.scalar_params)   # values taken unchecked (ready.py)
         self.wheres = wheres
         by_name = {a.param.name: a.dims for a in lists}
         self.shape_scalars = [by_name[name][d] for name, d, _ in program.shapes]
@@ -131,8 +133,13 @@ class LaunchMemo:
 
     def scalars(self, args: tuple) -> tuple[list, object]:
         """(checked scalar values, n) of a matching call, as ``_check_args`` gives them."""
-        values = [convert.check_scalar(args[k], p.elem, self.wheres[k])
-                  for k, p in self.scalar_params]
+        values = []
+        for (k, p), plain in zip(self.scalar_params, self.plain):
+            v = args[k]
+            if plain is not None and v.__class__ is plain[0] and plain[1] <= v <= plain[2]:
+                values.append(v)           # what check_scalar returns for it
+            else:
+                values.append(convert.check_scalar(v, p.elem, self.wheres[k]))
         if self.shape_scalars:
             values += self.shape_scalars
         n = values[self.n_at] if self.n_at is not None else self.n_lists
