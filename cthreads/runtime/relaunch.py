@@ -42,7 +42,7 @@ class LaunchMemo:
 
     __slots__ = ("threads", "shape", "rt", "lists", "count", "queue", "generation", "distinct",
                  "buffers", "scalar_params", "wheres", "shape_scalars", "n_at", "n_lists",
-                 "ctx", "plain")
+                 "ctx", "plain", "vectors")
 
     def __init__(self, threads, shape, program, rt, lists: list, wheres: tuple):
         self.threads = threads             # as given to gpu()
@@ -76,6 +76,7 @@ class LaunchMemo:
         self.scalar_params = tuple((k, p) for k, p in enumerate(program.params)
                                    if not p.is_list)
         self.plain = plain_scalars(self.scalar_params)   # values taken unchecked (ready.py)
+        self.vectors = True      # whether the kernel has vector parameters (gpu() sets it)
         self.wheres = wheres
         by_name = {a.param.name: a.dims for a in lists}
         self.shape_scalars = [by_name[name][d] for name, d, _ in program.shapes]

@@ -159,3 +159,84 @@ def test_the_form_in_force():
     np.testing.assert_array_equal(y.numpy(), np.full(N, 4.0, np.float32))
     ready = _ready(saxpy)
     assert (ready is not None) == _new_form()
+
+
+# -- spare command buffers (cthreads/backend/spare.py) ------------------------------------------
+
+def _queue():
+    from cthreads.backend import get_queue
+
+    return get_queue()
+
+
+def _encode_spare(queue) -> bool:
+    """What a join does while the device works; whether a spare is now ready."""
+    if queue._spare.wanted():
+        queue._spare.encode_for(queue)
+    return queue._spare.cb is not None
+
+
+def test_a_spare_carries_each_launchs_scalars_and_data():
+    x_host = np.linspace(-2, 2, N).astype(np.float32)
+    x, y = to_device(x_host), to_device(np.zeros(N, np.float32))
+    queue = _queue()
+    used = 0
+    spare_ready = False
+    for a in (1.0, 1.0, 2.5, -0.0, 7.0, 7.0, -1.5):
+        job = gpu(scale, N, a, x, y)
+        if spare_ready:
+            used += queue._spare.cb is None          # the launch submitted it
+        spare_ready = _encode_spare(queue)           # as the join does while the device works
+        job.join(download=False)
+        want = (np.float32(a) * x_host).astype(np.float32)
+        got = y.numpy()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    gpu(scale, N, 3.0, x, y).join(download=False)
+    gpu(scale, N, 3.0, x, y).join(download=False)
+    assert _encode_spare(queue) == _new_form()
+    x_host = x_host[::-1].copy()
+    x.set(x_host)                       # new data in a bound buffer, then the spare
+    gpu(scale, N, 3.0, x, y).join(download=False)
+    np.testing.assert_array_equal(y.numpy(), (np.float32(3.0) * x_host).astype(np.float32))
+    if _new_form():
+        assert used >= 4
+        assert queue._spare.cb is None
+
+
+def test_a_spare_after_arena_rebinding_and_a_freed_array():
+    x_host = np.arange(N, dtype=np.float32)
+    queue = _queue()
+    with GpuArena() as arena:
+        x, y = x_host.copy(), np.zeros(N, np.float32)
+        arena.bind(x=x, y=y)
+        for _ in range(3):
+            gpu(saxpy, N, 1.0, x, y).join(download=False)
+        assert _encode_spare(queue) == _new_form()
+        x[:] = 5
+        arena.bind(x=x)                 # an upload into a buffer the spare binds
+        gpu(saxpy, N, 1.0, x, y).join(download=False)
+        arena.sync("y")
+        np.testing.assert_array_equal(y, 3 * x_host + 5)
+    xd = to_device(x_host)
+    for step in range(4):
+        yd = to_device(np.full(N, float(step), np.float32))
+        for _ in range(3):
+            job = gpu(saxpy, N, 2.0, xd, yd)
+            _encode_spare(queue)
+            job.join(download=False)
+        np.testing.assert_array_equal(yd.numpy(), step + 6 * x_host)
+        del yd
+        gc.collect()
+
+
+def test_alternating_launches_make_no_spare():
+    x, y = to_device(np.ones(N, np.float32)), to_device(np.zeros(N, np.float32))
+    queue = _queue()
+    for k in range(6):
+        if k % 2:
+            gpu(saxpy, N, 1.0, x, y).join(download=False)
+        else:
+            gpu(scale, N, 2.0, x, y).join(download=False)
+        assert not queue._spare.wanted()
+    np.testing.assert_array_equal(y.numpy(), np.full(N, 3.0, np.float32))
