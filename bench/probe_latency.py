@@ -247,12 +247,19 @@ def queued(rounds: int, k: int = 100) -> dict:
             gpu(saxpy, 64, 0.5, x, y).join(download=False)
             queue = get_queue()
             res: dict = defaultdict(list)
+            alone: dict = defaultdict(list)     # gpu() calls that made no submission
             for r in range(rounds * 10 + 4):
                 for form in ("new", "old"):
                     _set_form(saxpy, form)
                     s0 = queue.submitted
                     t0 = time.perf_counter_ns()
-                    jobs = [gpu(saxpy, 64, 0.5, x, y) for _ in range(k)]
+                    jobs = []
+                    clock = time.perf_counter_ns
+                    for _ in range(k):
+                        a, before = clock(), queue.submitted
+                        jobs.append(gpu(saxpy, 64, 0.5, x, y))
+                        if r >= 4 and queue.submitted == before:    # recorded, not submitted
+                            alone[form].append(clock() - a)
                     t1 = time.perf_counter_ns()
                     jobs[-1].join(download=False)
                     for job in jobs:
@@ -269,7 +276,10 @@ def queued(rounds: int, k: int = 100) -> dict:
                 out[kind, form] = total
                 print(f"\nours, {kind}, {form} form: {k} tiny launches queued + one join: "
                       f"{total:,.0f} us (medians of {len(v)}: the {k} gpu() calls {host:,.0f} us, "
-                      f"{host / k:.1f} each; the join {join:,.0f}; {subs:.1f} submissions)")
+                      f"{host / k:.1f} each; the join {join:,.0f}; {subs:.1f} submissions); "
+                      f"a gpu() call that only records its dispatch: "
+                      f"{statistics.median(alone[form]) / 1e3:.1f} us (median of "
+                      f"{len(alone[form])}: the Python of a queued repeat)")
     return out
 
 

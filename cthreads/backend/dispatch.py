@@ -345,7 +345,8 @@ class DeviceQueue:
         ``stamp``: a timed job's ``(staging buffer, before, after)``: timestamps are written
         before and/or after this dispatch (``timing.py``; ``job_timing`` made the buffer).
         """
-        folded = fold_groups(groups, self.max_groups)
+        folded = (groups, 1, 1) if groups.__class__ is int and 0 < groups <= self.max_groups \
+            else fold_groups(groups, self.max_groups)
         with self.lock:
             self._check_usable()
             batch = self.batch

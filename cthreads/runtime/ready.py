@@ -8,8 +8,9 @@ the plan's parts that do not depend on the scalars: the entries and the bind gro
 then only takes its slots (``take``, as the full plan does), chooses its variant
 (``variants.choose``: the scalars and lengths decide it) and packs its uniform.
 
-The key is the ``Choice`` object (``variants.choose`` hands out one per launch shape and check
-form) and, per list, the identity of its ``PooledBuffer``, its byte offset and its size. The
+The key is, per list, the identity of its ``PooledBuffer``, its byte offset and its size, the
+lists' lengths, and the ``Choice`` object (``variants.choose`` hands out one per launch shape
+and check form). The
 cache holds the pooled buffers it names (so an id in a key never belongs to another buffer)
 and is a holder of the pool: when the pool drops a buffer, the ready launches binding it go.
 A freed array whose buffer the pool hands to a new array of the same size is the same buffer
@@ -66,14 +67,15 @@ class ReadyLaunches:
         if rules.per_list:
             lengths = [len(a.value) for a in lists]
             dims = [a.dims for a in lists] if rules.fast_checks else None
+            key += lengths                      # the four-lane entries round by length
         choice = choose(rules, scalars, lengths, dims, n)
-        if lengths is not None:                 # the four-lane entries round by length
-            key += tuple(lengths)
-        ready = self._ready.get((choice, key))
+        key.append(choice)
+        key = tuple(key)
+        ready = self._ready.get(key)
         if ready is None:
             plan = rt.plan(scalars, lists, n)
             if plan.choice is choice:           # not re-chosen (vec rounding), one buffer each
-                self._keep((choice, key), rt, plan)
+                self._keep(key, rt, plan)
             return plan
         written = []
         for a in lists:                         # as the full plan takes them
@@ -92,7 +94,6 @@ class ReadyLaunches:
                                                     else (v,))]
         plan.uniform = rt.uniform_struct.pack(choice.hidden, *scalars, *choice.counts)
         return plan
-
     def _keep(self, key, rt, plan: LaunchPlan) -> None:
         if (plan.readback is not None or plan.owned or plan.more or plan.copies
                 or plan.key.split):
@@ -133,20 +134,29 @@ def plain_scalars(params) -> tuple:
     return tuple(out)
 
 
-def _buffers(rt, lists: list) -> tuple | None:
-    """Per list (pooled buffer id, offset, bytes), read under the launch lock; None when a
-    list cannot take a ready launch now (released, on another queue, first used as another
-    element type, or bound in parts)."""
+def _buffers(rt, lists: list) -> list | None:
+    """Per list its pooled buffer's id, offset and bytes, flat, read under the launch lock;
+    None when a list cannot take a ready launch now (released, on another queue, first used
+    as another element type, or bound in parts)."""
     queue = rt.queue
     key = []
     for a in lists:
         slot = a.slot
         pooled = slot.pooled
-        if (pooled is None or slot.queue is not queue or slot.elem != a.param.elem
-                or len(getattr(slot, "parts", ())) > 1):
+        if pooled is None or slot.queue is not queue or slot.elem != a.param.elem:
             return None
-        key.append((id(pooled), slot.offset, a.nbytes))
-    return tuple(key)
+        cls = slot.__class__
+        parts = _HAS_PARTS.get(cls)
+        if parts is None:
+            parts = _HAS_PARTS[cls] = hasattr(cls, "parts")
+        if parts and len(slot.parts) > 1:
+            return None
+        key += (id(pooled), slot.offset, a.nbytes)
+    return key
+
+
+#: slot class -> whether its slots may hold parts (split GpuArrays: ``DeviceSlot.parts``)
+_HAS_PARTS: dict = {}
 
 
 __all__ = ["READY_CAP", "ReadyLaunches", "plain_scalars"]

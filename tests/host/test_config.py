@@ -310,6 +310,10 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     assert parse(CTHREADS_SCAN="Old").scan == "old"
     bad = _settings(parse(CTHREADS_SCAN="fast"))
     assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new, or unset it"
+    assert parse(CTHREADS_LAUNCH_PATH="Old").launch_path == "old"
+    assert parse().launch_path == ""
+    bad = _settings(parse(CTHREADS_LAUNCH_PATH="new"))
+    assert bad[-1] == "  error: CTHREADS_LAUNCH_PATH='new': use old, or unset it"
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():
