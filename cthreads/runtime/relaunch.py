@@ -31,7 +31,7 @@ from __future__ import annotations
 import weakref
 
 from . import args as _args
-from . import convert, residency
+from . import convert, sharing
 from ..backend import device as _device
 from .plan import ListArg
 from .ready import plain_scalars
@@ -102,7 +102,7 @@ class LaunchMemo:
             return None
         if _device.get_context() is not self.ctx:
             return None
-        lookup = residency.lookup
+        resident = sharing.resident        # residency.lookup, inlined (by identity)
         out = []
         for k, slot_ref, pooled, length, shape, elem, param, nbytes, dims, cls in self.lists:
             value = args[k]
@@ -116,8 +116,9 @@ class LaunchMemo:
                     return None
             else:
                 slot = slot_ref()
-                if (slot is None or lookup(value) is not slot or id(slot.pooled) != pooled
-                        or slot.pooled is None or slot.elem != elem or len(value) != length):
+                if (slot is None or resident.get(id(value)) is not slot or slot.target is not value
+                        or id(slot.pooled) != pooled or slot.pooled is None or slot.elem != elem
+                        or len(value) != length):
                     return None
                 if shape is not None and value.shape != shape:
                     return None
