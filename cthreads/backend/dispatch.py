@@ -166,7 +166,8 @@ class DeviceQueue:
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
         # the last lone dispatch encoded again while a join waits (spare.py), or None
-        self._spare = Spare(self._native if config.current().launch_path != "old" else None)
+        self._spare = Spare(self._native if config.current().launch_path != "old" else None,
+                            self.lock, self.pool)
         self._staging = None              # PooledBuffer the staged uniform bytes go through
         self.timestamps = None            # timing.Timestamps, made at the first timed launch
         self.closed = False
@@ -596,4 +597,4 @@ class DeviceQueue:
         self.closed = True
         self._ring = UploadRing(self)
         self.batch = Batch()
-        self._spare.forget()
+        self._spare.forget(self.lock)

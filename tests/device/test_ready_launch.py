@@ -197,11 +197,12 @@ def test_a_spare_carries_each_launchs_scalars_and_data():
     assert _encode_spare(queue) == _new_form()
     x_host = x_host[::-1].copy()
     x.set(x_host)                       # new data in a bound buffer, then the spare
-    gpu(scale, N, 3.0, x, y).join(download=False)
+    job = gpu(scale, N, 3.0, x, y)
+    taken = queue._spare.cb is None     # (its join may encode the next spare)
+    job.join(download=False)
     np.testing.assert_array_equal(y.numpy(), (np.float32(3.0) * x_host).astype(np.float32))
     if _new_form():
-        assert used >= 4
-        assert queue._spare.cb is None
+        assert used >= 4 and taken
 
 
 def test_a_spare_after_arena_rebinding_and_a_freed_array():
@@ -240,3 +241,26 @@ def test_alternating_launches_make_no_spare():
             gpu(scale, N, 2.0, x, y).join(download=False)
         assert not queue._spare.wanted()
     np.testing.assert_array_equal(y.numpy(), np.full(N, 3.0, np.float32))
+
+
+def test_a_dropped_buffer_takes_the_spare_with_it():
+    big = (1 << 20) // 4                    # 1 MiB: the pool lets buffers this large go
+    x_host = np.ones(big, np.float32)
+    x, y = to_device(x_host), to_device(np.zeros(big, np.float32))
+    queue = _queue()
+    for _ in range(2):
+        gpu(saxpy, big, 1.0, x, y).join(download=False)
+    job = gpu(saxpy, big, 1.0, x, y)
+    made = _encode_spare(queue)
+    job.join(download=False)
+    np.testing.assert_array_equal(y.numpy(), np.full(big, 3.0, np.float32))
+    assert made == _new_form()
+    del x, y, job
+    gc.collect()
+    queue.pool.trim()                       # the buffers are dropped: so is the spare
+    # gone now, or at the next submission when another thread held the queue's lock
+    assert (queue._spare.cb is None or queue._spare.stale) and not queue._spare.wanted()
+    x, y = to_device(x_host), to_device(np.full(big, 2.0, np.float32))
+    for _ in range(3):
+        gpu(saxpy, big, 1.0, x, y).join(download=False)
+    np.testing.assert_array_equal(y.numpy(), np.full(big, 5.0, np.float32))
