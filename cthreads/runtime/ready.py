@@ -123,8 +123,8 @@ def plain_scalars(params) -> tuple:
     out = []
     for _, p in params:
         row = elem_type(p.elem)
-        if row.kind == "f":
-            top = F32_MAX if row.size == 4 else float("inf")    # float64: any float
+        if row.kind == "f" and p.elem in ("float", "float32", "float64"):
+            top = float("inf") if p.elem == "float64" else F32_MAX    # float64: any float
             out.append((float, -top, top))
         elif row.kind in "iu" and p.elem in INT_RANGE:
             lo, hi = INT_RANGE[p.elem]
