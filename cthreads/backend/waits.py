@@ -177,7 +177,8 @@ class Completion:
             if self.fence_req is fence:
                 self.fence_req = None
                 self.native.work_done_finish(fence[1])
-                self.mark(fence[0])
+                if fence[0] > self.completed:      # mark(), the lock already held
+                    self.completed = fence[0]
 
     def poll_fence(self) -> bool:
         """One non-blocking look at the outstanding notification (requested if none); True
