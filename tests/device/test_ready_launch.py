@@ -8,7 +8,6 @@ arrays taking turns. Runs in both forms (CTHREADS_LAUNCH_PATH=old: no ready laun
 from __future__ import annotations
 
 import gc
-import math
 
 import numpy as np
 import pytest
