@@ -45,6 +45,7 @@ VARIABLES = {
     "sort_form": "CTHREADS_SORT",
     "scan": "CTHREADS_SCAN",
     "check_form": "CTHREADS_CHECK_FORM",
+    "launch_path": "CTHREADS_LAUNCH_PATH",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -121,6 +122,9 @@ class Config:
     #: "branch" (a branch taken only on failure; the default) or "select" (three branch-free
     #: selects per access, the previous form; codegen/lists.py)
     check_form: str = "branch"
+    #: CTHREADS_LAUNCH_PATH: "old" (a repeated resident launch builds its whole plan again),
+    #: or "" (its bind group and entries are kept: ``runtime/ready.py``)
+    launch_path: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -267,6 +271,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
         check_form=_word(VARIABLES["check_form"], text("check_form").lower(),
                          CHECK_FORMS) or "branch",
+        launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
     )
 
 
@@ -305,6 +310,9 @@ def _check_value(name: str, value):
     elif name == "sort_form":
         ok = value in SORT_FORMS
         accepted = "'', 'old' or '8bit'"
+    elif name == "launch_path":
+        ok = value in ("", "old")
+        accepted = "'' or 'old'"
     elif name == "scan":
         ok = value in ("", "old", "new")
         accepted = "'', 'old' or 'new'"

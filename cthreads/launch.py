@@ -57,25 +57,17 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
         timed = getattr(fn, "timed", False)
     elif timed.__class__ is not bool:
         raise TypeError(f"gpu(..., timed={timed!r}): expects True or False")
-    if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
-        args = vector_scalars(fn.program, args)  # vec3: its components
-    if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
-        args = flat_args(fn.program, args)       # list[vec3]: the flat view of (n, 3)
     memo_slot = getattr(fn, "memo_slot", None)
     memo = memo_slot.memo if memo_slot is not None else None
+    if memo is None or memo.vectors:       # (a memo knows the kernel has no vector parameters)
+        if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
+            args = vector_scalars(fn.program, args)  # vec3: its components
+        if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
+            args = flat_args(fn.program, args)       # list[vec3]: the flat view of (n, 3)
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
         else None
     if lists is not None:                      # a repeat with the same arena lists
-        scalars, n = memo.scalars(args)
-        rt = memo.rt
-        with residency.launch_lock:
-            _check_generation(rt)
-            plan = rt.plan(scalars, lists, n)
-            timing = _timing(rt) if timed else None
-            seq = _submit(rt, plan, timing)
-        if threads is None and fn.nd_hint is not None:
-            warn_nd_launch(fn, fn.nd_hint)
-        return GpuJob(rt, seq, plan, timing)
+        return _repeat(fn, memo, lists, args, threads, timed)
     kernel = _check_call(fn, args, kwargs)
     shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
     if force:
@@ -95,9 +87,11 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
         plan = rt.plan(scalars, lists, n)
         timing = _timing(rt) if timed else None
         seq = _submit(rt, plan, timing)
-    kernel.memo_slot.memo = LaunchMemo(threads, shape, program, rt, lists,
-                                       launch_args.wheres(program)) \
+    memo = LaunchMemo(threads, shape, program, rt, lists, launch_args.wheres(program)) \
         if LaunchMemo.eligible(lists) else None
+    if memo is not None:
+        memo.vectors = kernel.program.has_vector_scalars or kernel.program.has_vector_lists
+    kernel.memo_slot.memo = memo
     if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
         warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
     return GpuJob(rt, seq, plan, timing)
@@ -131,6 +125,24 @@ def _record(fn, args: tuple, force: bool, device, threads, timed, kwargs: dict):
         rt = kernel.runtime_for(program.widths, nd)
         _check_generation(rt)
         return _capture.record(rt, scalars, lists, n)
+
+
+def _repeat(fn, memo: LaunchMemo, lists: list, args: tuple, threads, timed) -> GpuJob:
+    """``gpu()`` for a call its kernel's memo matched (``lists``: its ListArgs): the scalars
+    checked, the plan made (from a ready launch when one matches: runtime/ready.py) and
+    submitted."""
+    scalars, n = memo.scalars(args)
+    rt = memo.rt
+    with residency.launch_lock:
+        _check_generation(rt)
+        ready = rt.ready
+        plan = ready.plan(rt, scalars, lists, n) if ready is not None else \
+            rt.plan(scalars, lists, n)
+        timing = _timing(rt) if timed else None
+        seq = _submit(rt, plan, timing)
+    if threads is None and fn.nd_hint is not None:
+        warn_nd_launch(fn, fn.nd_hint)
+    return GpuJob(rt, seq, plan, timing)
 
 
 def _timing(rt: KernelRuntime):

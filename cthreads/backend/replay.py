@@ -19,7 +19,7 @@ The guard that keeps other device work out of a capture is ``capturing.py``.
 
 from __future__ import annotations
 
-from .dispatch import fold_groups
+from .grids import fold_groups
 
 __all__ = ["GraphBuffers", "MAX_DISPATCHES", "submit"]
 

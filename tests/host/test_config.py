@@ -303,6 +303,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
         "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
         "  CTHREADS_CHECK_FORM      branch (unset or branch)",
+        "  CTHREADS_LAUNCH_PATH     (unset: repeated launches keep their bind groups)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
@@ -314,6 +315,10 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     bad = _settings(parse(CTHREADS_CHECK_FORM="atomic"))
     assert bad[-1] == ("  error: CTHREADS_CHECK_FORM='atomic': use branch or select, "
                        "or unset it")
+    assert parse(CTHREADS_LAUNCH_PATH="Old").launch_path == "old"
+    assert parse().launch_path == ""
+    bad = _settings(parse(CTHREADS_LAUNCH_PATH="new"))
+    assert bad[-1] == "  error: CTHREADS_LAUNCH_PATH='new': use old, or unset it"
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():
