@@ -8,8 +8,10 @@ rounds, medians; ratios are within one run.
 
 Run: ``python bench/accumulate.py [--n N] [--reps R]`` (default n: 64M elements on a GPU, 4M on
 a CPU Vulkan driver such as lavapipe). The form that ran is printed: ``CTHREADS_SCAN=old``
-selects the Hillis-Steele form of 256 x 16 blocks, ``new`` the fast form (256 x 32 blocks,
-subgroup scans), unset: the fast form on GPUs, the old one on CPU drivers.
+selects the Hillis-Steele form of 256 x 16 blocks, ``new`` the fast reduce-then-scan form
+(256 x 32 blocks, subgroup scans), ``lookback`` the one-pass decoupled look-back form (on CPU
+drivers only up to 16 tiles of 8,192: ``--n 131072``), unset: look-back on GPUs, the old form
+on CPU drivers.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np  # noqa: E402
 
 from bench.timing import alternating_ms  # noqa: E402
 from cthreads.gpu import Gpu, device_name, to_device  # noqa: E402
-from cthreads.runtime import scanner  # noqa: E402
+from cthreads.runtime import scan_lookback, scanner  # noqa: E402
 
 
 @Gpu.func
@@ -50,9 +52,12 @@ def _torch_fns(x: np.ndarray) -> tuple:
     return {"torch.cumsum": cumsum}, out
 
 
-def form() -> str:
-    """Which scan form runs on this device (``scanner.FORM``)."""
+def form(n: int) -> str:
+    """Which scan form runs on this device for ``n`` float32 values (``scanner.FORM``)."""
     sc = scanner._scanner_now()
+    if scan_lookback.usable(sc, False, "float", (n, 1, 1), 0, scanner.form()):
+        size, per4 = scan_lookback.SHAPE
+        return f"lookback (one pass, tiles of {size} x {per4 * 4}, decoupled look-back)"
     if not sc.fast(False):
         return "old (Hillis-Steele, blocks of %d x %d)" % sc.shape(False)
     sub = "subgroup" in sc.ctx.features
@@ -93,14 +98,14 @@ def main(argv=None) -> dict:
     gbps = {k: 4 * n / (v / 1e3) / 1e9 for k, v in ms.items()}
     print(f"{device_name()}: add.accumulate of n = {n:,} float32 ({4 * n / 1e6:.0f} MB), "
           f"{reps} alternating rounds (median ms, GB/s of input):")
-    print(f"  scan form: {form()} [CTHREADS_SCAN={scanner.form() or 'unset'}]")
+    print(f"  scan form: {form(n)} [CTHREADS_SCAN={scanner.form() or 'unset'}]")
     for k in ms:
         print(f"  {k:16s} {ms[k]:10.2f} ms  {gbps[k]:8.2f} GB/s")
     for a, b in [("cthreads device", "numpy cumsum"), ("cthreads numpy", "numpy cumsum"),
                  ("cthreads device", "torch.cumsum")]:
         if a in gbps and b in gbps:
             print(f"  {a} / {b}: {gbps[a] / gbps[b]:.2f}x")
-    return {"n": n, "ms": ms, "GBps": gbps, "form": form()}
+    return {"n": n, "ms": ms, "GBps": gbps, "form": form(n)}
 
 
 if __name__ == "__main__":

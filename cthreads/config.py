@@ -113,7 +113,9 @@ class Config:
     #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
     sort_form: str = ""
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
-    #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
+    #: fast reduce-then-scan form on every device), "lookback" (the one-pass look-back form
+    #: where it applies, on every device), or "" (look-back, else the fast form, on GPUs;
+    #: ``runtime/scanner.py``)
     scan: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
@@ -256,7 +258,8 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         axis_reduce=text("axis_reduce").lower() if text("axis_reduce").lower() in ("", "old")
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
         sort_form=_sort_form(text("sort_form")),
-        scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
+        scan=_word(VARIABLES["scan"], text("scan").lower(),
+                   ("old", "new", "lookback")),
     )
 
 
@@ -295,8 +298,8 @@ def _check_value(name: str, value):
         ok = value in SORT_FORMS
         accepted = "'', 'old' or '8bit'"
     elif name == "scan":
-        ok = value in ("", "old", "new")
-        accepted = "'', 'old' or 'new'"
+        ok = value in ("", "old", "new", "lookback")
+        accepted = "'', 'old', 'new' or 'lookback'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

@@ -301,14 +301,14 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_DUMP_WGSL       (unset: no dump)",
         "  CTHREADS_AXIS_REDUCE     (unset: two passes on GPUs)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
-        "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
+        "  CTHREADS_SCAN            (unset: look-back on GPUs)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
     assert bad[-1] == "  error: CTHREADS_VEC='on': use 0 (off) or 1 (on, the default), or unset it"
     assert parse(CTHREADS_SCAN="Old").scan == "old"
     bad = _settings(parse(CTHREADS_SCAN="fast"))
-    assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new, or unset it"
+    assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new or lookback, or unset it"
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():
