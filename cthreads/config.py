@@ -110,7 +110,9 @@ class Config:
     #: in one pass (an invocation per output); "" (the default) in two (runtime/axis_reducer.py)
     axis_reduce: str = ""
     #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
-    #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
+    #: 4-bit on CPU drivers; sorted 32-bit keys mapped back), "old" (4-bit digits everywhere,
+    #: keys gathered by index), "8bit" (8-bit everywhere, keys gathered by index) or "new"
+    #: (8-bit everywhere, keys mapped back)
     sort_form: str = ""
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
     #: fast reduce-then-scan form on every device), "lookback" (the one-pass look-back form
@@ -263,14 +265,15 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
     )
 
 
-SORT_FORMS = ("", "old", "8bit")
+SORT_FORMS = ("", "old", "8bit", "new")
 
 
 def _sort_form(text: str):
     if text.lower() in SORT_FORMS:
         return text.lower()
-    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits) or 8bit (8-bit digits), "
-                    "or unset it (8-bit on GPUs, 4-bit on CPU drivers)")
+    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits), 8bit (8-bit digits, "
+                    "sorted keys gathered by index) or new (8-bit digits, sorted keys mapped "
+                    "back), or unset it (new on GPUs, 4-bit on CPU drivers)")
 
 
 def _check_value(name: str, value):
@@ -296,7 +299,7 @@ def _check_value(name: str, value):
         accepted = "an int from 1 to 8"
     elif name == "sort_form":
         ok = value in SORT_FORMS
-        accepted = "'', 'old' or '8bit'"
+        accepted = "'', 'old', '8bit' or 'new'"
     elif name == "scan":
         ok = value in ("", "old", "new", "lookback")
         accepted = "'', 'old', 'new' or 'lookback'"

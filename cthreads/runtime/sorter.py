@@ -27,6 +27,7 @@ from . import reducer
 from ..backend import device as _device
 from .per_device import PerDevice
 from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import make_bind_group_layout
 from ..codegen import sorting as codegen
 from ..codegen import sorting8
@@ -41,9 +42,13 @@ LOOP_BUDGET = 30000
 #: use the local-sort scatter where workgroup memory allows (tests turn it off)
 LOCAL_SORT = True
 
+#: bind groups kept a device (a sort of one size uses about 25)
+BIND_GROUP_CACHE = 64
+
 #: the form when not None (tests set it), else CTHREADS_SORT (``config.sort_form``), read once
-#: a device: "" (8-bit digits on GPUs, 4-bit on CPU drivers), "old" (4-bit digits everywhere),
-#: "8bit" (8-bit digits everywhere, where workgroup memory allows)
+#: a device: "" (8-bit digits on GPUs, 4-bit on CPU drivers; 32-bit keys mapped back), "old"
+#: (4-bit digits everywhere), "8bit" (8-bit digits everywhere, where workgroup memory allows),
+#: "new" (8-bit everywhere, 32-bit keys mapped back); "old" and "8bit" gather keys by index
 FORM = None
 
 
@@ -68,13 +73,18 @@ class _Sorter:
         #: 8-bit digits (4 passes a key word) where asked and a tile fits workgroup memory
         self.bits = codegen.RADIX_BITS
         self.asked = FORM if FORM is not None else config.current().sort_form
-        if self.asked == "8bit" or (self.asked != "old" and not self.ctx.is_cpu):
+        if self.asked in ("8bit", "new") or (self.asked != "old" and not self.ctx.is_cpu):
             size, items = self.shape
             while items > 1 and sorting8.local_bytes((size, items)) > room:
                 items //= 2
             if size <= 256 and sorting8.local_bytes((size, items)) <= room:
                 self.shape, self.bits, self.scatter = (size, items), 8, "scatter8"
         self.digits = 1 << self.bits
+        #: the sorted 32-bit keys of one row mapped back instead of gathered by index (not
+        #: in the forms "old" and "8bit", kept as they were for A/B runs)
+        self.unmap = self.asked not in ("old", "8bit")
+        #: bind groups of the passes (scratch buffers are reused from sort to sort)
+        self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
         self.spare: dict = {}       # bytes -> scratch buffers of the last sort of that size
 
     def scratch(self, sizes: list) -> list:
@@ -119,7 +129,7 @@ class _Sorter:
     def form(self) -> str:
         """What runs, in words (bench/sort.py prints it)."""
         return (f"{self.bits}-bit digits, {self.scatter}, workgroups of {self.shape[0]} x "
-                f"{self.shape[1]}")
+                f"{self.shape[1]}, keys " + ("mapped back" if self.unmap else "gathered"))
 
     def scan_loops(self, groups: int) -> int:
         """The longest loop run of one scan thread."""
@@ -284,7 +294,14 @@ def _device_sort(s, k, outs, n, m, groups, name):
                 for b, (buf, nbytes, off) in enumerate(bufs, 1):
                     entries.append((b, buf.buffer, nbytes, off) if off else
                                    (b, buf.buffer, nbytes))
-                bg = queue.bind_group(s.layouts[kernel], entries)
+                # the passes bind the same scratch buffers from sort to sort: kept (not the
+                # gathers, which write a new result each time)
+                key = (kernel, j, tuple((id(buf), nbytes, off) for buf, nbytes, off in bufs))
+                bg = None if kernel == "gather" else s.bind_groups.get(key)
+                if bg is None:
+                    bg = queue.bind_group(s.layouts[kernel], entries)
+                    if kernel != "gather":
+                        s.bind_groups.put(key, bg, tuple(buf for buf, _, _ in bufs))
                 seq = queue.dispatch(s.pipeline(kernel).pipeline, bg, count, (uni.buffer, u),
                                      (), tuple(buf for buf, _, _ in bufs),
                                      more=j < len(plan.steps) - 1)
@@ -370,9 +387,15 @@ class _Plan:
         if inp is not None and inp.slot is not None:
             slot.writers = set(inp.slot.writers)    # their bounds checks are read with ours
         out_bytes = n * dtype.itemsize
+        keys = (idx, nb, 0)
+        mode = codegen.KEY_MODES[k.dtype.name]
         if inp is None:
             bind = (idx, nb, 0)
             u = codegen.uniform_bytes(n, self.m, mode=1)
+        elif inp is k and self.s.unmap and mode <= 2 and n == self.m:
+            bind = (self.src, out_bytes, self.src_off)
+            keys = (self.keys_ab[self.cur], nb, 0)
+            u = codegen.uniform_bytes(n, self.m, mode=2 + mode)
         else:
             if inp is k:
                 buf, off = self.src, self.src_off
@@ -380,7 +403,7 @@ class _Plan:
                 buf, off = _source(self.s, inp, self.owned)
             bind = (buf, out_bytes, off)
             u = codegen.uniform_bytes(n, self.m, mode=0, words=dtype.itemsize // 4)
-        self.steps.append(("gather", [(idx, nb, 0), bind, (slot.pooled, out_bytes, 0)],
+        self.steps.append(("gather", [(idx, nb, 0), bind, (slot.pooled, out_bytes, 0), keys],
                            self.flat, u))
         return slot, dtype
 
