@@ -4,7 +4,8 @@ array) and, where torch and CUDA import, ``torch.cumsum`` on the device (float32
 all in the same process. "cthreads device" scans a GpuArray into a new GpuArray (timed up to
 its completion: the last element's 4-byte download waits for the work before it); "cthreads
 numpy" takes the numpy array and returns one (its upload and download included). Alternating
-rounds, medians; ratios are within one run.
+rounds, medians; ratios are within one run. "cthreads copy" is the floor of a one-pass scan:
+a device copy of the GpuArray (8 bytes an element moved, the same call and 4-byte wait).
 
 Run: ``python bench/accumulate.py [--n N] [--reps R]`` (default n: 64M elements on a GPU, 4M on
 a CPU Vulkan driver such as lavapipe). The form that ran is printed: ``CTHREADS_SCAN=old``
@@ -82,7 +83,11 @@ def main(argv=None) -> dict:
         held["out"] = add.accumulate(g)
         held["out"][n - 1:].numpy()
 
-    fns = {"cthreads device": device,
+    def copy():
+        held["copy"] = g.copy()
+        held["copy"][n - 1:].numpy()
+
+    fns = {"cthreads device": device, "cthreads copy": copy,
            "cthreads numpy": lambda: held.__setitem__("np", add.accumulate(x)),
            "numpy cumsum": lambda: np.cumsum(x, out=host)}
     device(), fns["cthreads numpy"]()                     # compile, warm
@@ -102,7 +107,7 @@ def main(argv=None) -> dict:
     for k in ms:
         print(f"  {k:16s} {ms[k]:10.2f} ms  {gbps[k]:8.2f} GB/s")
     for a, b in [("cthreads device", "numpy cumsum"), ("cthreads numpy", "numpy cumsum"),
-                 ("cthreads device", "torch.cumsum")]:
+                 ("cthreads device", "cthreads copy"), ("cthreads device", "torch.cumsum")]:
         if a in gbps and b in gbps:
             print(f"  {a} / {b}: {gbps[a] / gbps[b]:.2f}x")
     return {"n": n, "ms": ms, "GBps": gbps, "form": form(n)}
