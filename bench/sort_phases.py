@@ -4,7 +4,8 @@ out) is recorded dispatch by dispatch, then the dispatches of each kernel (``map
 again on their own, ``--rounds`` times in one submission, and timed to completion; an empty
 wait is subtracted. The data the replays read is the recorded sort's (its scratch buffers keep
 the last pass's keys), so the histograms see realistic digit spreads; the replays' results
-are not used. A probe for the lead on the H200 (issue 26's sort target: which phase to cut).
+are not used. ``onesweep8`` replayed alone finds the recorded sort's inclusive counts already
+published (its look-backs end at once), so its figure is a lower bound. A probe for the lead on the H200 (issue 26's sort target: which phase to cut).
 
 Run: ``python bench/sort_phases.py [--n N] [--rounds R]`` (default n: 16M on a GPU, 1M on a CPU
 driver). ``CTHREADS_SORT`` selects the form as for bench/sort.py; the form is printed.

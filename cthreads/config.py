@@ -112,7 +112,8 @@ class Config:
     #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
     #: 4-bit on CPU drivers; sorted 32-bit keys mapped back), "old" (4-bit digits everywhere,
     #: keys gathered by index), "8bit" (8-bit everywhere, keys gathered by index) or "new"
-    #: (8-bit everywhere, keys mapped back)
+    #: (8-bit everywhere, keys mapped back) or "onesweep" ("new" with one histogram a key word
+    #: and one look-back dispatch a digit)
     sort_form: str = ""
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
     #: fast reduce-then-scan form on every device), "lookback" (the one-pass look-back form
@@ -265,15 +266,15 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
     )
 
 
-SORT_FORMS = ("", "old", "8bit", "new")
+SORT_FORMS = ("", "old", "8bit", "new", "onesweep")
 
 
 def _sort_form(text: str):
     if text.lower() in SORT_FORMS:
         return text.lower()
     return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits), 8bit (8-bit digits, "
-                    "sorted keys gathered by index) or new (8-bit digits, sorted keys mapped "
-                    "back), or unset it (new on GPUs, 4-bit on CPU drivers)")
+                    "sorted keys gathered by index), new (8-bit digits, sorted keys mapped "
+                    "back) or onesweep (new with onesweep passes), or unset it (new on GPUs, 4-bit on CPU drivers)")
 
 
 def _check_value(name: str, value):
@@ -299,7 +300,7 @@ def _check_value(name: str, value):
         accepted = "an int from 1 to 8"
     elif name == "sort_form":
         ok = value in SORT_FORMS
-        accepted = "'', 'old', '8bit' or 'new'"
+        accepted = "'', 'old', '8bit', 'new' or 'onesweep'"
     elif name == "scan":
         ok = value in ("", "old", "new", "lookback")
         accepted = "'', 'old', 'new' or 'lookback'"

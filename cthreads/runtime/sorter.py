@@ -31,6 +31,8 @@ from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import make_bind_group_layout
 from ..codegen import sorting as codegen
 from ..codegen import sorting8
+from ..codegen import sorting_onesweep
+from . import sort_onesweep
 from ..codegen.types import elem as elem_type
 from ..errors import GpuArgumentTypeError, GpuInvalidArgument, GpuUseAfterDestroy
 from .device_program import Pipelines, internal_error
@@ -48,7 +50,8 @@ BIND_GROUP_CACHE = 64
 #: the form when not None (tests set it), else CTHREADS_SORT (``config.sort_form``), read once
 #: a device: "" (8-bit digits on GPUs, 4-bit on CPU drivers; 32-bit keys mapped back), "old"
 #: (4-bit digits everywhere), "8bit" (8-bit digits everywhere, where workgroup memory allows),
-#: "new" (8-bit everywhere, 32-bit keys mapped back); "old" and "8bit" gather keys by index
+#: "new" (8-bit everywhere, 32-bit keys mapped back), "onesweep" ("new" with the onesweep
+#: passes, ``sort_onesweep.py``); "old" and "8bit" gather keys by index
 FORM = None
 
 
@@ -61,7 +64,8 @@ class _Sorter:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.layouts = {name: make_bind_group_layout(self.ctx, b)
-                        for name, b in {**codegen.BINDINGS, **sorting8.BINDINGS}.items()}
+                        for name, b in {**codegen.BINDINGS, **sorting8.BINDINGS,
+                                        **sorting_onesweep.BINDINGS}.items()}
         self.pipelines = Pipelines(self.ctx)
         self.uniforms: list = []
         self.shape = codegen.SHAPE_CPU if self.ctx.is_cpu else codegen.SHAPE_GPU
@@ -73,13 +77,17 @@ class _Sorter:
         #: 8-bit digits (4 passes a key word) where asked and a tile fits workgroup memory
         self.bits = codegen.RADIX_BITS
         self.asked = FORM if FORM is not None else config.current().sort_form
-        if self.asked in ("8bit", "new") or (self.asked != "old" and not self.ctx.is_cpu):
+        if self.asked in ("8bit", "new", "onesweep") or (self.asked != "old"
+                                                        and not self.ctx.is_cpu):
             size, items = self.shape
             while items > 1 and sorting8.local_bytes((size, items)) > room:
                 items //= 2
             if size <= 256 and sorting8.local_bytes((size, items)) <= room:
                 self.shape, self.bits, self.scatter = (size, items), 8, "scatter8"
         self.digits = 1 << self.bits
+        #: the onesweep passes (``CTHREADS_SORT=onesweep``, where the tile fits with its runs)
+        self.sweep = (self.asked == "onesweep" and self.bits == 8
+                      and sorting_onesweep.local_bytes(self.shape) <= room)
         #: the sorted 32-bit keys of one row mapped back instead of gathered by index (not
         #: in the forms "old" and "8bit", kept as they were for A/B runs)
         self.unmap = self.asked not in ("old", "8bit")
@@ -114,9 +122,10 @@ class _Sorter:
     def pipeline(self, name: str):
         pipe = self.pipelines.get(name)
         if pipe is None:
+            module = (sorting8 if name in sorting8.BINDINGS else sorting_onesweep
+                      if name in sorting_onesweep.BINDINGS else codegen)
             pipe = self.pipelines.compile(
-                name, (sorting8 if name in sorting8.BINDINGS else codegen).kernel_wgsl(
-                    name, self.shape), "main", self.layout_bindings(name),
+                name, module.kernel_wgsl(name, self.shape), "main", self.layout_bindings(name),
                 self.layouts[name], (),
                 lambda exc, text: internal_error(f"the sort kernel {name!r}", "input's dtype",
                                                  exc, text))
@@ -124,12 +133,14 @@ class _Sorter:
 
     @staticmethod
     def layout_bindings(name: str):
-        return sorting8.BINDINGS.get(name) or codegen.BINDINGS[name]
+        return (sorting8.BINDINGS.get(name) or sorting_onesweep.BINDINGS.get(name)
+                or codegen.BINDINGS[name])
 
     def form(self) -> str:
         """What runs, in words (bench/sort.py prints it)."""
         return (f"{self.bits}-bit digits, {self.scatter}, workgroups of {self.shape[0]} x "
-                f"{self.shape[1]}, keys " + ("mapped back" if self.unmap else "gathered"))
+                f"{self.shape[1]}, keys " + ("mapped back" if self.unmap else "gathered")
+                + (", onesweep passes" if self.sweep else ""))
 
     def scan_loops(self, groups: int) -> int:
         """The longest loop run of one scan thread."""
@@ -327,7 +338,11 @@ class _Plan:
         self.sizes = [4 * n] * (5 if self.wide else 4) + [4 * s.digits * groups]
         if self.blocks:
             self.sizes.append(4 * self.blocks)
+        self.sweep = sort_onesweep.usable(s, groups, LOOP_BUDGET)
+        if self.sweep:
+            self.sizes.append(4 * sorting_onesweep.look_words(groups))
         self.held = s.scratch(self.sizes)
+        self.look = self.held[-1] if self.sweep else None
         nscratch = 5 if self.wide else 4
         scratch, self.hist = self.held[:nscratch], self.held[nscratch]
         self.parts = self.held[nscratch + 1] if self.blocks else None
@@ -344,6 +359,9 @@ class _Plan:
 
     def passes(self, count: int) -> None:
         """``count`` digit passes (4- or 8-bit) over the current key word, lowest first."""
+        if self.sweep:
+            sort_onesweep.add_passes(self, count)
+            return
         bits = self.s.bits
         nb, hb, groups = self.nb, 4 * self.s.digits * self.groups, self.groups
         for p in range(count):
