@@ -8,7 +8,10 @@ Alternating rounds, medians; the ratios are within one run.
 Run: ``python bench/sort.py [--n N] [--reps R] [--direct-scatter]`` (default n: 16M on a GPU, 1M on a CPU
 Vulkan driver such as lavapipe). The form that ran is printed: GPUs get 8-bit digits unless
 ``CTHREADS_SORT=old`` (the 4-bit form; ``--direct-scatter`` applies to it);
-``CTHREADS_SORT=8bit`` forces 8-bit digits on CPU drivers too.
+``CTHREADS_SORT=8bit`` forces 8-bit digits on CPU drivers too (sorted keys gathered by index,
+the second-round form), ``new`` the same with the keys mapped back (GPUs' default),
+``onesweep`` that with one histogram a key word and one look-back dispatch a digit.
+``bench/sort_phases.py`` splits one sort's device time by kernel.
 """
 
 from __future__ import annotations

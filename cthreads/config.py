@@ -113,10 +113,15 @@ class Config:
     #: line4/rowsg), "old" the first round's (also strided axes in one pass on GPUs)
     axis_reduce: str = ""
     #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
-    #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
+    #: 4-bit on CPU drivers; sorted 32-bit keys mapped back), "old" (4-bit digits everywhere,
+    #: keys gathered by index), "8bit" (8-bit everywhere, keys gathered by index) or "new"
+    #: (8-bit everywhere, keys mapped back) or "onesweep" ("new" with one histogram a key word
+    #: and one look-back dispatch a digit)
     sort_form: str = ""
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
-    #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
+    #: fast reduce-then-scan form on every device), "lookback" (the one-pass look-back form
+    #: where it applies, on every device), or "" (look-back, else the fast form, on GPUs;
+    #: ``runtime/scanner.py``)
     scan: str = ""
     #: CTHREADS_CHECK_FORM: how a bounds check that is not proven notes a failure:
     #: "branch" (a branch taken only on failure; the default) or "select" (three branch-free
@@ -268,22 +273,25 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old or r2, or unset "
                       "it"),
         sort_form=_sort_form(text("sort_form")),
-        scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
+        scan=_word(VARIABLES["scan"], text("scan").lower(),
+                   ("old", "new", "lookback")),
         check_form=_word(VARIABLES["check_form"], text("check_form").lower(),
                          CHECK_FORMS) or "branch",
         launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
     )
 
 
-SORT_FORMS = ("", "old", "8bit")
+SORT_FORMS = ("", "old", "8bit", "new", "onesweep")
 CHECK_FORMS = ("branch", "select")
 
 
 def _sort_form(text: str):
     if text.lower() in SORT_FORMS:
         return text.lower()
-    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits) or 8bit (8-bit digits), "
-                    "or unset it (8-bit on GPUs, 4-bit on CPU drivers)")
+    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits), 8bit (8-bit digits, "
+                    "sorted keys gathered by index), new (8-bit digits, sorted keys mapped "
+                    "back) or onesweep (new with onesweep passes), or unset it (new on GPUs, "
+                    "4-bit on CPU drivers)")
 
 
 def _check_value(name: str, value):
@@ -309,13 +317,13 @@ def _check_value(name: str, value):
         accepted = "an int from 1 to 8"
     elif name == "sort_form":
         ok = value in SORT_FORMS
-        accepted = "'', 'old' or '8bit'"
+        accepted = "'', 'old', '8bit', 'new' or 'onesweep'"
     elif name == "launch_path":
         ok = value in ("", "old")
         accepted = "'' or 'old'"
     elif name == "scan":
-        ok = value in ("", "old", "new")
-        accepted = "'', 'old' or 'new'"
+        ok = value in ("", "old", "new", "lookback")
+        accepted = "'', 'old', 'new' or 'lookback'"
     elif name == "check_form":
         ok = value in CHECK_FORMS
         accepted = "'branch' or 'select'"

@@ -301,7 +301,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_DUMP_WGSL       (unset: no dump)",
         "  CTHREADS_AXIS_REDUCE     (unset: this round's kernels)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
-        "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
+        "  CTHREADS_SCAN            (unset: look-back on GPUs)",
         "  CTHREADS_CHECK_FORM      branch (unset or branch)",
         "  CTHREADS_LAUNCH_PATH     (unset: repeated launches keep their bind groups)",
     ]
@@ -310,7 +310,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     assert bad[-1] == "  error: CTHREADS_VEC='on': use 0 (off) or 1 (on, the default), or unset it"
     assert parse(CTHREADS_SCAN="Old").scan == "old"
     bad = _settings(parse(CTHREADS_SCAN="fast"))
-    assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new, or unset it"
+    assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new or lookback, or unset it"
     assert parse(CTHREADS_CHECK_FORM="Select").check_form == "select"
     bad = _settings(parse(CTHREADS_CHECK_FORM="atomic"))
     assert bad[-1] == ("  error: CTHREADS_CHECK_FORM='atomic': use branch or select, "
