@@ -89,11 +89,11 @@ def _form_fns(d, x) -> dict:
     from cthreads.runtime import axis_reducer as ar
     red = ar._now()
     fns = {}
-    for form in ("r2", "old"):
+    for form in ("r3", "r2", "old"):
         for axis in (1, 0):
             def run(axis=axis, form=form):
                 keep = red.form, red.old
-                red.form, red.old = form, form == "old"
+                red.form, red.old = ("" if form == "r3" else form), form == "old"
                 try:
                     return add.reduce(d, axis=axis).numpy()
                 finally:
@@ -143,7 +143,7 @@ def main(argv=None) -> dict:
             if key in gbps:
                 print(f"  axis={axis}: cthreads / {peer} = {ours / gbps[key]:.2f}x")
         print(f"  axis={axis}: cthreads / cthreads whole = {ours / gbps['cthreads whole']:.2f}x")
-        for form in ("r2", "old"):
+        for form in ("r3", "r2", "old"):
             key = f"cthreads axis={axis} [{form}]"
             if key in gbps:
                 print(f"  axis={axis}: this round / {form} = {ours / gbps[key]:.2f}x")

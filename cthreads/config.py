@@ -109,7 +109,8 @@ class Config:
     #: is compiled for a device (one file per kernel, widths and variant), or "" for none
     dump_wgsl: str = ""
     #: CTHREADS_AXIS_REDUCE: the kernels of ``f.reduce(x, axis=...)`` (runtime/axis_reducer.py):
-    #: "" (the default) this round's, "r2" the second round's (a workgroup per row on GPUs, no
+    #: "" (the default: the third round's on CPU drivers, the second's on GPUs), "r3" the
+    #: third round's everywhere, "r2" the second round's (a workgroup per row on GPUs, no
     #: line4/rowsg), "old" the first round's (also strided axes in one pass on GPUs)
     axis_reduce: str = ""
     #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
@@ -269,8 +270,8 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
         dump_wgsl=text("dump_wgsl"),
         axis_reduce=text("axis_reduce").lower()
-        if text("axis_reduce").lower() in ("", "old", "r2")
-        else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old or r2, or unset "
+        if text("axis_reduce").lower() in ("", "old", "r2", "r3")
+        else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, r2 or r3, or unset "
                       "it"),
         sort_form=_sort_form(text("sort_form")),
         scan=_word(VARIABLES["scan"], text("scan").lower(),

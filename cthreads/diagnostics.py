@@ -156,7 +156,7 @@ def _settings(settings: config.Config) -> list[str]:
         "device_copies": lambda v: "1 (unset)" if v == 1 else f"{v} (each adapter {v} times)",
         "full_traceback": lambda v: "1" if v else "0",
         "dump_wgsl": lambda v: v or "(unset: no dump)",
-        "axis_reduce": lambda v: v or "(unset: this round's kernels)",
+        "axis_reduce": lambda v: v or "(unset: r3 on CPU drivers, r2 on GPUs)",
         "sort_form": lambda v: v or "(unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
         "scan": lambda v: v or "(unset: look-back on GPUs)",
         "check_form": lambda v: v if v != "branch" else "branch (unset or branch)",

@@ -98,9 +98,18 @@ class _AxisReducer:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.size = SIZE_CPU if self.ctx.is_cpu else SIZE_GPU
-        #: CTHREADS_AXIS_REDUCE: "" this round's kernels, "r2" the second round's (no line4,
-        #: no rowsg), "old" the first round's (no two-pass form either)
-        self.form = config.current().axis_reduce
+        #: CTHREADS_AXIS_REDUCE: "" the third round's kernels, "r2" the second round's (no
+        #: line4, no rowsg), "old" the first round's (no two-pass form either). Unset, CPU
+        #: drivers run the third round's and GPUs the second round's: on the H200 (8192^2
+        #: float32, bench/results/h200-2026-12-02-r3-axis_reduce.txt) r2 took 0.242 ms along
+        #: axis=1 against 0.439 for rowsg4 and 0.594 against 0.683 along axis=0; "r3" runs the
+        #: third round's kernels on GPUs too.
+        form = config.current().axis_reduce
+        if form == "r3":
+            form = ""
+        elif form == "" and not self.ctx.is_cpu:
+            form = "r2"
+        self.form = form
         self.old = self.form == "old"     # the one-pass form of cols steps
         self.layouts = {}           # (probe, quads) -> (bindings, layout)
         self.pipelines = Pipelines(self.ctx, 64)

@@ -47,7 +47,10 @@ from .device_program import Pipelines, internal_error
 #: products (the loads' latency hidden behind them: about 24 registers more in float64).
 #: CTHREADS_MATMUL_TILES=old selects TILES_GPU_OLD (read once, first matmul).
 TILES_GPU = {"float32": codegen.Tiles(128, 128, 16, 8, 8, prefetch=True),
-             "float64": codegen.Tiles(128, 64, 16, 8, 4, prefetch=True)}
+             "float64": codegen.Tiles(128, 128, 16, 8, 8, prefetch=True)}
+#: (float64 since issue 27's sweep, bench/probe_matmul_tiles.py on the H200 at 4096^2,
+#: bench/results/h200-2026-12-02-r3-tiles64.txt: 128x128x16 of 8x8 16.4 TFLOP/s, 128x128x8
+#: of 8x8 15.6, the former 128x64x16 of 8x4 13.9; cuBLAS fp64 58.3 on its tensor cores)
 #: the GPU tiles before (H200 2026-12-02: float32 4096^2 25.6 TFLOP/s, float64 8.8)
 TILES_GPU_OLD = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
                  "float64": codegen.Tiles(64, 64, 8, 4, 4)}

@@ -328,6 +328,8 @@ def test_form_variable():
         == "old"
     assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "r2"}).axis_reduce \
         == "r2"
+    assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "r3"}).axis_reduce \
+        == "r3"
     with pytest.raises(GpuInvalidArgument, match="CTHREADS_AXIS_REDUCE='new'"):
         config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "new"}).axis_reduce
 

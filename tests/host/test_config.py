@@ -299,7 +299,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_DEVICE_COPIES   1 (unset)",
         "  CTHREADS_FULL_TRACEBACK  0",
         "  CTHREADS_DUMP_WGSL       (unset: no dump)",
-        "  CTHREADS_AXIS_REDUCE     (unset: this round's kernels)",
+        "  CTHREADS_AXIS_REDUCE     (unset: r3 on CPU drivers, r2 on GPUs)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
         "  CTHREADS_SCAN            (unset: look-back on GPUs)",
         "  CTHREADS_CHECK_FORM      branch (unset or branch)",
