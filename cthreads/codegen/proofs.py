@@ -132,8 +132,10 @@ class _Prover(Visitor):
                     self.fixed.add(s.ident)
                 elif self._fixed_expr(s.value):
                     self.defs[s.ident] = s.value
-            if isinstance(s, ir.If) and not s.orelse and len(s.body) == 1 and \
-                    isinstance(s.body[0], (ir.Return, ir.Break, ir.Continue)):
+            # an ``if`` whose body always leaves (it ends in return, break or continue: e.g.
+            # ``if x < 1 or x >= w - 1: v[x] = u[x]; return``): after it, its test was false
+            if isinstance(s, ir.If) and not s.orelse and s.body and \
+                    isinstance(s.body[-1], (ir.Return, ir.Break, ir.Continue)):
                 facts = facts | self._false_facts(s.test)
 
     def _fixed_expr(self, e) -> bool:

@@ -273,3 +273,39 @@ def test_proven_variant_is_the_unchecked_kernel():
         proven = Gpu(fn).program.render(Variant(checks="proven", form=form, workgroup=wg))
         plain = Gpu(boundscheck=False)(fn).program.render(Variant(form=form, workgroup=wg))
         assert proven == plain, fn.__name__
+
+
+def border_copy(w: int, h: int, u: list[list[float]], v: list[list[float]]) -> None:
+    x: int = GlobalIdx.x
+    y: int = GlobalIdx.y
+    if x >= w or y >= h:
+        return
+    if x < 1 or y < 1 or x >= w - 1 or y >= h - 1:
+        v[y, x] = u[y, x]           # the border is copied, then the invocation leaves
+        return
+    acc: float = 0.0
+    for dy in range(3):
+        for dx in range(3):
+            acc += u[y + dy - 1, x + dx - 1]
+    v[y, x] = acc
+
+
+def border_falls_through(w: int, h: int, u: list[list[float]], v: list[list[float]]) -> None:
+    x: int = GlobalIdx.x
+    y: int = GlobalIdx.y
+    if x >= w or y >= h:
+        return
+    if x < 1 or y < 1:
+        v[y, x] = u[y, x]           # no return: the code below runs at the border too
+    v[y, x] = u[y - 1, x - 1]
+
+
+def test_a_guard_whose_body_ends_in_return_bounds_what_follows():
+    """An ``if`` with more than a ``return`` in its body (a border copied first) still bounds
+    the code after it, since its body always leaves; a body that falls through does not."""
+    k = Gpu(border_copy)
+    assert _unchecked(k)
+    test = _test(k)
+    assert test([8, 6], [6, 6], [(6, 8), (6, 8)])
+    assert not test([9, 6], [6, 6], [(6, 8), (6, 8)])
+    assert "ct_ld2_u(" in _body(Gpu(border_falls_through))    # u[y - 1, x - 1] stays checked

@@ -184,3 +184,24 @@ def test_both_check_forms_report_the_same_failure(device_name, form):
     msg = str(info.value)
     assert f"index {n + 4} is out of range for list 'x' of length {n}" in msg
     assert f"line {_line(rk.gathered, 'acc += x[idx[k]]')}, in gathered" in msg
+
+
+def test_border_copy_then_return_against_numpy_and_out_of_range(device_name):
+    """The border is copied in an ``if`` that then returns; the interior's 3 x 3 loop is
+    proven by what that ``if`` leaves true. In range: numpy's result; ``w`` past the arrays:
+    the located error, nothing written back."""
+    border = Gpu(rk.border_copy)
+    h, w = 9, 13
+    u = _rng().random((h, w), dtype=np.float32)
+    v = np.zeros_like(u)
+    gpu(border, w, h, u, v, threads=(w, h)).join()
+    want = u.copy()
+    win = sum(u[dy:h - 2 + dy, dx:w - 2 + dx].astype(np.float64)
+              for dy in range(3) for dx in range(3))
+    want[1:-1, 1:-1] = win
+    np.testing.assert_allclose(v, want, rtol=1e-5)
+    keep = v.copy()
+    with pytest.raises(GpuIndexError) as info:
+        gpu(border, w + 1, h, u, v, threads=(w + 1, h)).join()
+    assert "kernel border_copy" in str(info.value)
+    assert (v == keep).all()
