@@ -44,6 +44,7 @@ VARIABLES = {
     "axis_reduce": "CTHREADS_AXIS_REDUCE",
     "sort_form": "CTHREADS_SORT",
     "scan": "CTHREADS_SCAN",
+    "matmul_cpu": "CTHREADS_MATMUL_CPU",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -115,6 +116,9 @@ class Config:
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
     #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
     scan: str = ""
+    #: CTHREADS_MATMUL_CPU: "old" runs ``matmul`` on CPU drivers in the direct form of issue
+    #: 26's first rounds; "" (the default) in the lanes form (runtime/matmul_runner.py)
+    matmul_cpu: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -257,6 +261,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
         sort_form=_sort_form(text("sort_form")),
         scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
+        matmul_cpu=_word(VARIABLES["matmul_cpu"], text("matmul_cpu").lower(), ("old",)),
     )
 
 
@@ -297,6 +302,9 @@ def _check_value(name: str, value):
     elif name == "scan":
         ok = value in ("", "old", "new")
         accepted = "'', 'old' or 'new'"
+    elif name == "matmul_cpu":
+        ok = value in ("", "old")
+        accepted = "'' or 'old'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

@@ -27,6 +27,8 @@ from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
 from ..codegen import matmul as codegen
+from ..codegen import matmul_lanes
+from .. import config
 from ..errors import GpuInvalidArgument
 from .device_program import Pipelines, internal_error
 
@@ -53,8 +55,13 @@ TILES_GPU_OLD = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
                  "float64": codegen.Tiles(64, 64, 8, 4, 4)}
 #: the variable choosing the GPU tiles: "" or "new" (TILES_GPU), "old" (TILES_GPU_OLD)
 TILES_VARIABLE = "CTHREADS_MATMUL_TILES"
-TILES_CPU = {"float32": codegen.Tiles(128, 128, 1, 16, 16, shared=False),
-             "float64": codegen.Tiles(128, 128, 1, 16, 16, shared=False)}
+#: CPU drivers before issue 26's third round (CTHREADS_MATMUL_CPU=old): the direct form
+TILES_CPU_OLD = {"float32": codegen.Tiles(128, 128, 1, 16, 16, shared=False),
+                 "float64": codegen.Tiles(128, 128, 1, 16, 16, shared=False)}
+#: CPU drivers: the lanes form (codegen/matmul_lanes.py), workgroups of one subgroup of 8
+#: (llvmpipe's 256-bit vectors), each lane 4 rows x 16 columns (bench/probe_matmul_cpu.py,
+#: docs/performance.md); the direct form where the lanes cannot be known (cpu_tiles)
+TILES_CPU = {"float32": matmul_lanes.Lanes(4, 4), "float64": matmul_lanes.Lanes(4, 4)}
 _SIZES = {"float32": 4, "float64": 8}
 #: the grid's largest z (batches per dispatch)
 MAX_BATCH = 65535
@@ -81,7 +88,7 @@ class _Matmuls:
         self.ctx = _device.get_context()
         self.queue = get_queue()
         self.generation = self.ctx.generation
-        self.tiles = TILES_CPU if self.ctx.is_cpu else gpu_tiles(self.ctx)
+        self.tiles = cpu_tiles(self.ctx) if self.ctx.is_cpu else gpu_tiles(self.ctx)
         self.layout = make_bind_group_layout(self.ctx, _BINDINGS)
         self.pipelines = Pipelines(self.ctx, 32)
         self.uniforms: list = []
@@ -92,7 +99,10 @@ class _Matmuls:
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
-        wgsl = codegen.matmul_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
+        if getattr(tiles, "form", "") == "lanes":
+            wgsl = matmul_lanes.lanes_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
+        else:
+            wgsl = codegen.matmul_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, _BINDINGS, self.layout, (),
             lambda exc, text: internal_error("the matmul shader", "shapes and dtypes", exc,
@@ -144,6 +154,25 @@ def gpu_tiles(ctx) -> dict:
             for dt, t in TILES_GPU.items()}
 
 
+def cpu_lanes(ctx) -> int:
+    """The SIMD lanes of a CPU driver whose subgroups are its vectors (llvmpipe: its name
+    says "(LLVM ..., 256 bits)", 32-bit lanes), or 0 when unknown or without subgroups."""
+    import re
+    found = re.search(r"llvmpipe.*\b(128|256|512) bits", ctx.name)
+    if not found or ctx.missing(["subgroup"]):
+        return 0
+    return int(found[1]) // 32
+
+
+def cpu_tiles(ctx) -> dict:
+    """The CPU driver's tiles: the lanes form with the driver's lanes, or ``TILES_CPU_OLD``
+    (``CTHREADS_MATMUL_CPU=old``, or where the lanes are unknown)."""
+    lanes = cpu_lanes(ctx)
+    if config.current().matmul_cpu == "old" or not lanes:
+        return TILES_CPU_OLD
+    return {dt: matmul_lanes.Lanes(t.tm, t.tn, lanes) for dt, t in TILES_CPU.items()}
+
+
 def _bound_bytes(x: Operand) -> int:
     """The bytes bound for an operand: from byte 0 to its last element, a multiple of 4."""
     nbytes = (x.offset + x.count) * _SIZES[x.dtype]
@@ -167,7 +196,11 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
     submission holding the last dispatch."""
     tiles = s.tiles[c.dtype]
     span = codegen.MAX_STEPS * tiles.step
-    vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride), span)
+    if getattr(tiles, "form", "") == "lanes":
+        vec = matmul_lanes.vector_loads(k, n, (a.offset, a.stride), (b.offset, b.stride))
+    else:
+        vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride),
+                                   span)
     pipe = s.pipeline(a.dtype, b.dtype, c.dtype, tiles, vec)
     grid = (-(-n // tiles.bn), -(-m // tiles.bm))
     limit = s.ctx.limit("max-compute-workgroups-per-dimension")
@@ -193,4 +226,4 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
 
 
 __all__ = ["Operand", "check_f64", "gpu_tiles", "run_product", "state", "tiles_form",
-           "TILES_CPU", "TILES_GPU", "TILES_GPU_OLD", "TILES_VARIABLE"]
+           "TILES_CPU", "TILES_CPU_OLD", "cpu_tiles", "TILES_GPU", "TILES_GPU_OLD", "TILES_VARIABLE"]

@@ -302,6 +302,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_AXIS_REDUCE     (unset: two passes on GPUs)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
         "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
+        "  CTHREADS_MATMUL_CPU      (unset: the lanes form on CPU drivers)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
@@ -309,6 +310,9 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     assert parse(CTHREADS_SCAN="Old").scan == "old"
     bad = _settings(parse(CTHREADS_SCAN="fast"))
     assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new, or unset it"
+    assert parse(CTHREADS_MATMUL_CPU="OLD").matmul_cpu == "old"
+    bad = _settings(parse(CTHREADS_MATMUL_CPU="new"))
+    assert bad[-1] == "  error: CTHREADS_MATMUL_CPU='new': use old, or unset it"
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():
