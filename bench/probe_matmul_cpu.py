@@ -302,6 +302,12 @@ def variants(pr: Probe, only) -> dict:
     t8 = codegen.Tiles(64, 64, 1, 8, 8, shared=False)
     add("old direct 64x64 of 8x8", codegen.matmul_wgsl(pr.dtype, pr.dtype, pr.dtype, t8),
         (-(-n // 64), -(-n // 64)), u, codegen.ENTRY_POINT)
+    from cthreads.codegen import matmul_lanes
+    for tm, tn in [(4, 4), (4, 2), (2, 4), (3, 4), (8, 2), (4, 3), (2, 2)]:
+        lt = matmul_lanes.Lanes(tm, tn, 8)
+        add(f"lib lanes {tm}x{tn}", matmul_lanes.lanes_wgsl(pr.dtype, pr.dtype, pr.dtype, lt,
+                                                           True, True),
+            (-(-n // lt.bn), -(-n // lt.bm)), u, codegen.ENTRY_POINT)
     for wx, tm, tn, vec, ka, arr in [
             (8, 4, 1, 4, 1, False), (8, 2, 2, 4, 1, False), (8, 3, 1, 4, 1, False),
             (8, 6, 1, 4, 1, False), (8, 8, 1, 4, 1, False), (8, 4, 2, 4, 1, False),

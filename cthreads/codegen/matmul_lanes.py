@@ -65,16 +65,20 @@ class Lanes:
             raise ValueError(f"lanes tile {self}: lanes 4, 8 or 16, tm and tn >= 1")
 
 
-def vector_loads(k: int, n: int, a_at: tuple, b_at: tuple) -> tuple:
-    """(vec_a, vec_b): whether A / B can be bound as vec4 arrays (k / n a multiple of 4, and
-    the operand's (offset, batch stride) too; the k ranges start at multiples of ``lanes``)."""
+def vector_loads(k: int, n: int, a_at: tuple, b_at: tuple, c_at: tuple = (1,)) -> tuple:
+    """(vec_a, vec_b, vec_c): whether A / B / C can be bound as vec4 arrays (k / n / n a
+    multiple of 4, and the operand's (offset, batch stride) too; the k ranges start at
+    multiples of ``lanes``)."""
     return (k % 4 == 0 and all(x % 4 == 0 for x in a_at),
-            n % 4 == 0 and all(x % 4 == 0 for x in b_at))
+            n % 4 == 0 and all(x % 4 == 0 for x in b_at),
+            n % 4 == 0 and all(x % 4 == 0 for x in c_at))
 
 
 @functools.lru_cache(maxsize=32)
-def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bool) -> str:
-    """The lanes form of ``C (+)= A @ B`` (see the module docstring)."""
+def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bool,
+               vec_c: bool = False) -> str:
+    """The lanes form of ``C (+)= A @ B`` (see the module docstring); ``vec_c``: C is bound
+    as vec4 elements (n, C's offset and batch stride multiples of 4)."""
     t.check()
     ta, tb, tc = (_TYPES[x] for x in (a_ty, b_ty, c_ty))
     v4 = f"vec4<{tc}>"
@@ -85,6 +89,8 @@ def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bo
         lines = [x.replace(f"ct_a: array<{ta}>", f"ct_a: array<vec4<{ta}>>") for x in lines]
     if vec_b:
         lines = [x.replace(f"ct_b: array<{tb}>", f"ct_b: array<vec4<{tb}>>") for x in lines]
+    if vec_c:
+        lines = [x.replace(f"ct_c: array<{tc}>", f"ct_c: array<vec4<{tc}>>") for x in lines]
     L, tm, tn = t.lanes, t.tm, t.tn
     lines += [
         "",
@@ -108,39 +114,72 @@ def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bo
         lines += [f"    let qb{j}_{e} = min(col0 + {4 * j + e}u, u.n - 1u);"
                   for j in range(tn) for e in range(4)]
     lines += [f"    var c{i}_{j} = {v4}();" for i in range(tm) for j in range(tn)]
-    lines += [
-        "    var k0 = u.k_begin;",
-        "    loop {",
-        "        if (k0 >= u.k_end) { break; }",
-        "        let kb = k0 + lane;",
-        "        let brow = base_b + min(kb, klast) * u.n;",
-        "        let bin = kb < u.k_end;",
-    ]
+    lines += ["    var k0 = u.k_begin;", "    loop {",
+              f"        if (k0 + {L}u > u.k_end) {{ break; }}"]
+    lines += _pass(t, tc, vec_a, vec_b, False)
+    lines += [f"        k0 = k0 + {L}u;", "    }",
+              "    if (k0 < u.k_end) {      // the last k, fewer than the lanes"]
+    lines += _pass(t, tc, vec_a, vec_b, True)
+    lines.append("    }")
+    lines += _stores(t, vec_c)
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def _pass(t: Lanes, tc: str, vec_a: bool, vec_b: bool, masked: bool) -> list:
+    """One pass of ``lanes`` k from k0: the loads (``masked``: the last pass, k0 + lanes past
+    k_end: indices clamped into the rows, elements past k_end zero), then the broadcasts and
+    products."""
+    L, tm, tn, v4 = t.lanes, t.tm, t.tn, f"vec4<{tc}>"
+    lines = ["        let kb = k0 + lane;"]
+    if masked:
+        lines += ["        let brow = base_b + min(kb, klast) * u.n;",
+                  "        let bin = kb < u.k_end;"]
+    else:
+        lines.append("        let brow = base_b + kb * u.n;")
     for j in range(tn):
         if vec_b:
             load = f"{v4}(ct_b[brow / 4u + qb{j}])"
         else:
             load = f"{v4}(" + ", ".join(f"{tc}(ct_b[brow + qb{j}_{e}])" for e in range(4)) + ")"
-        lines.append(f"        let b{j} = select(zero, {load}, bin);")
+        lines.append(f"        let b{j} = " + (f"select(zero, {load}, bin);" if masked
+                                               else f"{load};"))
     for h in range(L // 4):
-        lines.append(f"        let kin{h} = vec4<u32>(k0 + {4 * h}u) + vec4<u32>(0u, 1u, 2u, 3u)"
-                     " < vec4<u32>(u.k_end);")
+        if masked:
+            lines.append(f"        let kin{h} = vec4<u32>(k0 + {4 * h}u) + vec4<u32>(0u, 1u, 2u, "
+                         "3u) < vec4<u32>(u.k_end);")
         for i in range(tm):
+            at = (lambda e: f"min(ra{i} + k0 + {4 * h + e}u, ea{i})") if masked else (
+                lambda e: f"ra{i} + k0 + {4 * h + e}u")
             if vec_a:
-                load = f"{v4}(ct_a[min(ra{i} + k0 + {4 * h}u, ea{i}) / 4u])"
+                load = f"{v4}(ct_a[({at(0)}) / 4u])"
             else:
-                load = f"{v4}(" + ", ".join(
-                    f"{tc}(ct_a[min(ra{i} + k0 + {4 * h + e}u, ea{i})])" for e in range(4)) + ")"
-            lines.append(f"        let a{i}_{h} = select(zero, {load}, kin{h});")
+                load = f"{v4}(" + ", ".join(f"{tc}(ct_a[{at(e)}])" for e in range(4)) + ")"
+            lines.append(f"        let a{i}_{h} = " + (f"select(zero, {load}, kin{h});"
+                                                       if masked else f"{load};"))
     for kk in range(L):
         for j in range(tn):
             lines.append(f"        let s{kk}_{j} = subgroupBroadcast(b{j}, {kk}u);")
             lines += [f"        c{i}_{j} = fma({v4}(a{i}_{kk // 4}[{kk % 4}]), s{kk}_{j}, "
                       f"c{i}_{j});" for i in range(tm)]
-    lines += [f"        k0 = k0 + {L}u;", "    }"]
-    for i in range(tm):
-        lines.append(f"    let r{i} = row0 + {L * i}u;")
-        for j in range(tn):
+    return lines
+
+
+def _stores(t: Lanes, vec_c: bool) -> list:
+    """The block into C (or added to it), inside the matrix only: vec4 stores with ``vec_c``
+    (n a multiple of 4: a vector is wholly inside or outside), else element by element."""
+    lines = []
+    for i in range(t.tm):
+        lines.append(f"    let r{i} = row0 + {t.lanes * i}u;")
+        for j in range(t.tn):
+            if vec_c:
+                lines += [
+                    f"    if (r{i} < u.m && col0 + {4 * j}u < u.n) {{",
+                    f"        let at = (base_c + r{i} * u.n + col0) / 4u + {j}u;",
+                    f"        if (u.ct_acc != 0u) {{ ct_c[at] = ct_c[at] + c{i}_{j}; }}"
+                    f" else {{ ct_c[at] = c{i}_{j}; }}",
+                    "    }",
+                ]
+                continue
             for e in range(4):
                 lines += [
                     f"    if (r{i} < u.m && col0 + {4 * j + e}u < u.n) {{",
@@ -149,7 +188,7 @@ def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bo
                     f" else {{ ct_c[at] = c{i}_{j}[{e}]; }}",
                     "    }",
                 ]
-    return "\n".join(lines + ["}"]) + "\n"
+    return lines
 
 
 class _Named:

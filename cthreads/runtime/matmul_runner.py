@@ -197,7 +197,8 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
     tiles = s.tiles[c.dtype]
     span = codegen.MAX_STEPS * tiles.step
     if getattr(tiles, "form", "") == "lanes":
-        vec = matmul_lanes.vector_loads(k, n, (a.offset, a.stride), (b.offset, b.stride))
+        vec = matmul_lanes.vector_loads(k, n, (a.offset, a.stride), (b.offset, b.stride),
+                                        (c.offset, c.stride))
     else:
         vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride),
                                    span)

@@ -55,7 +55,8 @@ def test_edges(lanes, dtype, mkn):
     a, b = _pair((m, k), (k, n), dtype)
     _check(matmul(a, b), a, b)
     for a_at, b_at in [((0, 0), (0, 0)), ((1, 0), (0, 0)), ((0, 4), (2, 0))]:
-        va, vb = matmul_lanes.vector_loads(k, n, a_at, b_at)
+        va, vb, vc = matmul_lanes.vector_loads(k, n, a_at, b_at, b_at)
+        assert vc == vb
         assert va == (k % 4 == 0 and a_at[0] % 4 == 0 and a_at[1] % 4 == 0)
         assert vb == (n % 4 == 0 and b_at[0] % 4 == 0 and b_at[1] % 4 == 0)
 
@@ -119,9 +120,9 @@ def test_lanes_wgsl_shapes():
     are 8 lanes): one broadcast per lane and vector of B, the k loop advancing ``lanes``."""
     for lanes_, tm, tn in ((4, 2, 3), (16, 1, 2), (8, 4, 4)):
         t = matmul_lanes.Lanes(tm, tn, lanes_)
-        for vec in ((True, True), (False, False), (True, False)):
+        for vec in ((True, True, True), (False, False, False), (True, False, True)):
             text = matmul_lanes.lanes_wgsl("float32", "float64", "float64", t, *vec)
-            assert text.count("subgroupBroadcast(") == lanes_ * tn
+            assert text.count("subgroupBroadcast(") == 2 * lanes_ * tn   # loop and last pass
             assert f"k0 = k0 + {lanes_}u;" in text
             assert ("array<vec4<f32>>" in text) == vec[0]
     with pytest.raises(ValueError):
@@ -144,7 +145,8 @@ def test_cpu_form_choice(device_name, monkeypatch):
     assert matmul_runner.cpu_lanes(Ctx("llvmpipe (LLVM 15.0.6, 128 bits)")) == 4
     assert matmul_runner.cpu_lanes(Ctx("SwiftShader Device")) == 0
     assert matmul_runner.cpu_lanes(Ctx(lp.name, ["subgroup"])) == 0
-    assert matmul_runner.cpu_tiles(lp)["float32"] == matmul_lanes.Lanes(4, 4, 8)
+    with config.override(matmul_cpu=""):
+        assert matmul_runner.cpu_tiles(lp)["float32"] == matmul_lanes.Lanes(4, 4, 8)
     with config.override(matmul_cpu="old"):
         assert matmul_runner.cpu_tiles(lp) is matmul_runner.TILES_CPU_OLD
     # the direct form still gives numpy's products here
