@@ -17,6 +17,8 @@ Run: ``python bench/probe_matmul_cpu.py [--n 512] [--reps 5] [--dtype float32] [
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 import struct
 import sys
 from pathlib import Path
@@ -26,7 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from bench.timing import alternating_ms  # noqa: E402
 
 
 def lanes_wgsl(ty: str, wx: int, tm: int, tn: int, vec: int, ka: int = 1,
@@ -303,10 +304,10 @@ def variants(pr: Probe, only) -> dict:
     add("old direct 64x64 of 8x8", codegen.matmul_wgsl(pr.dtype, pr.dtype, pr.dtype, t8),
         (-(-n // 64), -(-n // 64)), u, codegen.ENTRY_POINT)
     from cthreads.codegen import matmul_lanes
-    for tm, tn in [(4, 4), (4, 2), (2, 4), (3, 4), (8, 2), (4, 3), (2, 2)]:
+    for tm, tn in [(4, 4), (4, 2), (2, 4), (3, 4), (8, 2), (4, 3), (2, 2), (4, 8), (8, 4), (6, 4), (2, 8), (4, 6), (3, 8), (2, 12), (3, 6)]:
         lt = matmul_lanes.Lanes(tm, tn, 8)
         add(f"lib lanes {tm}x{tn}", matmul_lanes.lanes_wgsl(pr.dtype, pr.dtype, pr.dtype, lt,
-                                                           True, True),
+                                                           True, True, True),
             (-(-n // lt.bn), -(-n // lt.bm)), u, codegen.ENTRY_POINT)
     for wx, tm, tn, vec, ka, arr in [
             (8, 4, 1, 4, 1, False), (8, 2, 2, 4, 1, False), (8, 3, 1, 4, 1, False),
@@ -351,6 +352,18 @@ def variants(pr: Probe, only) -> dict:
     return out
 
 
+def _rounds(fns: dict, reps: int) -> dict:
+    """ms of each call of each of ``fns`` over ``reps`` rounds, the order rotating."""
+    times = {k: [] for k in fns}
+    names = list(fns)
+    for r in range(reps):
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.perf_counter()
+            fns[k]()
+            times[k].append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=512)
@@ -366,12 +379,16 @@ def main():
     fns["numpy"] = lambda: np.matmul(pr.a, pr.b, out=host)
     for f in fns.values():
         f()
-    ms = alternating_ms(fns, args.reps)
+    rounds = _rounds(fns, args.reps)
+    ms = {k: statistics.median(v) for k, v in rounds.items()}
+    best = {k: min(v) for k, v in rounds.items()}
     flops = 2 * args.n ** 3
-    base = flops / ms["numpy"] / 1e6
+    base, base_b = flops / ms["numpy"] / 1e6, flops / best["numpy"] / 1e6
+    print("  (median of the rounds; then the fastest single run, a less loaded moment)")
     for name, v in sorted(ms.items(), key=lambda kv: kv[1]):
-        g = flops / v / 1e6
-        print(f"  {name:34s} {v:8.2f} ms {g:8.2f} GFLOP/s  {g / base:5.2f}x numpy", flush=True)
+        g, gb = flops / v / 1e6, flops / best[name] / 1e6
+        print(f"  {name:34s} {v:8.2f} ms {g:8.2f} GFLOP/s  {g / base:5.2f}x numpy | "
+              f"best {gb:8.2f} GFLOP/s {gb / base_b:5.2f}x", flush=True)
 
 
 if __name__ == "__main__":

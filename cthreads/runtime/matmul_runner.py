@@ -59,9 +59,11 @@ TILES_VARIABLE = "CTHREADS_MATMUL_TILES"
 TILES_CPU_OLD = {"float32": codegen.Tiles(128, 128, 1, 16, 16, shared=False),
                  "float64": codegen.Tiles(128, 128, 1, 16, 16, shared=False)}
 #: CPU drivers: the lanes form (codegen/matmul_lanes.py), workgroups of one subgroup of 8
-#: (llvmpipe's 256-bit vectors), each lane 4 rows x 16 columns (bench/probe_matmul_cpu.py,
-#: docs/performance.md); the direct form where the lanes cannot be known (cpu_tiles)
-TILES_CPU = {"float32": matmul_lanes.Lanes(4, 4), "float64": matmul_lanes.Lanes(4, 4)}
+#: (llvmpipe's 256-bit vectors), each lane 4 rows x 24 columns (bench/probe_matmul_cpu.py on
+#: lavapipe, 2026-12-02, float32 1024^2 best runs: 4x6 19.1 GFLOP/s, 3x8 19.1, 4x4 18.1, 2x8
+#: 15.3, 3x6 10.6, the direct form 8.4; float64 512^2: 4x6 19.4, 4x4 17.1, 2x8 17.4, 2x4 14.9,
+#: direct 8.9); the direct form where the lanes cannot be known (cpu_tiles)
+TILES_CPU = {"float32": matmul_lanes.Lanes(4, 6), "float64": matmul_lanes.Lanes(4, 6)}
 _SIZES = {"float32": 4, "float64": 8}
 #: the grid's largest z (batches per dispatch)
 MAX_BATCH = 65535
