@@ -63,14 +63,12 @@ def _floor_text(dtype: str, tiles) -> str | None:
     ty = "f32" if dtype == "float32" else "f64"
     if getattr(tiles, "form", "") == "lanes":
         # the lanes form: B's vectors and A's vectors from the loop counters, the same
-        # selects, broadcasts, products and stores
-        text = matmul_lanes.lanes_wgsl(dtype, dtype, dtype, tiles, True, True)
-        text = re.sub(r"let b(\d+) = select\(zero, .*, bin\);", lambda m: f"let b{m[1]} = "
-                      f"select(zero, vec4<{ty}>({ty}(kb) * {ty}(0.999) + {ty}({m[1]})), bin);",
-                      text)
-        text = re.sub(r"let a(\d+)_(\d+) = select\(zero, .*, kin(\d+)\);",
-                      lambda m: f"let a{m[1]}_{m[2]} = select(zero, vec4<{ty}>({ty}(k0) * "
-                      f"{ty}(1.0001) + {ty}({m[1]})), kin{m[3]});", text)
+        # broadcasts, products and stores
+        text = matmul_lanes.lanes_wgsl(dtype, dtype, dtype, tiles, True, True, True)
+        text = re.sub(r"let b(\d+) = [^;]*ct_b\[[^;]*;", lambda m: f"let b{m[1]} = "
+                      f"vec4<{ty}>({ty}(kb) * {ty}(0.999) + {ty}({m[1]}));", text)
+        text = re.sub(r"let a(\d+)_(\d+) = [^;]*ct_a\[[^;]*;", lambda m: f"let a{m[1]}_{m[2]} = "
+                      f"vec4<{ty}>({ty}(k0) * {ty}(1.0001) + {ty}({m[1]}));", text)
         body = text.split("loop {")[1].split("k0 = k0 +")[0]
         return None if "ct_a[" in body or "ct_b[" in body else text
     text = codegen.matmul_wgsl(dtype, dtype, dtype, tiles)

@@ -391,5 +391,91 @@ def main():
               f"best {gb:8.2f} GFLOP/s {gb / base_b:5.2f}x", flush=True)
 
 
+def ubo_wgsl(ty: str, tm: int, tn: int, uniform_a: bool, kdim: int) -> str:
+    """The lanes shape (lanes along rows, B broadcast from the lanes) with A in a uniform
+    buffer (``uniform_a``: llvmpipe gathers uniform loads without its per-lane loop of
+    bounds-checked storage loads) or in storage; for a 32-row A of 64 KiB (one binding)."""
+    v4 = f"vec4<{ty}>"
+    size = 65536 // (16 if ty == "f32" else 32)
+    decl_a = (f"@group(0) @binding(1) var<uniform> a: array<{v4}, {size}>;" if uniform_a
+              else f"@group(0) @binding(1) var<storage, read> a: array<{v4}>;")
+    lines = [
+        "struct P { m: u32, n: u32, k: u32, nv: u32 }",
+        "@group(0) @binding(0) var<uniform> p: P;", decl_a,
+        f"@group(0) @binding(2) var<storage, read> b: array<{v4}>;",
+        f"@group(0) @binding(3) var<storage, read_write> c: array<{v4}>;",
+        "@compute @workgroup_size(8, 1, 1)",
+        "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(subgroup_invocation_id) lane: "
+        "u32) {",
+        f"    let row0 = wid.y * {8 * tm}u + lane;",
+        f"    let col = wid.x * {tn}u;",
+    ]
+    lines += [f"    let ra{i} = (row0 + {8 * i}u) * {kdim // 4}u;" for i in range(tm)]
+    lines += [f"    var c{i}_{j} = {v4}();" for i in range(tm) for j in range(tn)]
+    lines += ["    var k = 0u;", "    loop {", "        if (k >= p.k) { break; }",
+              "        let kb = (k + lane) * p.nv + col;"]
+    lines += [f"        let b{j} = b[kb + {j}u];" for j in range(tn)]
+    for i in range(tm):
+        lines += [f"        let a{i}_0 = a[ra{i} + k / 4u];",
+                  f"        let a{i}_1 = a[ra{i} + k / 4u + 1u];"]
+    for kk in range(8):
+        for j in range(tn):
+            lines.append(f"        let s{kk}_{j} = subgroupBroadcast(b{j}, {kk}u);")
+            lines += [f"        c{i}_{j} = fma({v4}(a{i}_{kk // 4}[{kk % 4}]), s{kk}_{j}, "
+                      f"c{i}_{j});" for i in range(tm)]
+    lines += ["        k = k + 8u;", "    }"]
+    lines += [f"    c[(row0 + {8 * i}u) * p.nv + col + {j}u] = c{i}_{j};"
+              for i in range(tm) for j in range(tn)]
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def ubo_main(n: int, reps: int, dtype: str) -> None:
+    """``--ubo``: a 32 x k (64 KiB) A from a uniform buffer vs from storage, k x n B."""
+    from raw_wgpu import Raw
+    raw = Raw(features=["shader-f64", "subgroup"])
+    size = np.dtype(dtype).itemsize
+    k = 65536 // (32 * size)
+    ty = "f32" if dtype == "float32" else "f64"
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((32, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    u = raw.wgpu.BufferUsage
+    ga_u = raw.device.create_buffer(size=a.nbytes, usage=u.UNIFORM | u.COPY_DST)
+    ga_s, gb, gc = raw.storage(a.nbytes), raw.storage(b.nbytes), raw.storage(32 * n * size)
+    for buf, arr in ((ga_u, a), (ga_s, a), (gb, b)):
+        raw.upload(buf, arr)
+    stage = raw.staging(32 * n * size)
+    fns = {}
+    for tn in (6, 4):
+        for uni in (True, False):
+            pipe = raw.pipeline(ubo_wgsl(ty, 4, tn, uni, k))
+            params = raw.uniform(struct.pack("<4I", 32, n, k, n // 4))
+            bg = raw.bind_group(pipe, [params, ga_u if uni else ga_s, gb, gc])
+            grid = -(-n // (4 * tn))
+
+            def run(pipe=pipe, bg=bg, grid=grid):
+                raw.dispatch(pipe, bg, grid, 1)
+                raw.wait()
+            raw.queue.write_buffer(gc, 0, np.zeros(32 * n, dtype))
+            run()
+            got = raw.read(gc, stage, 32 * n * size, dtype).reshape(32, n)
+            cols = (n // (4 * tn)) * 4 * tn
+            assert np.allclose(got[:, :cols], (a @ b)[:, :cols], rtol=1e-3, atol=1e-3)
+            fns[f"4x{tn} A {'uniform' if uni else 'storage'}"] = run
+    host = np.empty((32, n), dtype)
+    fns["numpy"] = lambda: np.matmul(a, b, out=host)
+    rounds = _rounds(fns, reps)
+    flops = 2 * 32 * n * k
+    for name, v in rounds.items():
+        print(f"  {name:24s} median {flops / statistics.median(v) / 1e6:8.2f} GFLOP/s, best "
+              f"{flops / min(v) / 1e6:8.2f}", flush=True)
+
+
+if __name__ == "__main__" and "--ubo" in sys.argv:
+    ubo_main(int(sys.argv[sys.argv.index("--ubo") + 1]), 9, sys.argv[-1]
+             if sys.argv[-1].startswith("float") else "float32")
+    sys.exit(0)
+
+
 if __name__ == "__main__":
     main()
