@@ -11,7 +11,10 @@ Per device a ``_Matmuls`` keeps the compiled pipelines (per element types and ti
 calls compile nothing), the uniform buffers (one per dispatch of a call) and a small cache of
 bind groups. The tile configuration is the device class's: ``TILES_GPU`` on GPUs
 (``TILES_GPU_OLD`` with ``CTHREADS_MATMUL_TILES=old``),
-``TILES_CPU`` on CPU drivers (lavapipe: measured with bench/matmul.py, docs/performance.md).
+``TILES_CPU`` on CPU drivers (the lanes form of ``codegen/matmul_lanes.py`` where the driver's
+lanes are known, ``cpu_tiles``; ``TILES_CPU_OLD``, the direct form, with
+``CTHREADS_MATMUL_CPU=old``: measured with bench/matmul.py and bench/probe_matmul_cpu.py,
+docs/performance.md).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from ..errors import GpuInvalidArgument
 from .device_program import Pipelines, internal_error
 
 #: tiles per device class (docs/performance.md, "Matrix products")
-#: (lavapipe, 512^2 float32 on 2 shared cores: the shared-memory form's best, 64x64x8 tiles
+#: (the direct form's history, lavapipe, 512^2 float32 on 2 shared cores: the shared-memory form's best, 64x64x8 tiles
 #: of 8x8 blocks, 2-4 GFLOP/s (4x4 blocks 0.7, 32x32x8 of 8x4 1.0, 128x64x8 of 8x8 0.8); the
 #: direct form of 8x8 blocks in 64x64 workgroup tiles 7-14 (4x4 blocks 6.4): llvmpipe runs
 #: a workgroup's invocations as coroutines switched at every barrier, and the CPU's caches
