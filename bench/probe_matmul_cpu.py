@@ -235,10 +235,55 @@ def sgt_wgsl(ty: str, tm: int, tn: int) -> str:
     return "\n".join(lines + ["}"]) + "\n"
 
 
+def u64_wgsl(tm, tq):
+    """float32 in the lanes shape with 64-bit loads: A bound as vec4<u64> (8 k of a row, two
+    floats a component), B's row k0 + lane as tq vec4<u64> (8 columns each), the floats taken
+    apart by bitcasts: half the load instructions of vec4<f32> (shader-int64)."""
+    L = ["struct P { m: u32, n: u32, k: u32, nv: u32 }",
+         "@group(0) @binding(0) var<uniform> p: P;",
+         "@group(0) @binding(1) var<storage, read> a: array<vec4<u64>>;",
+         "@group(0) @binding(2) var<storage, read> b: array<vec4<u64>>;",
+         "@group(0) @binding(3) var<storage, read_write> c: array<vec4<f32>>;",
+         "fn lo(x: vec4<u64>) -> vec4<f32> {",
+         "    return bitcast<vec4<f32>>(vec4<u32>(x & vec4<u64>(0xfffffffflu))); }",
+         "fn hi(x: vec4<u64>) -> vec4<f32> {",
+         "    return bitcast<vec4<f32>>(vec4<u32>(x >> vec4<u32>(32u))); }",
+         "@compute @workgroup_size(8, 1, 1)",
+         "fn main(@builtin(workgroup_id) wid: vec3<u32>, "
+         "@builtin(subgroup_invocation_id) lane: u32) {",
+         f"    let row0 = wid.y * {8*tm}u + lane;",
+         f"    let col8 = wid.x * {tq}u;"]
+    L += [f"    let ra{i} = (row0 + {8*i}u) * p.k / 8u;" for i in range(tm)]
+    tn = 2 * tq
+    L += [f"    var c{i}_{j} = vec4<f32>();" for i in range(tm) for j in range(tn)]
+    L += ["    var k = 0u;", "    loop {", "        if (k >= p.k) { break; }",
+          "        let kb = (k + lane) * (p.n / 8u) + col8;"]
+    for q in range(tq):
+        L += [f"        let bq{q} = b[kb + {q}u];",
+              # elements of a u64 vector: (x.lo, x.hi, y.lo, y.hi, ...): columns 8q + 0..7
+              f"        let lo{q} = lo(bq{q}); let hi{q} = hi(bq{q});",
+              f"        let b{2*q} = vec4<f32>(lo{q}.x, hi{q}.x, lo{q}.y, hi{q}.y);",
+              f"        let b{2*q+1} = vec4<f32>(lo{q}.z, hi{q}.z, lo{q}.w, hi{q}.w);"]
+    for i in range(tm):
+        L += [f"        let aq{i} = a[ra{i} + k / 8u];",
+              f"        let al{i} = lo(aq{i}); let ah{i} = hi(aq{i});"]
+    for kk in range(8):
+        comp = "xyzw"[kk // 2]
+        for j in range(tn):
+            L.append(f"        let s{kk}_{j} = subgroupBroadcast(b{j}, {kk}u);")
+            half = "al" if kk % 2 == 0 else "ah"
+            L += [f"        c{i}_{j} = fma(vec4<f32>({half}{i}.{comp}), s{kk}_{j}, c{i}_{j});"
+                  for i in range(tm)]
+    L += ["        k = k + 8u;", "    }"]
+    L += [f"    c[(row0 + {8*i}u) * p.nv + col8 * 2u + {j}u] = c{i}_{j};"
+          for i in range(tm) for j in range(tn)]
+    return "\n".join(L + ["}"]) + "\n"
+
+
 class Probe:
     def __init__(self, n: int, dtype: str):
         from raw_wgpu import Raw
-        self.raw = Raw(features=["shader-f64", "subgroup"])
+        self.raw = Raw(features=["shader-f64", "subgroup", "shader-int64"])
         self.n, self.dtype = n, dtype
         rng = np.random.default_rng(3)
         self.a = rng.standard_normal((n, n)).astype(dtype)
@@ -307,8 +352,12 @@ def variants(pr: Probe, only) -> dict:
     for tm, tn in [(4, 4), (4, 2), (2, 4), (3, 4), (8, 2), (4, 3), (2, 2), (4, 8), (8, 4), (6, 4), (2, 8), (4, 6), (3, 8), (2, 12), (3, 6)]:
         lt = matmul_lanes.Lanes(tm, tn, 8)
         add(f"lib lanes {tm}x{tn}", matmul_lanes.lanes_wgsl(pr.dtype, pr.dtype, pr.dtype, lt,
-                                                           True, True, True),
+                                                           4, 4, 4),
             (-(-n // lt.bn), -(-n // lt.bm)), u, codegen.ENTRY_POINT)
+        if pr.dtype == "float32" and tn % 2 == 0:
+            add(f"lib pairs {tm}x{tn}", matmul_lanes.lanes_wgsl(
+                pr.dtype, pr.dtype, pr.dtype, lt, 8, 8, 4), (-(-n // lt.bn), -(-n // lt.bm)), u,
+                codegen.ENTRY_POINT)
     for wx, tm, tn, vec, ka, arr in [
             (8, 4, 1, 4, 1, False), (8, 2, 2, 4, 1, False), (8, 3, 1, 4, 1, False),
             (8, 6, 1, 4, 1, False), (8, 8, 1, 4, 1, False), (8, 4, 2, 4, 1, False),
@@ -339,6 +388,11 @@ def variants(pr: Probe, only) -> dict:
         params = struct.pack("<4I", n, n, n, n // 4)
         add(f"dv {wx}x{wy} {tm}x{tn} vec4", dv_wgsl(ty, wx, wy, tm, tn),
             (n // (4 * wx * tn), n // (wy * tm)), params)
+    for tm, tq in [(4, 3), (4, 2), (2, 4), (8, 1)]:
+        if pr.dtype != "float32" or n % (8 * tq) or n % (8 * tm):
+            continue
+        params = struct.pack("<4I", n, n, n, n // 4)
+        add(f"u64 {tm}x{8 * tq}", u64_wgsl(tm, tq), (n // (8 * tq), n // (8 * tm)), params)
     for tm, tn in [(4, 1), (8, 1), (12, 1), (16, 1), (4, 2), (8, 2)]:
         if n % (32 * tn) or n % tm:
             continue
@@ -432,7 +486,7 @@ def ubo_wgsl(ty: str, tm: int, tn: int, uniform_a: bool, kdim: int) -> str:
 def ubo_main(n: int, reps: int, dtype: str) -> None:
     """``--ubo``: a 32 x k (64 KiB) A from a uniform buffer vs from storage, k x n B."""
     from raw_wgpu import Raw
-    raw = Raw(features=["shader-f64", "subgroup"])
+    raw = Raw(features=["shader-f64", "subgroup", "shader-int64"])
     size = np.dtype(dtype).itemsize
     k = 65536 // (32 * size)
     ty = "f32" if dtype == "float32" else "f64"

@@ -65,30 +65,51 @@ class Lanes:
             raise ValueError(f"lanes tile {self}: lanes 4, 8 or 16, tm and tn >= 1")
 
 
-def vector_loads(k: int, n: int, a_at: tuple, b_at: tuple, c_at: tuple = (1,)) -> tuple:
-    """(vec_a, vec_b, vec_c): whether A / B / C can be bound as vec4 arrays (k / n / n a
-    multiple of 4, and the operand's (offset, batch stride) too; the k ranges start at
-    multiples of ``lanes``)."""
-    return (k % 4 == 0 and all(x % 4 == 0 for x in a_at),
-            n % 4 == 0 and all(x % 4 == 0 for x in b_at),
-            n % 4 == 0 and all(x % 4 == 0 for x in c_at))
+def vector_loads(k: int, n: int, a_at: tuple, b_at: tuple, c_at: tuple = (1,),
+                 pairs: tuple = (False, False)) -> tuple:
+    """(vec_a, vec_b, vec_c) for a product: 0 (elements), 4 (the operand bound as vec4: its row
+    length k / n / n, offset and batch stride multiples of 4) or, for A and B, 8 (``pairs``:
+    a float32 operand bound as ``vec4<u64>``, eight floats a load: multiples of 8; the k
+    ranges start at multiples of ``lanes``)."""
+    def width(length, at, pair):
+        if pair and length % 8 == 0 and all(x % 8 == 0 for x in at):
+            return 8
+        return 4 if length % 4 == 0 and all(x % 4 == 0 for x in at) else 0
+    return width(k, a_at, pairs[0]), width(n, b_at, pairs[1]), width(n, c_at, False)
 
 
 @functools.lru_cache(maxsize=32)
-def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bool,
-               vec_c: bool = False) -> str:
-    """The lanes form of ``C (+)= A @ B`` (see the module docstring); ``vec_c``: C is bound
-    as vec4 elements (n, C's offset and batch stride multiples of 4)."""
+def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: int, vec_b: int,
+               vec_c: int = 0) -> str:
+    """The lanes form of ``C (+)= A @ B`` (see the module docstring); ``vec_a`` / ``vec_b`` /
+    ``vec_c`` as ``vector_loads`` gives them (8: float32 pairs in ``vec4<u64>``, which needs
+    the device's shader-int64, 8 lanes or 16 for A and an even ``tn`` for B)."""
     t.check()
+    if (vec_a == 8 and (a_ty != "float32" or t.lanes % 8)) or (
+            vec_b == 8 and (b_ty != "float32" or t.tn % 2)) or (
+            8 in (vec_a, vec_b) and c_ty != "float32"):
+        raise ValueError(f"lanes tile {t}: float32 pairs need float32 operands and result, "
+                         "8 or 16 lanes (A) and an even tn (B)")
     ta, tb, tc = (_TYPES[x] for x in (a_ty, b_ty, c_ty))
     v4 = f"vec4<{tc}>"
     lines = _header(a_ty, b_ty, c_ty, _Named(t), ta, tb, tc)
     lines[0] = (f"// cthreads matmul: {a_ty} @ {b_ty} -> {c_ty}, lanes form: {t.lanes} lanes of "
                 f"{t.tm} rows x {4 * t.tn} columns")
     if vec_a:
-        lines = [x.replace(f"ct_a: array<{ta}>", f"ct_a: array<vec4<{ta}>>") for x in lines]
+        wide = "u64" if vec_a == 8 else ta
+        lines = [x.replace(f"ct_a: array<{ta}>", f"ct_a: array<vec4<{wide}>>") for x in lines]
     if vec_b:
-        lines = [x.replace(f"ct_b: array<{tb}>", f"ct_b: array<vec4<{tb}>>") for x in lines]
+        wide = "u64" if vec_b == 8 else tb
+        lines = [x.replace(f"ct_b: array<{tb}>", f"ct_b: array<vec4<{wide}>>") for x in lines]
+    if 8 in (vec_a, vec_b):       # a vec4<u64> of float32 pairs -> two vec4<f32>
+        lines += [
+            "fn ct_pairs(x: vec4<u64>) -> array<vec4<f32>, 2> {",
+            "    let lo = bitcast<vec4<f32>>(vec4<u32>(x & vec4<u64>(0xfffffffflu)));",
+            "    let hi = bitcast<vec4<f32>>(vec4<u32>(x >> vec4<u32>(32u)));",
+            "    return array<vec4<f32>, 2>(vec4<f32>(lo.x, hi.x, lo.y, hi.y),",
+            "                               vec4<f32>(lo.z, hi.z, lo.w, hi.w));",
+            "}",
+        ]
     if vec_c:
         lines = [x.replace(f"ct_c: array<{tc}>", f"ct_c: array<vec4<{tc}>>") for x in lines]
     L, tm, tn = t.lanes, t.tm, t.tn
@@ -108,7 +129,9 @@ def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bo
     for i in range(tm):       # each row's first element and its last one
         lines += [f"    let ra{i} = base_a + min(row0 + {L * i}u, u.m - 1u) * u.k;",
                   f"    let ea{i} = ra{i} + u.k - 1u;"]
-    if vec_b:
+    if vec_b == 8:
+        lines += [f"    let qb{q} = min(col0 + {8 * q}u, u.n - 8u) / 8u;" for q in range(tn // 2)]
+    elif vec_b:
         lines += [f"    let qb{j} = min(col0 + {4 * j}u, u.n - 4u) / 4u;" for j in range(tn)]
     else:
         lines += [f"    let qb{j}_{e} = min(col0 + {4 * j + e}u, u.n - 1u);"
@@ -125,7 +148,7 @@ def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: bool, vec_b: bo
     return "\n".join(lines + ["}"]) + "\n"
 
 
-def _pass(t: Lanes, tc: str, vec_a: bool, vec_b: bool, masked: bool) -> list:
+def _pass(t: Lanes, tc: str, vec_a: int, vec_b: int, masked: bool) -> list:
     """One pass of ``lanes`` k from k0: the loads (``masked``: the last pass, k0 + lanes past
     k_end: indices clamped into the rows, elements past k_end zero), then the broadcasts and
     products."""
@@ -136,8 +159,12 @@ def _pass(t: Lanes, tc: str, vec_a: bool, vec_b: bool, masked: bool) -> list:
                   "        let bin = kb < u.k_end;"]
     else:
         lines.append("        let brow = base_b + kb * u.n;")
+    for q in range(tn // 2 if vec_b == 8 else 0):
+        lines.append(f"        let bp{q} = ct_pairs(ct_b[brow / 8u + qb{q}]);")
     for j in range(tn):
-        if vec_b:
+        if vec_b == 8:
+            load = f"bp{j // 2}[{j % 2}]"
+        elif vec_b:
             load = f"{v4}(ct_b[brow / 4u + qb{j}])"
         else:
             load = f"{v4}(" + ", ".join(f"{tc}(ct_b[brow + qb{j}_{e}])" for e in range(4)) + ")"
@@ -150,7 +177,13 @@ def _pass(t: Lanes, tc: str, vec_a: bool, vec_b: bool, masked: bool) -> list:
         for i in range(tm):
             at = (lambda e: f"min(ra{i} + k0 + {4 * h + e}u, ea{i})") if masked else (
                 lambda e: f"ra{i} + k0 + {4 * h + e}u")
-            if vec_a:
+            if vec_a == 8:
+                if h % 2 == 0:     # eight k of row i: one load (clamped: the row's last 8)
+                    at8 = (f"min(ra{i} + k0 + {4 * h}u, ea{i} - 7u)" if masked
+                           else f"ra{i} + k0 + {4 * h}u")
+                    lines.append(f"        let ap{i}_{h // 2} = ct_pairs(ct_a[({at8}) / 8u]);")
+                load = f"ap{i}_{h // 2}[{h % 2}]"
+            elif vec_a:
                 load = f"{v4}(ct_a[({at(0)}) / 4u])"
             else:
                 load = f"{v4}(" + ", ".join(f"{tc}(ct_a[{at(e)}])" for e in range(4)) + ")"

@@ -202,8 +202,11 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
     tiles = s.tiles[c.dtype]
     span = codegen.MAX_STEPS * tiles.step
     if getattr(tiles, "form", "") == "lanes":
-        vec = matmul_lanes.vector_loads(k, n, (a.offset, a.stride), (b.offset, b.stride),
-                                        (c.offset, c.stride))
+        pairs = c.dtype == "float32" and not s.ctx.missing(["shader-int64"])
+        vec = matmul_lanes.vector_loads(
+            k, n, (a.offset, a.stride), (b.offset, b.stride), (c.offset, c.stride),
+            (pairs and a.dtype == "float32" and tiles.lanes % 8 == 0,
+             pairs and b.dtype == "float32" and tiles.tn % 2 == 0))
     else:
         vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride),
                                    span)

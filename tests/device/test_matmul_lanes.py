@@ -47,18 +47,24 @@ def _pair(a_shape, b_shape, dtype=np.float32):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("mkn", [(1, 1, 1), (7, 3, 5), (31, 9, 23), (33, 17, 25), (32, 16, 24),
-                                 (40, 20, 36), (65, 7, 70), (3, 64, 2)])
+                                 (40, 20, 36), (65, 7, 70), (3, 64, 2), (17, 24, 40),
+                                 (33, 16, 33), (9, 12, 16), (40, 40, 72)])
 def test_edges(lanes, dtype, mkn):
-    """m, n, k on both sides of the lanes (8), the tile (32 x 24) and four: vector loads where
-    k / n are multiples of 4, element loads elsewhere."""
+    """m, n, k on both sides of the lanes (8), the tiles and four and eight: float32 pairs
+    (``vec4<u64>``) where k / n are multiples of 8, vector loads where of 4, element loads
+    elsewhere."""
     m, k, n = mkn
     a, b = _pair((m, k), (k, n), dtype)
     _check(matmul(a, b), a, b)
     for a_at, b_at in [((0, 0), (0, 0)), ((1, 0), (0, 0)), ((0, 4), (2, 0))]:
-        va, vb, vc = matmul_lanes.vector_loads(k, n, a_at, b_at, b_at)
-        assert vc == vb
-        assert va == (k % 4 == 0 and a_at[0] % 4 == 0 and a_at[1] % 4 == 0)
-        assert vb == (n % 4 == 0 and b_at[0] % 4 == 0 and b_at[1] % 4 == 0)
+        for pairs in ((False, False), (True, True)):
+            va, vb, vc = matmul_lanes.vector_loads(k, n, a_at, b_at, b_at, pairs)
+            assert vc == (4 if n % 4 == 0 and b_at[0] % 4 == 0 and b_at[1] % 4 == 0 else 0)
+            for got, length, at, pair in ((va, k, a_at, pairs[0]), (vb, n, b_at, pairs[1])):
+                want = 4 if length % 4 == 0 and at[0] % 4 == 0 and at[1] % 4 == 0 else 0
+                if pair and length % 8 == 0 and at[0] % 8 == 0 and at[1] % 8 == 0:
+                    want = 8
+                assert got == want
 
 
 def test_batched_broadcast_and_mixed(lanes):
@@ -66,6 +72,9 @@ def test_batched_broadcast_and_mixed(lanes):
     _check(matmul(a, b), a, b)
     _check(matmul(a, b[0]), a, b[0])                      # B broadcast: batch stride 0
     _check(matmul(a[1], b), a[1], b)                      # A broadcast
+    p, q = _pair((3, 9, 16), (3, 16, 24))               # float32 pairs, batch strides of 8s
+    _check(matmul(p, q), p, q)
+    _check(matmul(p, q[2]), p, q[2])
     a4, b4 = _pair((2, 1, 9, 8), (3, 8, 13), np.float64)
     _check(matmul(a4, b4), a4, b4)
     _check(matmul(a[0], b[0].astype(np.float64)), a[0], b[0])    # float32 @ float64
@@ -74,25 +83,27 @@ def test_batched_broadcast_and_mixed(lanes):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_views_and_out(lanes, dtype):
-    """Operands that start at element offsets (multiples of 4 or not) and ``out=`` views."""
-    a, b = _pair((21, 12), (12, 20), dtype)
-    for pad in (1, 4):            # a view at 12 elements (vectors), at 36 / 3 rows ... (elements)
-        big_a = to_device(np.concatenate([np.zeros((pad, 12), dtype), a]))
-        big_b = to_device(np.concatenate([np.ones((pad, 20), dtype), b]))
-        _check(big_a[pad:] @ big_b[pad:], a, b)
-    odd = to_device(np.concatenate([np.zeros(3, dtype), b.ravel()]))   # B at element 3
-    _check(matmul(a, odd[3:].reshape(12, 20)), a, b)
-    out = zeros((30, 20), dtype)
-    matmul(a, b, out=out[5:26])
-    _check(out.numpy()[5:26], a, b)
-    assert not out.numpy()[:5].any() and not out.numpy()[26:].any()
+    """Operands that start at element offsets (multiples of 8, of 4 only, or neither: pairs,
+    vectors or elements) and ``out=`` views."""
+    for k, n in ((12, 20), (16, 24)):
+        a, b = _pair((21, k), (k, n), dtype)
+        for pad in (1, 2, 4):
+            big_a = to_device(np.concatenate([np.zeros((pad, k), dtype), a]))
+            big_b = to_device(np.concatenate([np.ones((pad, n), dtype), b]))
+            _check(big_a[pad:] @ big_b[pad:], a, b)
+        odd = to_device(np.concatenate([np.zeros(3, dtype), b.ravel()]))   # B at element 3
+        _check(matmul(a, odd[3:].reshape(k, n)), a, b)
+        out = zeros((30, n), dtype)
+        matmul(a, b, out=out[5:26])
+        _check(out.numpy()[5:26], a, b)
+        assert not out.numpy()[:5].any() and not out.numpy()[26:].any()
 
 
 def test_k_split_across_dispatches(lanes, monkeypatch):
     """k past one dispatch's range (MAX_STEPS lowered to 2 passes of 8 k): later ranges add."""
     from cthreads.codegen import matmul as codegen
     monkeypatch.setattr(codegen, "MAX_STEPS", 2)
-    for k in (16, 17, 100):
+    for k in (16, 17, 100, 104):
         a, b = _pair((9, k), (k, 11))
         _check(matmul(a, b), a, b)
         _check(matmul(a.astype(np.float64), b.astype(np.float64)), a, b)
@@ -101,7 +112,7 @@ def test_k_split_across_dispatches(lanes, monkeypatch):
 def test_inf_next_to_the_edges_stays_out(lanes):
     """A row's vector of A reaches into the next row past k, and the lanes past k read B's
     last row: the Inf there must not reach products of other rows (numpy's Inf/NaN pattern)."""
-    for k, n in ((13, 12), (12, 7), (5, 16)):
+    for k, n in ((13, 12), (12, 7), (5, 16), (16, 24)):
         a, b = _pair((17, k), (k, n))
         a[3, 0] = np.inf                   # row 3: the elements after row 2's end
         b[k - 1, 2] = -np.inf              # column 2 of the last row of B
@@ -120,11 +131,19 @@ def test_lanes_wgsl_shapes():
     are 8 lanes): one broadcast per lane and vector of B, the k loop advancing ``lanes``."""
     for lanes_, tm, tn in ((4, 2, 3), (16, 1, 2), (8, 4, 4)):
         t = matmul_lanes.Lanes(tm, tn, lanes_)
-        for vec in ((True, True, True), (False, False, False), (True, False, True)):
+        for vec in ((4, 4, 4), (0, 0, 0), (4, 0, 4)):
             text = matmul_lanes.lanes_wgsl("float32", "float64", "float64", t, *vec)
             assert text.count("subgroupBroadcast(") == 2 * lanes_ * tn   # loop and last pass
             assert f"k0 = k0 + {lanes_}u;" in text
-            assert ("array<vec4<f32>>" in text) == vec[0]
+            assert ("array<vec4<f32>>" in text) == (vec[0] == 4)
+    text = matmul_lanes.lanes_wgsl("float32", "float32", "float32", matmul_lanes.Lanes(2, 8),
+                                   8, 8, 4)
+    assert text.count("array<vec4<u64>>") == 2 and "ct_pairs(ct_b[" in text
+    for bad in ((matmul_lanes.Lanes(2, 3), 0, 8), (matmul_lanes.Lanes(2, 2, 4), 8, 0)):
+        with pytest.raises(ValueError):
+            matmul_lanes.lanes_wgsl("float32", "float32", "float32", *bad)
+    with pytest.raises(ValueError):
+        matmul_lanes.lanes_wgsl("float32", "float32", "float64", matmul_lanes.Lanes(2, 2), 8, 0)
     with pytest.raises(ValueError):
         matmul_lanes.Lanes(4, 4, 32).check()
 
