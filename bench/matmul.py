@@ -157,9 +157,11 @@ def bench_one(n: int, dtype: str, reps: int, floor: bool = False) -> dict:
         f"{k} ms": v for k, v in ms.items()}
 
 
-def _describe(t) -> str:
+def _describe(t, dtype: str) -> str:
     if getattr(t, "form", "") == "lanes":
-        return f"lanes form, {t.lanes} lanes of {t.tm} rows x {4 * t.tn} columns"
+        return (f"lanes form, {t.lanes} lanes of {t.tm} rows x {4 * t.tn} columns" + (
+            " (operands as vec4<u64> pairs where k, n are multiples of 8)"
+            if dtype == "float32" else ""))
     return (f"{t.bm}x{t.bn}x{t.bk} of {t.tm}x{t.tn}" + ("" if t.shared else " direct")
             + (" prefetched" if t.prefetch else ""))
 
@@ -185,7 +187,7 @@ def main() -> dict:
     print(f"{name}: square matmul, GFLOP/s (2 n^3 / time), median of {args.reps} rounds")
     print(f"  tiles ({runner.TILES_VARIABLE}={runner.tiles_form()}, CTHREADS_MATMUL_CPU="
           f"{config.current().matmul_cpu or '(unset)'}): "
-          + ", ".join(f"{dt} {_describe(t)}" for dt, t in state.tiles.items()), flush=True)
+          + ", ".join(f"{dt} {_describe(t, dt)}" for dt, t in state.tiles.items()), flush=True)
     results = {}
     for n in args.sizes:
         for dtype in args.dtypes:

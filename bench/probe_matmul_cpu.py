@@ -349,7 +349,8 @@ def variants(pr: Probe, only) -> dict:
     add("old direct 64x64 of 8x8", codegen.matmul_wgsl(pr.dtype, pr.dtype, pr.dtype, t8),
         (-(-n // 64), -(-n // 64)), u, codegen.ENTRY_POINT)
     from cthreads.codegen import matmul_lanes
-    for tm, tn in [(4, 4), (4, 2), (2, 4), (3, 4), (8, 2), (4, 3), (2, 2), (4, 8), (8, 4), (6, 4), (2, 8), (4, 6), (3, 8), (2, 12), (3, 6)]:
+    for tm, tn in [(4, 4), (4, 2), (2, 4), (3, 4), (8, 2), (4, 3), (2, 2), (4, 8), (8, 4),
+                   (6, 4), (2, 8), (4, 6), (3, 8), (2, 12), (3, 6)]:
         lt = matmul_lanes.Lanes(tm, tn, 8)
         add(f"lib lanes {tm}x{tn}", matmul_lanes.lanes_wgsl(pr.dtype, pr.dtype, pr.dtype, lt,
                                                            4, 4, 4),
@@ -398,7 +399,8 @@ def variants(pr: Probe, only) -> dict:
             continue
         params = struct.pack("<4I", n, n, n, n // 4)
         add(f"sg4 {tm}x{tn}", sg4_wgsl(ty, tm, tn), (n // (32 * tn), n // tm), params)
-    for tm, tn in [(1, 4), (2, 4), (2, 2), (3, 3), (4, 4), (1, 8), (2, 3), (4, 2), (8, 2), (4, 3), (3, 4), (6, 2), (8, 4), (2, 8)]:
+    for tm, tn in [(1, 4), (2, 4), (2, 2), (3, 3), (4, 4), (1, 8), (2, 3), (4, 2), (8, 2),
+                   (4, 3), (3, 4), (6, 2), (8, 4), (2, 8)]:
         if n % (4 * tn) or n % (8 * tm):
             continue
         params = struct.pack("<4I", n, n, n, n // 4)

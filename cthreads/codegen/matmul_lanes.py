@@ -12,7 +12,10 @@ reads row ``k0 + x`` of B across the tile's columns (``tn`` vec4 loads) and ``la
 of its rows of A (``lanes / 4`` vec4 loads a row); the product then takes row ``k0 + kk`` of B
 from lane ``kk`` by ``subgroupBroadcast`` and multiplies it by the lane's A[row, k0 + kk]:
 ``(2 tm + tn)`` loads feed ``lanes * 4 * tm * tn`` products (for tm = tn = 4: 12 loads, 512
-products; the direct form of ``codegen/matmul.py`` made 32 loads for 256).
+products; the direct form of ``codegen/matmul.py`` made 32 loads for 256). float32 operands
+are read as ``vec4<u64>`` where their row length, offset and batch stride are multiples of 8
+(``vector_loads``' width 8; the device's shader-int64): eight floats a load, taken apart by
+bitcasts (``ct_pairs``), half the load instructions again (measured 1.3x on lavapipe).
 
 Edges: rows past m read row m - 1 (their results are not stored), B's rows past the k range and
 A's elements past it read as zero (a ``select``, so no Inf or NaN of a neighbouring element
@@ -90,28 +93,9 @@ def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: int, vec_b: int
             8 in (vec_a, vec_b) and c_ty != "float32"):
         raise ValueError(f"lanes tile {t}: float32 pairs need float32 operands and result, "
                          "8 or 16 lanes (A) and an even tn (B)")
-    ta, tb, tc = (_TYPES[x] for x in (a_ty, b_ty, c_ty))
+    tc = _TYPES[c_ty]
     v4 = f"vec4<{tc}>"
-    lines = _header(a_ty, b_ty, c_ty, _Named(t), ta, tb, tc)
-    lines[0] = (f"// cthreads matmul: {a_ty} @ {b_ty} -> {c_ty}, lanes form: {t.lanes} lanes of "
-                f"{t.tm} rows x {4 * t.tn} columns")
-    if vec_a:
-        wide = "u64" if vec_a == 8 else ta
-        lines = [x.replace(f"ct_a: array<{ta}>", f"ct_a: array<vec4<{wide}>>") for x in lines]
-    if vec_b:
-        wide = "u64" if vec_b == 8 else tb
-        lines = [x.replace(f"ct_b: array<{tb}>", f"ct_b: array<vec4<{wide}>>") for x in lines]
-    if 8 in (vec_a, vec_b):       # a vec4<u64> of float32 pairs -> two vec4<f32>
-        lines += [
-            "fn ct_pairs(x: vec4<u64>) -> array<vec4<f32>, 2> {",
-            "    let lo = bitcast<vec4<f32>>(vec4<u32>(x & vec4<u64>(0xfffffffflu)));",
-            "    let hi = bitcast<vec4<f32>>(vec4<u32>(x >> vec4<u32>(32u)));",
-            "    return array<vec4<f32>, 2>(vec4<f32>(lo.x, hi.x, lo.y, hi.y),",
-            "                               vec4<f32>(lo.z, hi.z, lo.w, hi.w));",
-            "}",
-        ]
-    if vec_c:
-        lines = [x.replace(f"ct_c: array<{tc}>", f"ct_c: array<vec4<{tc}>>") for x in lines]
+    lines = _declarations(a_ty, b_ty, c_ty, t, vec_a, vec_b, vec_c)
     L, tm, tn = t.lanes, t.tm, t.tn
     lines += [
         "",
@@ -146,6 +130,34 @@ def lanes_wgsl(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: int, vec_b: int
     lines.append("    }")
     lines += _stores(t, vec_c)
     return "\n".join(lines + ["}"]) + "\n"
+
+
+def _declarations(a_ty: str, b_ty: str, c_ty: str, t: Lanes, vec_a: int, vec_b: int,
+                  vec_c: int) -> list:
+    """The uniform block, the bindings (as vec4 or vec4<u64> arrays where chosen) and, with
+    float32 pairs, ``ct_pairs``."""
+    ta, tb, tc = (_TYPES[x] for x in (a_ty, b_ty, c_ty))
+    lines = _header(a_ty, b_ty, c_ty, _Named(t), ta, tb, tc)
+    lines[0] = (f"// cthreads matmul: {a_ty} @ {b_ty} -> {c_ty}, lanes form: {t.lanes} lanes of "
+                f"{t.tm} rows x {4 * t.tn} columns")
+    if vec_a:
+        wide = "u64" if vec_a == 8 else ta
+        lines = [x.replace(f"ct_a: array<{ta}>", f"ct_a: array<vec4<{wide}>>") for x in lines]
+    if vec_b:
+        wide = "u64" if vec_b == 8 else tb
+        lines = [x.replace(f"ct_b: array<{tb}>", f"ct_b: array<vec4<{wide}>>") for x in lines]
+    if 8 in (vec_a, vec_b):       # a vec4<u64> of float32 pairs -> two vec4<f32>
+        lines += [
+            "fn ct_pairs(x: vec4<u64>) -> array<vec4<f32>, 2> {",
+            "    let lo = bitcast<vec4<f32>>(vec4<u32>(x & vec4<u64>(0xfffffffflu)));",
+            "    let hi = bitcast<vec4<f32>>(vec4<u32>(x >> vec4<u32>(32u)));",
+            "    return array<vec4<f32>, 2>(vec4<f32>(lo.x, hi.x, lo.y, hi.y),",
+            "                               vec4<f32>(lo.z, hi.z, lo.w, hi.w));",
+            "}",
+        ]
+    if vec_c:
+        lines = [x.replace(f"ct_c: array<{tc}>", f"ct_c: array<vec4<{tc}>>") for x in lines]
+    return lines
 
 
 def _pass(t: Lanes, tc: str, vec_a: int, vec_b: int, masked: bool) -> list:

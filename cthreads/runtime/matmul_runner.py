@@ -235,4 +235,5 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
 
 
 __all__ = ["Operand", "check_f64", "gpu_tiles", "run_product", "state", "tiles_form",
-           "TILES_CPU", "TILES_CPU_OLD", "cpu_tiles", "TILES_GPU", "TILES_GPU_OLD", "TILES_VARIABLE"]
+           "TILES_CPU", "TILES_CPU_OLD", "cpu_tiles", "cpu_lanes", "TILES_GPU", "TILES_GPU_OLD",
+           "TILES_VARIABLE"]
