@@ -46,6 +46,7 @@ VARIABLES = {
     "scan": "CTHREADS_SCAN",
     "check_form": "CTHREADS_CHECK_FORM",
     "launch_path": "CTHREADS_LAUNCH_PATH",
+    "matmul_cpu": "CTHREADS_MATMUL_CPU",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -131,6 +132,9 @@ class Config:
     #: CTHREADS_LAUNCH_PATH: "old" (a repeated resident launch builds its whole plan again),
     #: or "" (its bind group and entries are kept: ``runtime/ready.py``)
     launch_path: str = ""
+    #: CTHREADS_MATMUL_CPU: "old" runs ``matmul`` on CPU drivers in the direct form of issue
+    #: 26's first rounds; "" (the default) in the lanes form (runtime/matmul_runner.py)
+    matmul_cpu: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -279,6 +283,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         check_form=_word(VARIABLES["check_form"], text("check_form").lower(),
                          CHECK_FORMS) or "branch",
         launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
+        matmul_cpu=_word(VARIABLES["matmul_cpu"], text("matmul_cpu").lower(), ("old",)),
     )
 
 
@@ -328,6 +333,9 @@ def _check_value(name: str, value):
     elif name == "check_form":
         ok = value in CHECK_FORMS
         accepted = "'branch' or 'select'"
+    elif name == "matmul_cpu":
+        ok = value in ("", "old")
+        accepted = "'' or 'old'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

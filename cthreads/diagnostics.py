@@ -161,6 +161,7 @@ def _settings(settings: config.Config) -> list[str]:
         "scan": lambda v: v or "(unset: look-back on GPUs)",
         "check_form": lambda v: v if v != "branch" else "branch (unset or branch)",
         "launch_path": lambda v: v or "(unset: repeated launches keep their bind groups)",
+        "matmul_cpu": lambda v: v or "(unset: the lanes form on CPU drivers)",
     }
     problems = settings.problems()
     lines = ["settings:"]

@@ -304,6 +304,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_SCAN            (unset: look-back on GPUs)",
         "  CTHREADS_CHECK_FORM      branch (unset or branch)",
         "  CTHREADS_LAUNCH_PATH     (unset: repeated launches keep their bind groups)",
+        "  CTHREADS_MATMUL_CPU      (unset: the lanes form on CPU drivers)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
@@ -319,6 +320,9 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     assert parse().launch_path == ""
     bad = _settings(parse(CTHREADS_LAUNCH_PATH="new"))
     assert bad[-1] == "  error: CTHREADS_LAUNCH_PATH='new': use old, or unset it"
+    assert parse(CTHREADS_MATMUL_CPU="OLD").matmul_cpu == "old"
+    bad = _settings(parse(CTHREADS_MATMUL_CPU="new"))
+    assert bad[-1] == "  error: CTHREADS_MATMUL_CPU='new': use old, or unset it"
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():
