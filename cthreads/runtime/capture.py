@@ -81,7 +81,7 @@ class RecordedLaunch:
 class ListUse:
     """One list a recorded launch binds: its slot, the buffer it had, and what it was."""
 
-    __slots__ = ("slot", "pooled", "where", "written", "arena")
+    __slots__ = ("slot", "pooled", "where", "written", "arena", "held")
 
     def __init__(self, slot, where: str, written: bool):
         self.arena = not hasattr(slot, "dead")     # a residency.Slot; else a GpuArray's
@@ -90,6 +90,10 @@ class ListUse:
         self.pooled = root.pooled
         self.where = where
         self.written = written
+        #: a GpuArray's buffers, pinned in the pool while the graph lives (``Graph``): an
+        #: array collected meanwhile leaves its memory to the graph's replays
+        self.held = () if self.arena else tuple(
+            {id(b): b for b in (root.pooled, *root.parts) if b is not None}.values())
 
     def gone(self, generation: int) -> str | None:
         """Why the buffer the launch binds is no longer the array's, or None while it is."""
@@ -99,10 +103,10 @@ class ListUse:
                 return ("the arena holding this list was released (or the list re-bound) "
                         "since the capture")
             return None
-        if s.dead or s.generation != generation or s.pooled is not self.pooled:
-            return ("the GpuArray it binds was freed (no reference to it was left) or its "
-                    "device shut down since the capture; a graph does not keep its arrays "
-                    "alive: keep a reference to every array a graph uses while you replay it")
+        if s.generation != generation or _device.generation() != generation or \
+                (s.dead and s.pooled is None and not self.held):
+            return ("the device of the GpuArray it binds was shut down (or lost) since the "
+                    "capture; capture the launches again on new arrays")
         return None
 
 
@@ -327,8 +331,14 @@ class Graph:
         # the buffers go when the status goes: the arrays the graph wrote keep it among their
         # writers until their status is read, and a replay's job keeps it too
         calls = [launch for launch in rec.launches if launch.rt is None]
-        weakref.finalize(self.status, _release, self.buffers, calls, self.generation)
         self.uses = [(launch, use) for launch in rec.launches for use in launch.uses]
+        # the GpuArrays' memory stays the graph's while it lives (an array collected
+        # meanwhile gives its buffers back when the graph goes)
+        held = list({id(b): b for _, use in self.uses for b in use.held}.values())
+        pool = rec.queue.pool
+        for pooled in held:
+            pool.pin(pooled)
+        weakref.finalize(self.status, _release, self.buffers, calls, self.generation, held)
         written = {}
         for _, use in self.uses:
             if use.written:
@@ -337,11 +347,13 @@ class Graph:
         rec.launches = []
 
 
-def _release(buffers, calls: list, generation: int) -> None:
+def _release(buffers, calls: list, generation: int, held: list = ()) -> None:
     if generation == _device.generation() and not _device.is_lost():
         buffers.release()
         for call in calls:
             call.unpin(buffers.queue)
+        for pooled in held:
+            buffers.queue.pool.unpin(pooled)
 
 
 def discard(rec: Recording) -> None:
