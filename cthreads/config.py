@@ -44,6 +44,7 @@ VARIABLES = {
     "axis_reduce": "CTHREADS_AXIS_REDUCE",
     "sort_form": "CTHREADS_SORT",
     "scan": "CTHREADS_SCAN",
+    "reduce_form": "CTHREADS_REDUCE_FORM",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -115,6 +116,10 @@ class Config:
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
     #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
     scan: str = ""
+    #: CTHREADS_REDUCE_FORM: whole-array ``f.reduce``'s form, "old" (a pass per level, each
+    #: call's buffers from the pool) or "" (one pass finished by the last workgroup, with its
+    #: buffers cached per array; ``runtime/one_pass.py``)
+    reduce_form: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -257,6 +262,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
         sort_form=_sort_form(text("sort_form")),
         scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
+        reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old",)),
     )
 
 

@@ -25,11 +25,13 @@ buffers come back from the pool, so steady loops reuse them).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import weakref
 
-from . import args, convert, residency, sharing
+from . import args, convert, device_array, one_pass, residency, sharing
 from . import parts as _parts
+from .. import config
 from ..backend import device as _device
 from .per_device import PerDevice
 from ..backend import get_queue
@@ -80,19 +82,23 @@ class _Reducer:
         self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
         self.uniforms: list = []    # one uniform buffer per dispatch of a reduction
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
+        #: the form of whole-array reductions: CTHREADS_REDUCE_FORM=old, a pass per level
+        self.old = config.current().reduce_form == "old"
+        self.plans = one_pass.new_plans()     # the one-pass form's, per element count
 
     # -- caches --------------------------------------------------------------------------------
 
-    def pipeline(self, op, variant: str, probe: bool, name: str):
-        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, variant, probe)
+    def pipeline(self, op, variant: str, probe: bool, name: str, ticket: bool = False):
+        """``ticket``: the one-pass form's (``one_pass.py``; its ticket is binding 4)."""
+        key = (op.fn, _digest(op.text), op.ty, variant, probe, ticket)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
         wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
-                                      probe)
+                                      probe, ticket=ticket)
         return self.pipelines.compile(
-            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
-            self.layouts[probe], op.overrides,
+            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe or ticket else _BINDINGS,
+            self.layouts[probe or ticket], op.overrides,
             lambda exc, text: internal_error(f"the reduction shader of {name}",
                                              "function's source", exc, text))
 
@@ -124,6 +130,11 @@ class _Reducer:
         bg = self.queue.bind_group(self.layouts[probe], entries)
         self.bind_groups.put(key, bg, (uniform, src, dst))
         return bg
+
+
+@functools.lru_cache(maxsize=256)
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 _STATE = PerDevice(_Reducer)
@@ -203,9 +214,12 @@ def _check_slot(slot, value, ty: str, where: str) -> None:
 
 # -- the reduction ---------------------------------------------------------------------------
 
-def run_reduction(op, values, init=None, name: str | None = None, variant: str | None = None):
+def run_reduction(op, values, init=None, name: str | None = None, variant: str | None = None,
+                  device: bool = False):
     """The reduction of ``values`` by the operation ``op`` (an ``OpSource``); ``variant``
-    forces ``"subgroup"`` or ``"shared"`` (tests), else the device's best."""
+    forces ``"subgroup"`` or ``"shared"`` (tests), else the device's best. With ``device``
+    the result stays on the device: a new 0-d ``DeviceSlot`` holding it, written by work
+    queued behind what is pending (nothing is waited for)."""
     name = name or op.fn
     ty = op.ty
     where = f"{name}.reduce() argument 'values'"
@@ -214,26 +228,12 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
                                  "version's devices")
     if init is not None:
         init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
-    slot = _slot_of(values, ty, where)
-    data = None
-    if slot is not None:
-        if slot.target is not None:       # an arena slot (a GpuArray's was checked above)
-            _check_slot(slot, values, ty, where)
-        n = slot.count                 # every element of an N-D array (len() is its rows)
-    elif convert.is_ndarray(values):
-        data = _check_array(values, ty, where)
-        n = data.size
-    elif isinstance(values, list):
-        n = len(values)
-    else:
-        raise GpuArgumentTypeError(
-            f"{where} expects a list, a numpy array or a list bound in a GpuArena, got "
-            f"{convert._type_name(values)}; pass a list (e.g. list(values))")
+    slot, data, n = _source_of(values, ty, where)
     if n == 0:
         if init is None:
             raise ValueError(f"{name}.reduce() of an empty sequence with no init value; pass "
                              "init= for the result of an empty input")
-        return init
+        return _device_value(init, ty, where) if device else init
     red = _reducer_now()
     missing = [f for f in op.features if f not in red.ctx.features]
     if missing:
@@ -249,12 +249,63 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     if variant == "subgroup" and "subgroup" not in red.ctx.features:
         raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
     probe = red.ctx.is_cpu and codegen.has_loops(op.text)
-    pipe = red.pipeline(op, variant, probe, name)
-    raw, status = _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where)
+    if device and probe:     # the loop probe's word must be read: the value, then uploaded
+        value = run_reduction(op, values, init, name, variant)
+        return _device_value(value, ty, where)
+    return _run(red, op, name, variant, probe, ty, slot, parts, init, where, device)
+
+
+def _source_of(values, ty: str, where: str) -> tuple:
+    """(resident slot or None, checked numpy data or None, element count) of ``values``."""
+    slot = _slot_of(values, ty, where)
+    data = None
+    if slot is not None:
+        if slot.target is not None:       # an arena slot (a GpuArray's was checked above)
+            _check_slot(slot, values, ty, where)
+        n = slot.count                 # every element of an N-D array (len() is its rows)
+    elif convert.is_ndarray(values):
+        data = _check_array(values, ty, where)
+        n = data.size
+    elif isinstance(values, list):
+        n = len(values)
+    else:
+        raise GpuArgumentTypeError(
+            f"{where} expects a list, a numpy array or a list bound in a GpuArena, got "
+            f"{convert._type_name(values)}; pass a list (e.g. list(values))")
+    return slot, data, n
+
+
+def _run(red, op, name, variant, probe, ty, slot, parts, init, where, device):
+    """Submit the reduction in its form; the Python value, or with ``device`` the 0-d
+    DeviceSlot holding it."""
+    size = elem_type(ty).size
+    # the one-pass form: one part (parts past the binding limit take a pass per level)
+    one = not red.old and not probe and \
+        len(parts if slot is None else getattr(slot, "parts", None) or (None,)) == 1
+    pipe = red.pipeline(op, variant, probe, name, ticket=one)
+    out = device_array.allocate(red.queue, ty, (), None, where) if device else None
+    try:
+        if one:
+            raw, status = _one_pass(red, pipe, ty, size, slot, parts, init, where, out)
+        else:
+            raw, status = _submit_and_read(red, pipe, probe, ty, size, slot, parts, init,
+                                           where, out)
+    except BaseException:
+        if out is not None:
+            out.release()
+        raise
+    if out is not None:
+        return out
     if status:
         red.status.reset()
         raise _loop_error(red, name)
     return _scalar(raw, ty)
+
+
+def _device_value(value, ty: str, where: str):
+    """A new 0-d DeviceSlot holding ``value`` (an empty input's ``init``)."""
+    data = convert._np().full(1, value, dtype=elem_type(ty).host_dtype)
+    return device_array.allocate(get_queue(), ty, (), data, where)
 
 
 def _loop_error(red, name: str) -> GpuDeviceError:
@@ -346,8 +397,40 @@ def _readback(red, result, probe: bool, slot, size: int, ty: str) -> Readback:
     return readback
 
 
-def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
-    """Submit the passes and read the result back: (result bytes, loop probe fired)."""
+def _one_pass(red, pipe, ty, size, slot, parts, init, where, out):
+    """``_submit_and_read`` in the one-pass form (``one_pass.py``; one part)."""
+    queue = red.queue
+    owned = []
+    seq = None
+    try:
+        with residency.launch_lock:
+            (src, count), = _sources(red, slot, parts, ty, where)
+            if out is not None and slot is not None:
+                out.writers.update(slot.writers)     # their bounds checks travel on
+            if slot is None:
+                src = queue.upload_new(src)
+                owned.append(src)
+            seq, readback = one_pass.submit(red, pipe, ty, size, src, count,
+                                            0 if slot is None else slot.offset, init, slot,
+                                            out)
+        if readback is None:
+            return None, False
+        readback.fetch(queue, seq)
+        with residency.launch_lock:
+            readback.check(seq)
+        return readback.raw[:size], False
+    finally:
+        if seq is not None:
+            _release_when_done(queue, owned, seq)
+        else:
+            for buf in owned:
+                queue.pool.release(buf)
+
+
+def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where, out=None):
+    """Submit the passes and read the result back: (result bytes, loop probe fired); with
+    ``out`` (a 0-d DeviceSlot) the result is copied there instead and nothing is waited for
+    ((None, False))."""
     queue = red.queue
     pool = queue.pool
     owned = []
@@ -355,6 +438,8 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
     try:
         with residency.launch_lock:
             sources = _sources(red, slot, parts, ty, where)
+            if out is not None and slot is not None:
+                out.writers.update(slot.writers)     # their bounds checks travel on
             firsts, rest = codegen.plan_parts(tuple(c for _, c in sources), red.size,
                                               *(SHAPE_CPU_LOOPS if probe else red.shape))
             partial_cap = sum(p.groups for p in firsts) * size + 16
@@ -370,8 +455,7 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
                     # the passes queued so far, which run while the next part is copied
                     src = queue.upload_new(src)
                     owned.append(src)
-                # (with fewer than 4 elements the groups-of-four binding is 16 bytes of a
-                # buffer of at least 256 that the shader does not read: never empty)
+                # (under 4 elements: 16 bytes the shader does not read, never empty)
                 quad_bytes = max(shape.quads * 4 * size, 4 * size)
                 uniform = red.uniform(k)
                 # a GpuArray view's first pass reads from its byte offset (aligned: checked)
@@ -379,11 +463,18 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
                     len(sources) == 1 else 0
                 bg = red.bind_group(uniform, src, shape.count * size, quad_bytes, dst,
                                     dst_bytes, probe, src_offset)
+                copies, held = (), (src, dst)
+                if last:
+                    copies = readback.copies(pool) if out is None else \
+                        [(dst.buffer, 0, out.pooled.buffer, 0, size)]
+                    held = held if out is None else (src, dst, out.pooled)
                 seq = queue.dispatch(
                     pipe.pipeline, bg, shape.groups,
                     (uniform.buffer,
                      codegen.uniform_bytes(shape, ty, init if last else None, base)),
-                    readback.copies(pool) if last else (), (src, dst), more=not last)
+                    copies, held, more=not last)
+        if out is not None:
+            return None, False
         readback.fetch(queue, seq)
         with residency.launch_lock:
             readback.check(seq)
