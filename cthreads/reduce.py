@@ -8,6 +8,8 @@ values, submits the passes and reads the result back).
 
 from __future__ import annotations
 
+import functools
+
 from .backend import get_queue
 from .codegen.types import elem as elem_type
 from .runtime import convert, device_array, residency
@@ -30,7 +32,7 @@ def reduce_values(func, values, init=None, axis=None, keepdims=False, to_device=
             return run_reduction(op, values, init, name)
         from .gpu_array import GpuArray  # noqa: PLC0415
         out = run_reduction(op, values, init, name, device=True)
-        return GpuArray(out, convert._np().dtype(elem_type(op.ty).array_dtype))
+        return GpuArray(out, _dtype(op.ty))
     from .runtime.axis_reducer import run_axis_reduction  # noqa: PLC0415
     if axis is None:
         axis = tuple(range(len(getattr(values, "shape", None) or args_dims(values))))
@@ -41,6 +43,12 @@ def reduce_values(func, values, init=None, axis=None, keepdims=False, to_device=
     if isinstance(out, DeviceSlot):
         return GpuArray(out, values.dtype)
     return to_device(convert._np().reshape(out, convert._np().shape(out) or (1,)))
+
+
+@functools.lru_cache(maxsize=None)
+def _dtype(ty: str):
+    """The numpy dtype of a GpuArray of ``ty`` elements."""
+    return convert._np().dtype(elem_type(ty).array_dtype)
 
 
 def _on_device(out):

@@ -183,7 +183,8 @@ def _device_array_slot(values, ty: str, where: str):
     """The slot of a GpuArray reduced as ``ty`` values (its dtype must be ``ty``'s)."""
     values._slot.check_live(where)
     want = elem_type(ty).array_dtype
-    if values.dtype.name != want:
+    # (the slot's element type first: numpy's dtype.name takes microseconds)
+    if values._slot.elem != ty and values.dtype.name != want:
         raise GpuInvalidArgument(
             f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype}, but the "
             f"operation reduces {want} values; reduce a GpuArray of dtype {want}, or use an "
