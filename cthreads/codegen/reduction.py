@@ -205,7 +205,7 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         names,
         probe=part("reduction_probe.wgsl.in") if probe else "",
         operation=text.strip("\n"),
-        combine_fn=part("reduction_subgroup_fn.wgsl.in") if variant == "subgroup" else "",
+        combine_fn=_subgroup_fn(part, row.storage) if variant == "subgroup" else "",
         builtins=_BUILTINS[variant],
         # the operation's loops with an early exit (codegen/loop_entry.py): on CPU drivers
         # their entry values are hidden behind a zero the compiler cannot see; elsewhere
@@ -218,9 +218,33 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         probe_call="    ct_loop_probe();\n" if probe else "")
 
 
+#: 64-bit storage types the subgroup variant shuffles as two 32-bit halves
+WIDE_SHUFFLES = ("f64", "i64")
+#: a subgroup shuffle of a 64-bit value: WGSL's take 32-bit values, so an f64 or i64 travels
+#: as its two halves (needs shader-int64)
+_SHUFFLE_64 = """fn ct_shuffle_xor(v: {s}, d: u32) -> {s} {{
+    let u = bitcast<u64>(v);
+    let lo = subgroupShuffleXor(u32(u & 0xfffffffflu), d);
+    let hi = subgroupShuffleXor(u32(u >> 32u), d);
+    return bitcast<{s}>((u64(hi) << 32u) | u64(lo));
+}}
+"""
+
 #: the one-pass form's ticket (binding 4) and the broadcast of the ticket a workgroup took
 _TICKET_DECL = ("@group(0) @binding(4) var<storage, read_write> ct_ticket: array<atomic<u32>>;\n"
                 "var<workgroup> ct_flag: u32;\n")
+
+
+def _subgroup_fn(part, storage: str) -> str:
+    """``reduction_subgroup_fn.wgsl.in`` (shared with the axis reductions), its shuffle of a
+    64-bit value (``WIDE_SHUFFLES``) made of two 32-bit ones."""
+    text = part("reduction_subgroup_fn.wgsl.in")
+    if storage not in WIDE_SHUFFLES:
+        return text
+    call = "subgroupShuffleXor(ct_store(v), d)"
+    if call not in text:
+        raise AssertionError("reduction_subgroup_fn.wgsl.in: its value shuffle changed")
+    return _SHUFFLE_64.format(s=storage) + text.replace(call, "ct_shuffle_xor(ct_store(v), d)")
 
 
 def _part(names: dict, template: str) -> str:

@@ -245,8 +245,7 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     if slot is None:        # uploaded in parts of at most one storage binding each
         packed = args.pack(values if data is None else data, ty, where, writable=False)
         parts = host_parts(packed, n, size, red.queue.pool)
-    # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
-    variant = variant or (red.variant if size == 4 else "shared")
+    variant = variant or _variant(red, ty, size)
     if variant == "subgroup" and "subgroup" not in red.ctx.features:
         raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
     probe = red.ctx.is_cpu and codegen.has_loops(op.text)
@@ -254,6 +253,17 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
         value = run_reduction(op, values, init, name, variant)
         return _device_value(value, ty, where)
     return _run(red, op, name, variant, probe, ty, slot, parts, init, where, device)
+
+
+def _variant(red, ty: str, size: int) -> str:
+    """The device's tree variant for ``ty``. WGSL's subgroup shuffles take 32-bit values:
+    64-bit types combine in workgroup memory, except float64 and int64 in the one-pass form
+    on a device with shader-int64 (shuffled as two halves, ``codegen.WIDE_SHUFFLES``)."""
+    if size == 4:
+        return red.variant
+    wide = not red.old and elem_type(ty).storage in codegen.WIDE_SHUFFLES and \
+        "shader-int64" in red.ctx.features
+    return red.variant if wide else "shared"
 
 
 def _source_of(values, ty: str, where: str) -> tuple:

@@ -254,3 +254,20 @@ def test_the_form_setting():
     assert config.from_environ(dict(env, CTHREADS_REDUCE_FORM="Old")).reduce_form == "old"
     bad = config.from_environ(dict(env, CTHREADS_REDUCE_FORM="two"))
     assert any("CTHREADS_REDUCE_FORM" in p for p in bad.problems())
+
+
+def test_64_bit_values_combine_by_subgroup_shuffles_in_the_one_pass_form(form):
+    red = reducer._reducer_now()
+    x = np.random.default_rng(4).random(30_001)
+    big = np.arange(30_001, dtype=np.int64) * 2**33 - 7
+    assert abs(fadd.reduce(x) - math.fsum(x.tolist())) <= tolerance(x)
+    assert iadd.reduce(big) == int(big.sum())
+    for ty in ("float64", "int64"):
+        want = "subgroup" if form == "one-pass" and "subgroup" in red.ctx.features and \
+            "shader-int64" in red.ctx.features else "shared"
+        assert reducer._variant(red, ty, 8) == want
+        # forced, both variants give numpy's value
+        for variant in {"shared", want}:
+            got = reducer.run_reduction(iadd.reduce_op(("float", "int64")), big, None, "iadd",
+                                        variant)
+            assert got == int(big.sum())
