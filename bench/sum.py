@@ -11,8 +11,9 @@ Two ways of calling, each compared with the same way on the peer:
   the queue runs in order; torch ``x.sum()`` ``k`` times, a 0-d CUDA tensor each, then
   ``torch.cuda.synchronize()``).
 
-The forms: ``one-pass`` (the default: one dispatch, the last workgroup folds the partials;
-``runtime/one_pass.py``) and ``old`` (``CTHREADS_REDUCE_FORM=old``: a pass per level); both
+The forms: ``one-pass`` (``CTHREADS_REDUCE_FORM=new``, the default on GPUs: one dispatch, the
+last workgroup folds the partials; ``runtime/one_pass.py``) and ``old``
+(``CTHREADS_REDUCE_FORM=old``: a pass per level); both
 run in this process, the form switched on the device's reduction state between rounds. Every
 result is checked against float64 numpy before a time is printed.
 
@@ -37,7 +38,7 @@ from cthreads.gpu import Gpu, device_name, to_device  # noqa: E402
 from cthreads.runtime import reducer  # noqa: E402
 from timing import alternating_ms  # noqa: E402
 
-FORMS = {"one-pass": False, "old": True}    # name -> the reducer's ``old`` flag
+FORMS = {"one-pass": "new", "old": "old"}    # name -> the reducer's ``form``
 
 
 @Gpu.func
@@ -69,11 +70,11 @@ def _torch():
 
 def _ours(d, k: int, red, old: bool, check, what: str) -> dict:
     def number():
-        red.old = old
+        red.form = old
         check(add.reduce(d), what)
 
     def queued():
-        red.old = old
+        red.form = old
         r = None
         for _ in range(k):
             r = add.reduce(d, to_device=True)
@@ -85,7 +86,7 @@ def run(n: int, k: int, reps: int) -> list[str]:
     torch, tinfo = _torch()
     red = reducer._reducer_now()
     lines = [f"{device_name()}: n={n:,}, k={k}, reps={reps}, workgroup {red.size}, "
-             f"CTHREADS_REDUCE_FORM at start: {'old' if red.old else '(unset: one-pass)'}; "
+             f"CTHREADS_REDUCE_FORM at start: {red.form or '(unset: one-pass on GPUs)'}; "
              f"torch: {tinfo}"]
     for bits, dt in ((32, np.float32), (64, np.float64)):
         x = np.random.default_rng(bits).random(n, dtype=np.float32).astype(dt)
@@ -111,13 +112,13 @@ def run(n: int, k: int, reps: int) -> list[str]:
         for f in fns.values():          # warm: pipelines, plans, clocks
             f()
         ms = alternating_ms(fns, reps)
-        red.old = config.current().reduce_form == "old"      # as the settings say again
+        red.form = config.current().reduce_form      # as the settings say again
         nbytes = n * bits // 8
         rate = {}
         for name, t in ms.items():
             calls = k if name.endswith("queued") else 1
             rate[name] = nbytes * calls / (t / 1e3) / 1e9
-        lines.append(f"float{bits} ({nbytes / 2**20:,.0f} MiB):")
+        lines.append(f"float{bits} ({nbytes:,} bytes):")
         for name, gbps in rate.items():
             calls = k if name.endswith("queued") else 1
             peer = ("torch" if torch is not None else "numpy") + \

@@ -117,8 +117,9 @@ class Config:
     #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
     scan: str = ""
     #: CTHREADS_REDUCE_FORM: whole-array ``f.reduce``'s form, "old" (a pass per level, each
-    #: call's buffers from the pool) or "" (one pass finished by the last workgroup, with its
-    #: buffers cached per array; ``runtime/one_pass.py``)
+    #: call's buffers from the pool), "new" (one pass finished by the last workgroup, its
+    #: buffers cached per size: ``runtime/one_pass.py``) or "" (one pass on GPUs; on CPU
+    #: drivers where it measured faster: ``reducer._one_pass_form``)
     reduce_form: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
@@ -262,7 +263,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
         sort_form=_sort_form(text("sort_form")),
         scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
-        reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old",)),
+        reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old", "new")),
     )
 
 

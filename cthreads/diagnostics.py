@@ -159,7 +159,7 @@ def _settings(settings: config.Config) -> list[str]:
         "axis_reduce": lambda v: v or "(unset: two passes on GPUs)",
         "sort_form": lambda v: v or "(unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
         "scan": lambda v: v or "(unset: the fast form on GPUs)",
-        "reduce_form": lambda v: v or "(unset: one pass, buffers cached)",
+        "reduce_form": lambda v: v or "(unset: one pass on GPUs)",
     }
     problems = settings.problems()
     lines = ["settings:"]

@@ -55,6 +55,8 @@ SHAPE_CPU = (1024, 16, 4096)
 #: limit at every call): one group of four per thread, a dozen calls of the operation in all
 SHAPE_CPU_LOOPS = (1 << 30, 1, 1)
 UNROLL_GPU, UNROLL_CPU = 2, 1
+#: CPU drivers: 32-bit reductions take the one-pass form up to this many workgroups
+CPU_ONE_PASS_GROUPS = 32
 BIND_GROUP_CACHE = 32
 PIPELINE_CACHE = 64
 
@@ -82,8 +84,9 @@ class _Reducer:
         self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
         self.uniforms: list = []    # one uniform buffer per dispatch of a reduction
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
-        #: the form of whole-array reductions: CTHREADS_REDUCE_FORM=old, a pass per level
-        self.old = config.current().reduce_form == "old"
+        #: the form of whole-array reductions (CTHREADS_REDUCE_FORM): "old" a pass per level,
+        #: "new" one pass everywhere, "" one pass where it measured faster (``_one_pass_form``)
+        self.form = config.current().reduce_form
         self.plans = one_pass.new_plans()     # the one-pass form's, per element count
 
     # -- caches --------------------------------------------------------------------------------
@@ -252,7 +255,7 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
     if device and probe:     # the loop probe's word must be read: the value, then uploaded
         value = run_reduction(op, values, init, name, variant)
         return _device_value(value, ty, where)
-    return _run(red, op, name, variant, probe, ty, slot, parts, init, where, device)
+    return _run(red, op, name, variant, probe, ty, slot, parts, init, where, device, n)
 
 
 def _variant(red, ty: str, size: int) -> str:
@@ -261,7 +264,7 @@ def _variant(red, ty: str, size: int) -> str:
     on a device with shader-int64 (shuffled as two halves, ``codegen.WIDE_SHUFFLES``)."""
     if size == 4:
         return red.variant
-    wide = not red.old and elem_type(ty).storage in codegen.WIDE_SHUFFLES and \
+    wide = red.form != "old" and elem_type(ty).storage in codegen.WIDE_SHUFFLES and \
         "shader-int64" in red.ctx.features
     return red.variant if wide else "shared"
 
@@ -286,13 +289,26 @@ def _source_of(values, ty: str, where: str) -> tuple:
     return slot, data, n
 
 
-def _run(red, op, name, variant, probe, ty, slot, parts, init, where, device):
+def _one_pass_form(red, probe: bool, held: int, n: int, size: int) -> bool:
+    """Whether ``n`` elements of ``size`` bytes in ``held`` parts reduce in the one-pass form:
+    one part (parts past the binding limit take a pass per level), no loop probe, and unless
+    CTHREADS_REDUCE_FORM=new, on CPU drivers only where it measured faster: 64-bit values
+    (their subgroup shuffles) or a first pass of at most CPU_ONE_PASS_GROUPS workgroups
+    (llvmpipe's storage barriers cost ~1.4 us a workgroup, more than the saved pass
+    beyond that; docs/performance.md, "Reductions")."""
+    if red.form == "old" or probe or held != 1:
+        return False
+    if red.form == "new" or not red.ctx.is_cpu or size == 8:
+        return True
+    return codegen.plan_passes(n, red.size, *red.shape)[0].groups <= CPU_ONE_PASS_GROUPS
+
+
+def _run(red, op, name, variant, probe, ty, slot, parts, init, where, device, n):
     """Submit the reduction in its form; the Python value, or with ``device`` the 0-d
     DeviceSlot holding it."""
     size = elem_type(ty).size
-    # the one-pass form: one part (parts past the binding limit take a pass per level)
-    one = not red.old and not probe and \
-        len(parts if slot is None else getattr(slot, "parts", None) or (None,)) == 1
+    one = _one_pass_form(red, probe, len(parts if slot is None else getattr(
+        slot, "parts", None) or (None,)), n, size)
     pipe = red.pipeline(op, variant, probe, name, ticket=one)
     out = device_array.allocate(red.queue, ty, (), None, where) if device else None
     try:

@@ -76,10 +76,10 @@ def poke_past_end(n: int, y: list[float]) -> None:
 @pytest.fixture(params=["one-pass", "old"])
 def form(request, device_name):
     red = reducer._reducer_now()
-    saved = red.old
-    red.old = request.param == "old"
+    saved = red.form
+    red.form = "new" if request.param == "one-pass" else "old"
     yield request.param
-    red.old = saved
+    red.form = saved
 
 
 def tolerance(x: np.ndarray) -> float:
@@ -223,8 +223,8 @@ def test_past_the_binding_limit(form):
 
 def test_repeated_sums_allocate_nothing(device_name):
     red = reducer._reducer_now()
-    saved = red.old
-    red.old = False
+    saved = red.form
+    red.form = "new"
     try:
         d = to_device(np.ones(50_000, np.float32))
         fadd.reduce(d)
@@ -236,7 +236,7 @@ def test_repeated_sums_allocate_nothing(device_name):
             assert fadd.reduce(d, 1.0) == 50_001.0
         assert pool.allocations == made and len(red.plans) == plans
     finally:
-        red.old = saved
+        red.form = saved
 
 
 def test_one_pass_shader_refuses_the_loop_probe():
@@ -252,6 +252,7 @@ def test_the_form_setting():
     env = {"HOME": "/home/someone"}
     assert config.from_environ(env).reduce_form == ""
     assert config.from_environ(dict(env, CTHREADS_REDUCE_FORM="Old")).reduce_form == "old"
+    assert config.from_environ(dict(env, CTHREADS_REDUCE_FORM="new")).reduce_form == "new"
     bad = config.from_environ(dict(env, CTHREADS_REDUCE_FORM="two"))
     assert any("CTHREADS_REDUCE_FORM" in p for p in bad.problems())
 
@@ -271,3 +272,22 @@ def test_64_bit_values_combine_by_subgroup_shuffles_in_the_one_pass_form(form):
             got = reducer.run_reduction(iadd.reduce_op(("float", "int64")), big, None, "iadd",
                                         variant)
             assert got == int(big.sum())
+
+
+def test_the_default_form_on_cpu_drivers(device_name):
+    red = reducer._reducer_now()
+    saved = red.form
+    red.form = ""
+    try:
+        one = reducer._one_pass_form
+        assert not one(red, True, 1, 1000, 4) and not one(red, False, 2, 1000, 4)
+        if red.ctx.is_cpu:
+            assert one(red, False, 1, 1000, 4) and one(red, False, 1, 10**6, 8)
+            assert not one(red, False, 1, 10**6, 4)      # 256 workgroups: a pass per level
+        else:
+            assert one(red, False, 1, 10**6, 4)
+        x = np.random.default_rng(5).integers(-9, 10, 10**6).astype(np.float32)
+        assert fadd.reduce(x) == float(x.sum())
+        assert fadd.reduce(x, to_device=True).item() == float(x.sum())
+    finally:
+        red.form = saved

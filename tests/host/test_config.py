@@ -302,7 +302,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_AXIS_REDUCE     (unset: two passes on GPUs)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
         "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
-        "  CTHREADS_REDUCE_FORM     (unset: one pass, buffers cached)",
+        "  CTHREADS_REDUCE_FORM     (unset: one pass on GPUs)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
