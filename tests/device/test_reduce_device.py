@@ -291,3 +291,14 @@ def test_the_default_form_on_cpu_drivers(device_name):
         assert fadd.reduce(x, to_device=True).item() == float(x.sum())
     finally:
         red.form = saved
+
+
+def test_writes_after_the_call_do_not_reach_its_result(form):
+    x = np.arange(1, 1001, dtype=np.float32)
+    d = to_device(x)
+    r = fadd.reduce(d, to_device=True)
+    d.set(np.zeros(1000, np.float32))          # an upload after the queued reduction
+    s = fadd.reduce(d, to_device=True)
+    r2 = fadd.reduce(x, to_device=True)
+    r2.set(np.array(5.0, np.float32))          # overwrites the value its reduction wrote
+    assert (r.item(), s.item(), r2.item()) == (500500.0, 0.0, 5.0)
