@@ -9,9 +9,12 @@ is followed by ``torch.cuda.synchronize()``. Every result is checked against flo
 whole-array ``add.reduce(d)`` of the same data) is the yardstick of what the driver gives a
 reduction. Defaults: 8192 on a GPU,
 2048 on a CPU driver (lavapipe). It prints the form axis=0 ran in: on GPUs the two-pass form
-(chunks of the axis, then the chunks folded), ``CTHREADS_AXIS_REDUCE=old`` the one-pass form.
+(chunks of the axis, then the chunks folded), ``CTHREADS_AXIS_REDUCE=old`` the one-pass form,
+and the kernel axis=1 ran (``CTHREADS_AXIS_REDUCE=r2``: the second round's kernels).
 
-    PYTHONPATH=. python bench/axis_reduce.py [--n N] [--reps R]
+    PYTHONPATH=. python bench/axis_reduce.py [--n N] [--reps R] [--forms]
+
+``--forms`` also times the ``r2`` and ``old`` forms in the same rounds (an A/B in one process).
 """
 
 from __future__ import annotations
@@ -66,10 +69,10 @@ def _form(n: int, cpu_driver: bool) -> str:
     from cthreads.runtime import axis_reducer as ar
     red = ar._now()
     kind = ar._kind(red, 1, n, n, "float", 0)
-    threads = n // (4 if kind == "cols4" else 1)
+    threads = n // ar.codegen.outputs_per_invocation(kind)
     split = ar._split(red, kind, threads, n, False)
     if split is None:
-        why = "CTHREADS_AXIS_REDUCE=old" if red.old else \
+        why = f"CTHREADS_AXIS_REDUCE={red.form}" if red.form else \
             "CPU driver" if cpu_driver else "no cut needed"
         return f"one-pass {kind} ({why})"
     passes = [f"{split[0]} chunks of {split[1]} rows ({threads * split[0]:,} invocations)"]
@@ -80,11 +83,33 @@ def _form(n: int, cpu_driver: bool) -> str:
     return f"two-pass {kind}: " + ", then ".join(passes)
 
 
+def _form_fns(d, x) -> dict:
+    """``cthreads axis=k [form]``: the call in another CTHREADS_AXIS_REDUCE form, switched on
+    this device's axis-reduction state for the call (its pipelines are kept per kernel)."""
+    from cthreads.runtime import axis_reducer as ar
+    red = ar._now()
+    fns = {}
+    for form in ("r3", "r2", "old"):
+        for axis in (1, 0):
+            def run(axis=axis, form=form):
+                keep = red.form, red.old
+                red.form, red.old = ("" if form == "r3" else form), form == "old"
+                try:
+                    return add.reduce(d, axis=axis).numpy()
+                finally:
+                    red.form, red.old = keep
+            _check(run(), x, axis, f"cthreads axis={axis} [{form}]")
+            fns[f"cthreads axis={axis} [{form}]"] = run
+    return fns
+
+
 def main(argv=None) -> dict:
     cpu_driver = any(s in device_name().lower() for s in ("llvmpipe", "lavapipe", "swiftshader"))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=2048 if cpu_driver else 8192)
     ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--forms", action="store_true",
+                    help="also time the r2 and old forms in the same rounds (A/B in one process)")
     args = ap.parse_args(argv)
     n = args.n
     x = np.random.default_rng(26).random((n, n), dtype=np.float32)
@@ -93,6 +118,8 @@ def main(argv=None) -> dict:
     for axis in (1, 0):
         _check(add.reduce(d, axis=axis).numpy(), x, axis, f"cthreads axis={axis}")
         fns[f"cthreads axis={axis}"] = lambda axis=axis: add.reduce(d, axis=axis).numpy()
+    if args.forms:
+        fns.update(_form_fns(d, x))
     # the yardstick of this driver: the whole-array reduction of the same data (one number)
     fns["cthreads whole"] = lambda: add.reduce(d)
     fns.update(_torch_fns(x))
@@ -102,6 +129,10 @@ def main(argv=None) -> dict:
     gbps = {k: x.nbytes / v / 1e6 for k, v in ms.items()}
     print(f"device: {device_name()}; {n} x {n} float32 ({x.nbytes / 1e6:.0f} MB), "
           f"median of {args.reps}")
+    from cthreads.runtime import axis_reducer as ar
+    red = ar._now()
+    print(f"  form: CTHREADS_AXIS_REDUCE={red.form or '(unset: this round)'}; axis=1 kernel: "
+          f"{ar._kind(red, n, n, 1, 'float', 0)}")
     print(f"  axis=0 form: {_form(n, cpu_driver)}")
     for k, v in gbps.items():
         print(f"  {k:20s} {ms[k]:9.3f} ms  {v:8.2f} GB/s")
@@ -112,6 +143,10 @@ def main(argv=None) -> dict:
             if key in gbps:
                 print(f"  axis={axis}: cthreads / {peer} = {ours / gbps[key]:.2f}x")
         print(f"  axis={axis}: cthreads / cthreads whole = {ours / gbps['cthreads whole']:.2f}x")
+        for form in ("r3", "r2", "old"):
+            key = f"cthreads axis={axis} [{form}]"
+            if key in gbps:
+                print(f"  axis={axis}: this round / {form} = {ours / gbps[key]:.2f}x")
     return gbps
 
 

@@ -8,7 +8,10 @@ Alternating rounds, medians; the ratios are within one run.
 Run: ``python bench/sort.py [--n N] [--reps R] [--direct-scatter]`` (default n: 16M on a GPU, 1M on a CPU
 Vulkan driver such as lavapipe). The form that ran is printed: GPUs get 8-bit digits unless
 ``CTHREADS_SORT=old`` (the 4-bit form; ``--direct-scatter`` applies to it);
-``CTHREADS_SORT=8bit`` forces 8-bit digits on CPU drivers too.
+``CTHREADS_SORT=8bit`` forces 8-bit digits on CPU drivers too (sorted keys gathered by index,
+the second-round form), ``new`` the same with the keys mapped back (GPUs' default),
+``onesweep`` that with one histogram a key word and one look-back dispatch a digit.
+``bench/sort_phases.py`` splits one sort's device time by kernel.
 """
 
 from __future__ import annotations
@@ -43,13 +46,14 @@ def _torch_fns(x) -> dict:
     return {"torch.sort": run}
 
 
-def main() -> None:
+def main(argv=None) -> dict:
+    """Prints the report; returns the median ms of each row (``peers_all.py`` reads them)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--direct-scatter", action="store_true",
                         help="store from the ranks, without the local sort in workgroup memory")
-    opts = parser.parse_args()
+    opts = parser.parse_args(argv)
     if opts.direct_scatter:
         from cthreads.runtime import sorter
         sorter.LOCAL_SORT = False
@@ -89,6 +93,7 @@ def main() -> None:
     if base != "np.sort":
         print(f"ratio cthreads sort (GpuArray) / np.sort: "
               f"{ms['np.sort'] / ms['cthreads sort (GpuArray)']:.3f}x")
+    return ms
 
 
 if __name__ == "__main__":

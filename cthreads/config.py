@@ -44,6 +44,9 @@ VARIABLES = {
     "axis_reduce": "CTHREADS_AXIS_REDUCE",
     "sort_form": "CTHREADS_SORT",
     "scan": "CTHREADS_SCAN",
+    "check_form": "CTHREADS_CHECK_FORM",
+    "launch_path": "CTHREADS_LAUNCH_PATH",
+    "matmul_cpu": "CTHREADS_MATMUL_CPU",
     "reduce_form": "CTHREADS_REDUCE_FORM",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
@@ -107,15 +110,32 @@ class Config:
     #: CTHREADS_DUMP_WGSL: a folder to write the WGSL of every variant of a kernel into as it
     #: is compiled for a device (one file per kernel, widths and variant), or "" for none
     dump_wgsl: str = ""
-    #: CTHREADS_AXIS_REDUCE: "old" reduces strided axes of ``f.reduce(x, axis=...)`` on GPUs
-    #: in one pass (an invocation per output); "" (the default) in two (runtime/axis_reducer.py)
+    #: CTHREADS_AXIS_REDUCE: the kernels of ``f.reduce(x, axis=...)`` (runtime/axis_reducer.py):
+    #: "" (the default: the third round's on CPU drivers, the second's on GPUs), "r3" the
+    #: third round's everywhere, "r2" the second round's (a workgroup per row on GPUs, no
+    #: line4/rowsg), "old" the first round's (also strided axes in one pass on GPUs)
     axis_reduce: str = ""
     #: CTHREADS_SORT: the radix sort's form (runtime/sorter.py): "" (8-bit digits on GPUs,
-    #: 4-bit on CPU drivers), "old" (4-bit digits everywhere) or "8bit" (8-bit everywhere)
+    #: 4-bit on CPU drivers; sorted 32-bit keys mapped back), "old" (4-bit digits everywhere,
+    #: keys gathered by index), "8bit" (8-bit everywhere, keys gathered by index) or "new"
+    #: (8-bit everywhere, keys mapped back) or "onesweep" ("new" with one histogram a key word
+    #: and one look-back dispatch a digit)
     sort_form: str = ""
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
-    #: fast form on every device), or "" (the fast form on GPUs; ``runtime/scanner.py``)
+    #: fast reduce-then-scan form on every device), "lookback" (the one-pass look-back form
+    #: where it applies, on every device), or "" (look-back, else the fast form, on GPUs;
+    #: ``runtime/scanner.py``)
     scan: str = ""
+    #: CTHREADS_CHECK_FORM: how a bounds check that is not proven notes a failure:
+    #: "branch" (a branch taken only on failure; the default) or "select" (three branch-free
+    #: selects per access, the previous form; codegen/lists.py)
+    check_form: str = "branch"
+    #: CTHREADS_LAUNCH_PATH: "old" (a repeated resident launch builds its whole plan again),
+    #: or "" (its bind group and entries are kept: ``runtime/ready.py``)
+    launch_path: str = ""
+    #: CTHREADS_MATMUL_CPU: "old" runs ``matmul`` on CPU drivers in the direct form of issue
+    #: 26's first rounds; "" (the default) in the lanes form (runtime/matmul_runner.py)
+    matmul_cpu: str = ""
     #: CTHREADS_REDUCE_FORM: whole-array ``f.reduce``'s form, "old" (a pass per level, each
     #: call's buffers from the pool), "new" (one pass finished by the last workgroup, its
     #: buffers cached per size: ``runtime/one_pass.py``) or "" (one pass on GPUs; on CPU
@@ -259,22 +279,32 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                               DEVICE_COPIES) if text("device_copies") else 1,
         full_traceback=_switch(VARIABLES["full_traceback"], text("full_traceback"), False),
         dump_wgsl=text("dump_wgsl"),
-        axis_reduce=text("axis_reduce").lower() if text("axis_reduce").lower() in ("", "old")
-        else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, or unset it"),
+        axis_reduce=text("axis_reduce").lower()
+        if text("axis_reduce").lower() in ("", "old", "r2", "r3")
+        else _Invalid(f"CTHREADS_AXIS_REDUCE={text('axis_reduce')!r}: use old, r2 or r3, or unset "
+                      "it"),
         sort_form=_sort_form(text("sort_form")),
-        scan=_word(VARIABLES["scan"], text("scan").lower(), ("old", "new")),
+        scan=_word(VARIABLES["scan"], text("scan").lower(),
+                   ("old", "new", "lookback")),
+        check_form=_word(VARIABLES["check_form"], text("check_form").lower(),
+                         CHECK_FORMS) or "branch",
+        launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
+        matmul_cpu=_word(VARIABLES["matmul_cpu"], text("matmul_cpu").lower(), ("old",)),
         reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old", "new")),
     )
 
 
-SORT_FORMS = ("", "old", "8bit")
+SORT_FORMS = ("", "old", "8bit", "new", "onesweep")
+CHECK_FORMS = ("branch", "select")
 
 
 def _sort_form(text: str):
     if text.lower() in SORT_FORMS:
         return text.lower()
-    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits) or 8bit (8-bit digits), "
-                    "or unset it (8-bit on GPUs, 4-bit on CPU drivers)")
+    return _Invalid(f"CTHREADS_SORT={text!r}: use old (4-bit digits), 8bit (8-bit digits, "
+                    "sorted keys gathered by index), new (8-bit digits, sorted keys mapped "
+                    "back) or onesweep (new with onesweep passes), or unset it (new on GPUs, "
+                    "4-bit on CPU drivers)")
 
 
 def _check_value(name: str, value):
@@ -300,10 +330,19 @@ def _check_value(name: str, value):
         accepted = "an int from 1 to 8"
     elif name == "sort_form":
         ok = value in SORT_FORMS
-        accepted = "'', 'old' or '8bit'"
+        accepted = "'', 'old', '8bit', 'new' or 'onesweep'"
+    elif name == "launch_path":
+        ok = value in ("", "old")
+        accepted = "'' or 'old'"
     elif name == "scan":
-        ok = value in ("", "old", "new")
-        accepted = "'', 'old' or 'new'"
+        ok = value in ("", "old", "new", "lookback")
+        accepted = "'', 'old', 'new' or 'lookback'"
+    elif name == "check_form":
+        ok = value in CHECK_FORMS
+        accepted = "'branch' or 'select'"
+    elif name == "matmul_cpu":
+        ok = value in ("", "old")
+        accepted = "'' or 'old'"
     elif name == "hide_features":
         ok = isinstance(value, tuple) and all(isinstance(v, str) for v in value)
         accepted = "a tuple of feature names"

@@ -156,9 +156,12 @@ def _settings(settings: config.Config) -> list[str]:
         "device_copies": lambda v: "1 (unset)" if v == 1 else f"{v} (each adapter {v} times)",
         "full_traceback": lambda v: "1" if v else "0",
         "dump_wgsl": lambda v: v or "(unset: no dump)",
-        "axis_reduce": lambda v: v or "(unset: two passes on GPUs)",
+        "axis_reduce": lambda v: v or "(unset: r3 on CPU drivers, r2 on GPUs)",
         "sort_form": lambda v: v or "(unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
-        "scan": lambda v: v or "(unset: the fast form on GPUs)",
+        "scan": lambda v: v or "(unset: look-back on GPUs)",
+        "check_form": lambda v: v if v != "branch" else "branch (unset or branch)",
+        "launch_path": lambda v: v or "(unset: repeated launches keep their bind groups)",
+        "matmul_cpu": lambda v: v or "(unset: the lanes form on CPU drivers)",
         "reduce_form": lambda v: v or "(unset: one pass on GPUs)",
     }
     problems = settings.problems()

@@ -13,6 +13,7 @@ from .codegen import check_function, compile_operation
 from .codegen.functions import DeviceFunction, OpSource
 from .codegen.types import Widths
 from .errors import GpuKernelError, GpuKernelTypeError, GpuUnresolvedName, as_raised_to_user
+from .runtime.capture_library import recordable
 
 
 class GpuFunc(DeviceFunction):
@@ -55,6 +56,7 @@ class GpuFunc(DeviceFunction):
             self._ops[tuple(widths)] = op
         return op
 
+    @recordable("f.reduce")       # inside capture(): recorded (runtime/capture_library.py)
     def reduce(self, values, init=None, *, axis=None, keepdims=False, to_device=False):
         """Fold ``values`` (a list, a 1-D numpy array, or a list resident in a ``GpuArena``)
         with this function on the device, as ``functools.reduce`` would up to the order of
@@ -67,6 +69,7 @@ class GpuFunc(DeviceFunction):
         from .reduce import reduce_values  # noqa: PLC0415
         return reduce_values(self, values, init, axis, keepdims, to_device)
 
+    @recordable("f.accumulate")
     def accumulate(self, values, axis=None):
         """The inclusive scan of ``values`` by this (associative) function on the device, as
         ``np.add.accumulate`` / ``np.cumsum``: flattened when ``axis`` is None, else along

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import cast
 
 from .arena import GpuArena
+from .capture import GpuGraph, capture
 from .lang.arrays import Array1D, Array2D, Array3D
 from .errors import (
     CThreadsGPUError, GpuArgumentTypeError, GpuDeviceError, GpuIndexError, GpuInvalidArgument,
@@ -43,6 +44,7 @@ Gpu = cast(GpuDecorator, _gpu_decorator)
 
 __all__ = [
     "Gpu", "GpuKernel", "GpuFunc", "gpu", "prepare", "compile", "GpuJob", "GpuArena",
+    "capture", "GpuGraph",     # v3 section 5: record launches once, replay them (capture.py)
     "GlobalIdx", "ThreadIdx", "BlockIdx", "BlockDim", "GridDim",
     "available", "device_name", "init", "shutdown", "devices", "use_device", "current_device",
     "shared", "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exchange",

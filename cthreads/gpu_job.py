@@ -129,7 +129,9 @@ class GpuJob(Job):
                 raise self._error
             first = not self._joined
             had_readback = self._readback is not None
-            if first:
+            if first and not had_readback and not self._owned:
+                self._joined = True        # nothing to read back or give back
+            elif first:
                 readback = self._finish()
                 if readback is not None and download:
                     try:

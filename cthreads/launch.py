@@ -12,7 +12,9 @@ joined. ``compile()`` compiles every variant a plan may pick.
 from __future__ import annotations
 
 from .runtime import args as launch_args
+from .runtime import capture as _capture
 from .runtime import residency
+from .backend import capturing as _capturing
 from .backend import device as _device
 from .devices import use_device
 from .codegen.types import elem as elem_type
@@ -46,6 +48,8 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
     selection or the default device); ``threads=``: n, or (nx, ny[, nz]) for an N-D launch
     (else the 1-D rule: ``n`` or the longest list); ``timed=True`` (or ``@Gpu(timed=True)``):
     the job's ``device_time`` is measured; returns the submitted ``GpuJob``."""
+    if _capturing.active and _capturing.capturing():    # inside capture(): recorded, not run
+        return _record(fn, args, force, device, threads, timed, kwargs)
     if device is not None:
         with use_device(device):
             return gpu(fn, *args, force=force, threads=threads, timed=timed, **kwargs)
@@ -53,25 +57,17 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
         timed = getattr(fn, "timed", False)
     elif timed.__class__ is not bool:
         raise TypeError(f"gpu(..., timed={timed!r}): expects True or False")
-    if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
-        args = vector_scalars(fn.program, args)  # vec3: its components
-    if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
-        args = flat_args(fn.program, args)       # list[vec3]: the flat view of (n, 3)
     memo_slot = getattr(fn, "memo_slot", None)
     memo = memo_slot.memo if memo_slot is not None else None
+    if memo is None or memo.vectors:       # (a memo knows the kernel has no vector parameters)
+        if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
+            args = vector_scalars(fn.program, args)  # vec3: its components
+        if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
+            args = flat_args(fn.program, args)       # list[vec3]: the flat view of (n, 3)
     lists = memo.list_args(args, threads) if memo is not None and not (force or kwargs) \
         else None
     if lists is not None:                      # a repeat with the same arena lists
-        scalars, n = memo.scalars(args)
-        rt = memo.rt
-        with residency.launch_lock:
-            _check_generation(rt)
-            plan = rt.plan(scalars, lists, n)
-            timing = _timing(rt) if timed else None
-            seq = _submit(rt, plan, timing)
-        if threads is None and fn.nd_hint is not None:
-            warn_nd_launch(fn, fn.nd_hint)
-        return GpuJob(rt, seq, plan, timing)
+        return _repeat(fn, memo, lists, args, threads, timed)
     kernel = _check_call(fn, args, kwargs)
     shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
     if force:
@@ -91,11 +87,61 @@ def gpu(fn, *args, force: bool = False, device=None, threads=None, timed=None,
         plan = rt.plan(scalars, lists, n)
         timing = _timing(rt) if timed else None
         seq = _submit(rt, plan, timing)
-    kernel.memo_slot.memo = LaunchMemo(threads, shape, program, rt, lists,
-                                       launch_args.wheres(program)) \
+    memo = LaunchMemo(threads, shape, program, rt, lists, launch_args.wheres(program)) \
         if LaunchMemo.eligible(lists) else None
+    if memo is not None:
+        memo.vectors = kernel.program.has_vector_scalars or kernel.program.has_vector_lists
+    kernel.memo_slot.memo = memo
     if shape is None and kernel.nd_hint is not None:   # once submitted: a launch that raised
         warn_nd_launch(kernel, kernel.nd_hint)         # warns when it is called again
+    return GpuJob(rt, seq, plan, timing)
+
+
+def _record(fn, args: tuple, force: bool, device, threads, timed, kwargs: dict):
+    """``gpu()`` inside ``capture()``: the call and its arguments checked as ``gpu()`` checks
+    them, then recorded (runtime/capture.py) instead of submitted."""
+    if device is not None:
+        with use_device(device):
+            return _record(fn, args, force, None, threads, timed, kwargs)
+    if force or timed:
+        raise GpuInvalidArgument(f"gpu(..., {'force' if force else 'timed'}=True) inside "
+                                 "capture(): a recorded launch is neither forced nor timed "
+                                 "(time the replay: graph.replay(timed=True))")
+    if isinstance(fn, GpuKernel) and fn.program.has_vector_scalars:
+        args = vector_scalars(fn.program, args)
+    if isinstance(fn, GpuKernel) and fn.program.has_vector_lists:
+        args = flat_args(fn.program, args)
+    kernel = _check_call(fn, args, kwargs)
+    shape = check_threads(threads, f"gpu({kernel.__name__}, ...)")
+    program = _launch_program(kernel, args)
+    scalars, lists, n = launch_args.check_args(program, args, launch_args.wheres(program))
+    _capture.check_lists(program.name, lists)      # nothing is packed or uploaded
+    nd = None
+    if isinstance(shape, tuple):
+        n, nd = shape, kernel.nd_workgroup(len(shape))
+    elif shape is not None:
+        n = shape
+    with residency.launch_lock:
+        rt = kernel.runtime_for(program.widths, nd)
+        _check_generation(rt)
+        return _capture.record(rt, scalars, lists, n)
+
+
+def _repeat(fn, memo: LaunchMemo, lists: list, args: tuple, threads, timed) -> GpuJob:
+    """``gpu()`` for a call its kernel's memo matched (``lists``: its ListArgs): the scalars
+    checked, the plan made (from a ready launch when one matches: runtime/ready.py) and
+    submitted."""
+    scalars, n = memo.scalars(args)
+    rt = memo.rt
+    with residency.launch_lock:
+        _check_generation(rt)
+        ready = rt.ready
+        plan = ready.plan(rt, scalars, lists, n) if ready is not None else \
+            rt.plan(scalars, lists, n)
+        timing = _timing(rt) if timed else None
+        seq = _submit(rt, plan, timing)
+    if threads is None and fn.nd_hint is not None:
+        warn_nd_launch(fn, fn.nd_hint)
     return GpuJob(rt, seq, plan, timing)
 
 

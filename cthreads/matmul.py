@@ -21,6 +21,7 @@ from typing import Any
 from .errors import GpuArgumentTypeError, GpuInvalidArgument
 from .codegen.types import elem as elem_type
 from .gpu_array import GpuArray, zeros
+from .runtime import capture_library as _capture
 from .runtime import convert, device_array, residency, sharing
 from .runtime import matmul_runner as runner
 
@@ -180,6 +181,7 @@ def _check_out(out, shape: tuple, dtype: str):
             "binding limit); pass a smaller out, or none")
 
 
+@_capture.recordable("matmul")        # inside capture(): recorded (runtime/capture_library.py)
 def matmul(a, b, out=None):
     """The matrix product of ``a`` and ``b`` as ``np.matmul`` (see the module docstring)."""
     np = _np()

@@ -8,6 +8,7 @@ the radix sort; here its result slots become GpuArrays (for a GpuArray input) or
 from __future__ import annotations
 
 from .gpu_array import GpuArray
+from .runtime.capture_library import recordable
 from .runtime.sorter import run_sort
 
 
@@ -19,6 +20,7 @@ def _results(got):
     return out
 
 
+@recordable("sort")          # inside capture(): recorded (runtime/capture_library.py)
 def sort(x, values=None):
     """A sorted copy of ``x`` along its last axis (stable; numpy's order, NaNs last); with
     ``values`` (the keys' shape), ``(sorted keys, values in the keys' order)``. A GpuArray
@@ -29,6 +31,7 @@ def sort(x, values=None):
     return keys, vals
 
 
+@recordable("argsort")
 def argsort(x):
     """The int64 indexes that sort ``x`` along its last axis, stably (``np.argsort(x,
     kind="stable")``); a GpuArray for a GpuArray input, else a numpy array."""

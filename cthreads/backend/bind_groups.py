@@ -10,6 +10,20 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from .faults import device_error
+
+
+def create_bind_group(ctx, layout, entries) -> object:
+    """A bind group of ``ctx``'s device from ``[(binding, wgpu buffer, size in bytes[, byte
+    offset]), ...]`` (the caller holds the queue's lock); a failure raises our error."""
+    try:
+        return ctx.device.create_bind_group(layout=layout, entries=[
+            {"binding": e[0], "resource": {"buffer": e[1], "offset": e[3] if len(e) > 3 else 0,
+                                           "size": e[2]}}
+            for e in entries])
+    except Exception as exc:
+        raise device_error(ctx, exc, "creating a bind group") from None
+
 
 class BindGroupCache:
     def __init__(self, pool, cap: int):
@@ -47,4 +61,4 @@ class BindGroupCache:
         return len(self._groups)
 
 
-__all__ = ["BindGroupCache"]
+__all__ = ["BindGroupCache", "create_bind_group"]

@@ -105,6 +105,9 @@ class BufferPool:
             "storage": usage.STORAGE | usage.COPY_SRC | usage.COPY_DST,
             "staging": usage.MAP_READ | usage.COPY_DST,
             "uniform": usage.UNIFORM | usage.COPY_DST,
+            # storage that must start as zeros (a reduction's ticket): never released to the
+            # pool by its owner, so every acquire makes a new buffer, which wgpu zero-fills
+            "zeroed": usage.STORAGE | usage.COPY_DST,
         }
         self._ctx = ctx
         self._free: dict[tuple[str, int], list] = {}
@@ -113,6 +116,8 @@ class BufferPool:
         self.live_bytes = 0         # bytes of buffers made here and still alive
         self.idle_bytes = 0         # bytes of the buffers in the free lists
         self._holders: "weakref.WeakSet" = weakref.WeakSet()
+        #: scratch buffers a captured graph binds (pin/unpin): a release waits for the graph
+        self.pinned: dict = {}      # PooledBuffer -> [pins, released meanwhile]
         _pools.add(self)
         self.limit = config.current().device_memory
         self._host = ctx.is_cpu     # device memory is host memory
@@ -275,6 +280,12 @@ class BufferPool:
         enough idle memory already."""
         if pooled is None or _released(pooled):
             return
+        pin = self.pinned.get(pooled)
+        if pin is not None:          # a captured graph binds it: given back by ``unpin``
+            pin[1] = True
+            return
+        if pooled.kind == "zeroed":  # never reused: its next owner would not find zeros
+            return
         key = (pooled.kind, pooled.capacity)
         with self._lock:
             free = self._free.setdefault(key, [])
@@ -284,6 +295,24 @@ class BufferPool:
                 self.idle_bytes += pooled.capacity
                 return
         self._drop([pooled])
+
+    def pin(self, pooled: PooledBuffer) -> None:
+        """A captured graph binds ``pooled`` (a library call's scratch): its release waits."""
+        with self._lock:
+            self.pinned.setdefault(pooled, [0, False])[0] += 1
+
+    def unpin(self, pooled: PooledBuffer) -> None:
+        """The graph let ``pooled`` go: released now if its owner released it meanwhile."""
+        with self._lock:
+            pin = self.pinned.get(pooled)
+            if pin is None:
+                return
+            pin[0] -= 1
+            if pin[0] > 0:
+                return
+            del self.pinned[pooled]
+        if pin[1]:
+            self.release(pooled)
 
     def trim(self) -> None:
         """Drop every idle buffer (their memory goes back once no submission uses them)."""

@@ -44,7 +44,8 @@ overlaps.
 Two encoders write the same commands: ``NativeEncoder`` (``native/encoder.py``, direct
 wgpu-native calls, the default) and ``public_encoder.py`` (wgpu-py's public API), used when the
 native path's self-test fails on a wgpu build and with ``CTHREADS_NATIVE_ENCODER=0``, to tell
-an encoder fault from a driver's.
+an encoder fault from a driver's. A lone dispatch is encoded once more while its join waits
+(``spare.py``), so the next identical launch submits without encoding.
 
 Dispatches larger than ``max-compute-workgroups-per-dimension`` workgroups are folded into two
 dimensions; the shader recovers the flat workgroup index (see ``codegen/program.py``).
@@ -58,13 +59,16 @@ import time
 from .. import config
 from ..errors import CThreadsGPUError, GpuInvalidArgument, GpuUseAfterDestroy, VulkanOutOfMemory
 from .batch import Batch
+from .bind_groups import create_bind_group
 from .buffers import BufferPool, PooledBuffer
 from .device import DeviceContext
 from .faults import device_error, lost_error
 from .flusher import FLUSH_DEADLINE_S, Flusher, _queues
 from .native.encoder import make_encoder
 from .public_encoder import submit_public, submit_public_timed
-from . import timing
+from . import capturing, timing
+from .grids import fold_groups
+from .spare import Spare
 from . import uploads
 from .uploads import UploadRing, byte_view
 from .waits import CPU_SPIN_S, GPU_SPIN_S, Completion
@@ -118,6 +122,7 @@ FLUSH_RULES = {
     "deadline": "the batch is still pending FLUSH_DEADLINE_S after it opened (``flusher.py``; "
                 "CPU drivers: only once the device is idle, outside the lock)",
     "drain": "``idle()``, before resources are freed",
+    "replay": "``GpuGraph.replay()`` (``replay.py``): the pending dispatches go first",
     "close": "``close()``: shutdown, interpreter exit",
 }
 
@@ -125,22 +130,6 @@ FLUSH_RULES = {
 def batching_enabled() -> bool:
     """False when ``CTHREADS_BATCH=0`` asks for one submission per launch."""
     return config.current().batch
-
-
-def fold_groups(groups, max_per_dim: int) -> tuple[int, int, int]:
-    """(x, y, 1) workgroup counts covering ``groups`` flat workgroups; a tuple (x, y, z),
-    each within the limit, is the grid itself."""
-    if isinstance(groups, tuple):
-        return groups
-    if groups <= max_per_dim:
-        return (max(groups, 1), 1, 1)
-    gy = -(-groups // max_per_dim)
-    gx = -(-groups // gy)
-    if gy > max_per_dim:
-        raise GpuInvalidArgument(
-            f"a dispatch of {groups:,} workgroups exceeds the device's "
-            f"{max_per_dim:,} x {max_per_dim:,} grid; use a smaller n")
-    return (gx, gy, 1)
 
 
 class DeviceQueue:
@@ -162,6 +151,9 @@ class DeviceQueue:
             if config.current().native_encoder else None
         if self._native is not None:
             self._native.spin_s = CPU_SPIN_S if ctx.is_cpu else GPU_SPIN_S
+        # the last lone dispatch encoded again while a join waits (spare.py), or None
+        self._spare = Spare(self._native if config.current().launch_path != "old" else None,
+                            self.lock, self.pool)
         self._staging = None              # PooledBuffer the staged uniform bytes go through
         self.timestamps = None            # timing.Timestamps, made at the first timed launch
         self.closed = False
@@ -218,14 +210,7 @@ class DeviceQueue:
         (an offset, a GpuArray view's, is a multiple of the device's
         min-storage-buffer-offset-alignment: ``BufferPool.offset_alignment``)."""
         with self.lock:
-            try:
-                return self._device.create_bind_group(layout=layout, entries=[
-                    {"binding": e[0], "resource": {"buffer": e[1],
-                                                   "offset": e[3] if len(e) > 3 else 0,
-                                                   "size": e[2]}}
-                    for e in entries])
-            except Exception as exc:
-                raise device_error(self.ctx, exc, "creating a bind group") from None
+            return create_bind_group(self.ctx, layout, entries)
 
     def forget_uniform(self, buffer) -> None:
         """A kernel's uniform buffer is going away: forget the bytes last written to it."""
@@ -236,6 +221,7 @@ class DeviceQueue:
     def upload_new(self, data) -> PooledBuffer:
         """A pooled storage buffer holding ``data`` (written at creation when it is new and
         small; large data goes through ``upload``'s staging ring, which is faster)."""
+        capturing.check("an upload of host data into a new device buffer")   # v3's capture()
         nbytes = memoryview(data).nbytes
         if nbytes >= uploads.STAGED_FROM:
             pooled = self.pool.acquire(nbytes)
@@ -265,6 +251,7 @@ class DeviceQueue:
         From ``STAGED_FROM`` bytes on (contiguous data) the copy goes through the staging
         ring instead (``uploads.py``), submitted after the pending dispatches.
         """
+        capturing.check("an upload of host data")
         nbytes = memoryview(data).nbytes
         view = byte_view(data) if nbytes >= uploads.STAGED_FROM else None
         if view is not None:          # large: through the staging ring (uploads.py)
@@ -316,6 +303,7 @@ class DeviceQueue:
     def submit_copies(self, copies) -> int:
         """Submit copies ``[(src, src_offset, dst, dst_offset, nbytes), ...]`` after every
         pending dispatch (in the same command buffer); returns the submission's number."""
+        capturing.check("a device copy or download")
         with self.lock:
             self._check_usable()
             self.flush("readback", copies)
@@ -347,7 +335,10 @@ class DeviceQueue:
         ``stamp``: a timed job's ``(staging buffer, before, after)``: timestamps are written
         before and/or after this dispatch (``timing.py``; ``job_timing`` made the buffer).
         """
-        folded = fold_groups(groups, self.max_groups)
+        if capturing.active and capturing.capturing():    # recorded or refused (capturing.py)
+            return capturing.record(self, pipeline, bind_group, groups, uniform, copies, buffers)
+        folded = (groups, 1, 1) if groups.__class__ is int and 0 < groups <= self.max_groups \
+            else fold_groups(groups, self.max_groups)
         with self.lock:
             self._check_usable()
             batch = self.batch
@@ -435,11 +426,14 @@ class DeviceQueue:
             cmds = timing.commands(dispatches, stamps, self.timestamps.inside_passes,
                                    self.timestamps) if stamps else None
             if native is not None:
-                cb = native.encode_batch(dispatches, copies, src) if cmds is None else \
-                    native.encode_timed(cmds, copies, src, self.timestamps)
+                cb = self._spare.take(dispatches, copies, src, stamps)
+                if cb is None:
+                    cb = native.encode_batch(dispatches, copies, src) if cmds is None else \
+                        native.encode_timed(cmds, copies, src, self.timestamps)
                 if self.ctx.lost is not None:   # seen while encoding: never submit it
                     native.discard(cb)
                     raise lost_error(self.ctx, f"{self.ctx.lost}; seen while submitting work")
+                self._spare.submitted(dispatches, copies, src, stamps)
                 if handoff:
                     return done.hand_off(native.submit, cb)
                 native.submit(cb)
@@ -510,8 +504,10 @@ class DeviceQueue:
         finally:                       # even on Ctrl-C: a handed-off submission is made
             if submit is not None:
                 submit()
-        if not done.poll_in_slices(lambda: done.poll_done(seq, start, self._is_closed),
-                                   start, deadline):
+        poll = lambda: done.poll_done(seq, start, self._is_closed)  # noqa: E731
+        if self._spare.wanted() and not poll():
+            self._spare.encode_for(self)        # while the device works (spare.py)
+        if not done.poll_in_slices(poll, start, deadline):
             return False
         self.ctx.check_alive()
         return True
@@ -579,6 +575,7 @@ class DeviceQueue:
                 self.flush("close")
             except Exception:
                 pass
+            self._spare.drop()
             self.closed = True
             self.flusher.stop()
             self._ring.forget()
@@ -591,3 +588,4 @@ class DeviceQueue:
         self.closed = True
         self._ring = UploadRing(self)
         self.batch = Batch()
+        self._spare.forget(self.lock)

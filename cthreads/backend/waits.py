@@ -177,7 +177,8 @@ class Completion:
             if self.fence_req is fence:
                 self.fence_req = None
                 self.native.work_done_finish(fence[1])
-                self.mark(fence[0])
+                if fence[0] > self.completed:      # mark(), the lock already held
+                    self.completed = fence[0]
 
     def poll_fence(self) -> bool:
         """One non-blocking look at the outstanding notification (requested if none); True
@@ -263,10 +264,15 @@ class Completion:
                 return True
             if self.ctx.lost is not None or time.perf_counter() - start > LOSS_PROBE_S:
                 self.check_lost(False)
-            if self.native is None:
+            native = self.native
+            if native is None:
                 self.poll_public()
             elif not self.handing_off:     # a handed-off submission: poll after it
-                self.poll_fence()
+                fence = self.fence_req     # poll_fence, without its calls (waits spin here)
+                if fence is None:
+                    fence = self.fence()
+                if native.work_done_ready(fence[1], block=False):
+                    self.fence_done(fence)
             return seq <= self.completed
 
     def read_when_mapped(self, staging, nbytes: int, seq: int, key, into=None) -> bytes:

@@ -139,11 +139,13 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
     has_loops = has_loops or (passes != 0 and _helper_loops(em))
     if has_loops and layout.status_binding is None:
         layout = Layout(kernel, True, fixed, fe.annotated)
-    fast_requires = ()
+    fast_requires = fast_conditions = ()
     if len(always) < len(proofs):
         lists_by_check = {c.id: (c.list_name, c.dim) for c in checks}
         fast_requires = tuple(sorted({(p, *lists_by_check[c]) for c, p in proofs.items()
-                                      if p is not None}))
+                                      if isinstance(p, str)}))
+        fast_conditions = tuple(sorted({cond for p in proofs.values()
+                                        if isinstance(p, frozenset) for cond in p}))
     src = fe.src
     templates = _Templates(fn, fe, kernel, layout, always, frozenset(proofs), fixed, has_loops)
     templates.texts[("all", False, "flat")] = template
@@ -183,6 +185,7 @@ def _compile(fn, boundscheck: bool, progress: Progress, widths: Widths) -> Kerne
         feature_sites=_feature_sites(fe, kernel),
         proven_checks=len(always),
         fast_requires=fast_requires,
+        fast_conditions=fast_conditions,
         vec_guard=vec_plan.guard if vec_plan else None,
         vec_lists=vec_plan.lists if vec_plan else (),
         vec_width=vec_plan.width if vec_plan else 1,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import config
 from . import ir
 from .builtins import ATOMIC_WGSL
 from .split import SplitList
@@ -177,11 +178,7 @@ class ListAccess:
             self.helpers["ct_note"] = (
                 "var<private> ct_bad: u32;\n"
                 "var<private> ct_bad_i: i32;\n"
-                "var<private> ct_bad_n: u32;\n\n"
-                "fn ct_note(bad: bool, c: u32, i: i32, n: u32) {\n"
-                "    ct_bad = select(ct_bad, c, bad);\n"
-                "    ct_bad_i = select(ct_bad_i, i, bad);\n"
-                "    ct_bad_n = select(ct_bad_n, n, bad);\n}")
+                "var<private> ct_bad_n: u32;\n\n" + NOTE_FORMS[config.current().check_form])
             self.helpers["ct_report"] = (
                 "fn ct_report() {\n"
                 "    if (ct_bad == 0u || atomicLoad(&ct_status[0]) != 0u) { return; }\n"
@@ -335,6 +332,25 @@ class ListAccess:
     def helper_text(self) -> list[str]:
         order = sorted(self.helpers, key=lambda k: (k not in ("ct_note", "ct_report"), k))
         return [self.helpers[k] for k in order]
+
+
+#: ``ct_note`` by CTHREADS_CHECK_FORM (config.py): both keep the last failure of the
+#: invocation (what ``ct_report`` publishes, so the report is the same). "select": three
+#: branch-free selects per access (chosen for llvmpipe's vectoriser, whose memory-bound kernels
+#: are now mostly proven); "branch": a branch taken only on failure, so a loop's accesses cost
+#: one compare each and carry no private values from trip to trip (docs/performance.md).
+NOTE_FORMS = {
+    "select": ("fn ct_note(bad: bool, c: u32, i: i32, n: u32) {\n"
+               "    ct_bad = select(ct_bad, c, bad);\n"
+               "    ct_bad_i = select(ct_bad_i, i, bad);\n"
+               "    ct_bad_n = select(ct_bad_n, n, bad);\n}"),
+    "branch": ("fn ct_note(bad: bool, c: u32, i: i32, n: u32) {\n"
+               "    if (bad) {\n"
+               "        ct_bad = c;\n"
+               "        ct_bad_i = i;\n"
+               "        ct_bad_n = n;\n"
+               "    }\n}"),
+}
 
 
 def _atom(ref):

@@ -191,6 +191,9 @@ class KernelProgram:
     # leave out the checks those triples prove) may run instead.
     proven_checks: int = 0
     fast_requires: tuple = ()
+    # ... and conditions (codegen/range_proofs.py: ("<=", a, b) over int parameters, list
+    # sizes and literals) that must all hold too, for the computed indexes they prove
+    fast_conditions: tuple = ()
     workgroup_bytes: int = 0          # bytes of var<workgroup> memory (shared arrays); the
                                       # runtime compares it with the device limit
     needs_features: tuple[str, ...] = ()   # wgpu features the shader needs, e.g.
@@ -280,7 +283,7 @@ class KernelProgram:
             raise ValueError(f"kernel {self.name} needs workgroup size 64, one index each")
         if form == "nd_grid" and self.fixed_workgroup_size:
             raise ValueError(f"kernel {self.name} observes workgroups: its N-D form is nd_tile")
-        checks = "proven" if variant.checks == "proven" and self.fast_requires and not vec \
+        checks = "proven" if variant.checks == "proven" and self.has_launch_proofs and not vec \
             else "all"
         loop_report = bool(variant.loop_report and self.has_loops and not vec)
         coarsen = 1 if form == "nd_tile" else int(variant.coarsen)
@@ -324,6 +327,11 @@ class KernelProgram:
         """The WGSL source of the checked 1-D variant with workgroups of ``workgroup_size``
         (what ``GpuKernel.wgsl`` shows; ``render`` gives every other variant)."""
         return self.render(Variant(workgroup=(int(workgroup_size), 1, 1)))
+
+    @property
+    def has_launch_proofs(self) -> bool:
+        """True when some checks are proven per launch (the ``"proven"`` variants differ)."""
+        return bool(self.fast_requires or self.fast_conditions)
 
     @functools.cached_property
     def count_param(self) -> int | None:

@@ -19,13 +19,17 @@ finds the accesses that are safe:
 So the 2-D stencil ``if x < 1 or y < 1 or x >= w - 1 or y >= h - 1: return`` followed by
 ``u[y - 1, x]`` ... ``u[y, x + 1]`` proves every access. ``len(lst)`` (or the shape) of the
 accessed list along the access's dimension proves it outright; a parameter ``p`` proves it
-when ``p`` is at most the list's size along that dimension at launch. The result maps check
-ids to ``None`` (always safe) or the Python name of ``p``.
+when ``p`` is at most the list's size along that dimension at launch. Loop variables of
+``for k in range(c, B)`` are bounded locals too, inside the loop. Computed indexes
+(``i * n + k``, ``img[y + dy, x]``) are proven by launch-time conditions (range_proofs.py).
+The result maps check ids to ``None`` (always safe), the Python name of ``p``, or a frozenset
+of conditions.
 """
 
 from __future__ import annotations
 
 from . import ir
+from .range_proofs import IndexBounds, const, fold, leaf_of
 from .visit import Visitor
 
 #: a comparison with its operands swapped, and negated
@@ -55,6 +59,11 @@ class _Prover(Visitor):
                        if loc.param and loc.ty in ("int", "int64")
                        and counts.get(loc.ident, 0) == 0}
         self.gid: set[str] = set()
+        #: locals assigned once, at the top level, from GlobalIdx (never changed after)
+        self.fixed: set[str] = set()
+        #: locals assigned once, at the top level, an int expression of fixed locals,
+        #: parameters and literals (``row: int = y * w``): what they stand for
+        self.defs: dict = {}
         self.result: dict[int, str | None] = {}
 
     # -- guards --------------------------------------------------------------------------
@@ -72,6 +81,8 @@ class _Prover(Visitor):
             return ("len", e.left.lst.pyname, e.left.dim), k
         if isinstance(e, ir.Var) and e.ident in self.params:
             return ("param", self.params[e.ident]), k
+        if isinstance(e, ir.Const) and type(e.value) is int:
+            return ("const", e.value), k
         return None
 
     def _facts(self, e, truth: bool) -> set:
@@ -115,12 +126,32 @@ class _Prover(Visitor):
     def block(self, stmts, facts: frozenset, top: bool = False) -> None:
         for s in stmts:
             self.stmt(s, facts)
-            if top and isinstance(s, ir.Assign) and self.counts.get(s.ident) == 1 and \
-                    isinstance(s.value, ir.Special) and s.value.name == "GlobalIdx":
-                self.gid.add(s.ident)
-            if isinstance(s, ir.If) and not s.orelse and len(s.body) == 1 and \
-                    isinstance(s.body[0], (ir.Return, ir.Break, ir.Continue)):
+            if top and isinstance(s, ir.Assign) and self.counts.get(s.ident) == 1:
+                if isinstance(s.value, ir.Special) and s.value.name == "GlobalIdx":
+                    self.gid.add(s.ident)
+                    self.fixed.add(s.ident)
+                elif self._fixed_expr(s.value):
+                    self.defs[s.ident] = s.value
+            # an ``if`` whose body always leaves (it ends in return, break or continue: e.g.
+            # ``if x < 1 or x >= w - 1: v[x] = u[x]; return``): after it, its test was false
+            if isinstance(s, ir.If) and not s.orelse and s.body and \
+                    isinstance(s.body[-1], (ir.Return, ir.Break, ir.Continue)):
                 facts = facts | self._false_facts(s.test)
+
+    def _fixed_expr(self, e) -> bool:
+        """``e`` is an int expression whose value never changes once computed: of fixed
+        locals, their definitions, parameters never assigned and literals."""
+        if e.ty != "int":
+            return False
+        if isinstance(e, ir.Const):
+            return type(e.value) is int
+        if isinstance(e, ir.Var):
+            return e.ident in self.fixed or e.ident in self.defs or e.ident in self.params
+        if isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul"):
+            return self._fixed_expr(e.left) and self._fixed_expr(e.right)
+        if isinstance(e, ir.Call) and e.fn in ("min_i", "max_i") and len(e.args) == 2:
+            return all(self._fixed_expr(a) for a in e.args)
+        return False
 
     def stmt(self, s, facts) -> None:
         self.visit(s, facts)
@@ -140,20 +171,38 @@ class _Prover(Visitor):
         self.block(s.body, facts | self._range_facts(s))
 
     def _range_facts(self, s) -> frozenset:
-        """Inside ``for j in range(c, p)`` (``c`` a literal >= 0, step 1, ``p`` an int
-        parameter the kernel never assigns, ``j`` assigned by nothing else): ``c <= j < p``.
-        Only a parameter bound (the runtime compares it with the list's size), never
-        ``len()``: the checks proven by it stay in the variant with checks."""
+        """Inside ``for j in range(c, B)`` or ``range(c, B, t)`` (``c`` and ``t > 0`` literals,
+        ``B`` an int parameter the kernel never assigns, ``len(lst)``, ``lst.shape[d]`` or a
+        literal, possibly minus a literal; ``j`` assigned by nothing else): ``c <= j < B``.
+        ``B`` is evaluated once, when the loop starts, and never changes (parameters that are
+        never assigned, list sizes), so the fact holds for every trip of the body. A ``len()``
+        bound of the list the access reads proves it outright; another bound, per launch."""
         if self.counts.get(s.ident) != 2 or not (
-                isinstance(s.start, ir.Const) and type(s.start.value) is int and
-                s.start.value >= 0 and isinstance(s.step, ir.Const) and s.step.value == 1):
+                isinstance(s.step, ir.Const) and type(s.step.value) is int and
+                s.step.value >= 1):
             return frozenset()
         bound = self._bound(s.stop)
-        if bound is None or bound[0][0] != "param":
+        if bound is None:
             return frozenset()
-        self.gid.add(s.ident)
-        return frozenset({("upper", s.ident, bound[0], bound[1]),
-                          ("lower", s.ident, s.start.value)})
+        upper = ("upper", s.ident, bound[0], bound[1])
+        if isinstance(s.start, ir.Const) and type(s.start.value) is int:
+            if s.start.value >= 0:
+                self.gid.add(s.ident)
+            return frozenset({upper, ("lower", s.ident, s.start.value)})
+        if self._stable_expr(s.start):
+            # ``range(i + 1, n)``: the start, evaluated once, of locals that do not change
+            # while the loop runs; its interval is the loop variable's lower bound
+            return frozenset({upper, ("lower_expr", s.ident, s.start)})
+        return frozenset()
+
+    def _stable_expr(self, e) -> bool:
+        """``e`` is a fixed expression (``_fixed_expr``) that may also read loop variables no
+        statement assigns (those of enclosing loops do not change inside the loop)."""
+        if isinstance(e, ir.Var) and e.ty == "int" and self.counts.get(e.ident) == 2:
+            return True
+        if isinstance(e, ir.Binary) and e.ty == "int" and e.op in ("add", "sub", "mul"):
+            return self._stable_expr(e.left) and self._stable_expr(e.right)
+        return self._fixed_expr(e)
 
     def visit_Store(self, s, facts) -> None:
         self.access(s.lst, s.index, s.check, facts)
@@ -175,21 +224,62 @@ class _Prover(Visitor):
         compares that param with the list's size along ``dim``: ``BoundsCheck.dim``)."""
         if check is None or lst.shared_size is not None:
             return
+        if not self.offset(lst, index, check, facts, dim):
+            self.computed(lst, index, check, facts, dim)
+
+    def offset(self, lst, index, check, facts, dim: int) -> bool:
+        """Prove an index ``v + c`` by a guard of ``v``: True when proven."""
         if lst.vec and dim == lst.ndim - 1:
             index = _element(index, lst.vec)    # list[vecN]: in range iff its element is
         v, c = _offset(index)
         if v not in self.gid:
-            return
+            return False
         lower = max([0] + [f[2] for f in facts if f[0] == "lower" and f[1] == v])
         if lower + c < 0:
-            return
+            return False
         bounds = {f[2] for f in facts if f[0] == "upper" and f[1] == v and c <= f[3]}
         if ("len", lst.pyname, dim) in bounds:
             self.result[check] = None
-            return
+            return True
         params = sorted(b[1] for b in bounds if b[0] == "param")
         if params:
             self.result[check] = params[0]
+            return True
+        return False
+
+    def computed(self, lst, index, check, facts, dim: int) -> None:
+        """Prove a computed index (``i * n + k``, ``y + dy``): the conditions, evaluated at
+        launch, under which it is in range (range_proofs.py); none needed: always."""
+        if lst.vec:
+            return
+        bounds = IndexBounds(lambda v: self._range(v, facts), self.params, self.defs)
+        conds = bounds.in_range(index, ("len", lst.pyname, dim))
+        if conds is not None:
+            self.result[check] = conds or None
+
+    def _range(self, v: str, facts):
+        """(lo, hi) expressions of local ``v`` under ``facts``, or None: the largest literal
+        lower bound, the smallest of the upper bounds."""
+        lows = [f[2] for f in facts if f[0] == "lower" and f[1] == v]
+        if v in self.gid:
+            lows.append(0)
+        highs = sorted({fold("-", leaf_of(f[2]), const(f[3] + 1))
+                        for f in facts if f[0] == "upper" and f[1] == v})
+        starts = [f[2] for f in facts if f[0] == "lower_expr" and f[1] == v]
+        if not highs or not (lows or starts):
+            return None
+        hi = highs[0]
+        for h in highs[1:]:
+            hi = fold("min", hi, h)
+        if not starts:
+            return const(max(lows)), hi
+        inner = frozenset(f for f in facts if f[1] != v)      # the start's own locals' facts
+        iv = IndexBounds(lambda u: self._range(u, inner), self.params, self.defs) \
+            .interval(starts[0])
+        if iv is None:
+            return None
+        lo = iv.lo if not lows else fold("max", iv.lo, const(max(lows)))
+        return lo, hi, iv.conds
 
     def cover(self, store, e) -> None:
         """Loads of ``store``'s own element inside its value need no check of their own: the
@@ -277,8 +367,9 @@ def _same_index(a, b) -> bool:
     return False
 
 
-def prove_in_range(kernel: ir.Kernel) -> dict[int, str | None]:
-    """Check id -> None (always in range) or the int parameter ``p`` with ``p <= len(list)``."""
+def prove_in_range(kernel: ir.Kernel) -> dict:
+    """Check id -> None (always in range), the int parameter ``p`` with ``p <= len(list)``,
+    or a frozenset of launch-time conditions (range_proofs.py) that prove it when all hold."""
     prover = _Prover(kernel)
     prover.block(kernel.body, frozenset(), top=True)
     return prover.result

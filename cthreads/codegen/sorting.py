@@ -22,9 +22,12 @@ A least-significant-digit radix sort of (key word, index) pairs, 4 bits per pass
   after the low word's 8 passes, then, for rows of a 2-D+ input, the row ``idx / m`` (the most
   significant digit: rows sort apart and stay in order);
 * ``gather``: ``out[i] = src[idx[i]]`` (words per element 1 or 2: keys, values), or the
-  argsort result ``idx % m`` as int64 words.
+  argsort result ``idx % m`` as int64 words, or (mode 2 + the map's mode, 32-bit keys of one
+  row) the sorted keys mapped back, read in order: only the keys that the map merged (both
+  zeros, every NaN) are read at ``src[idx[i]]``, so the rest of the gather's random reads
+  become coalesced ones.
 
-The result is read through the sorted indexes, so keys come back bit for bit (NaN payloads
+The result is read through the sorted indexes (or mapped back where the map is one to one), so keys come back bit for bit (NaN payloads
 and the sign of zero kept). Each thread's loops run a fixed, small number of passes except the
 scan's, of ``ceil(16 * groups / size)`` (the host checks it against the CPU driver's loop
 limit). Every entry point takes the uniform ``SortU`` and flat workgroup numbers folded into
@@ -55,7 +58,7 @@ BINDINGS = {
     "scatter_local": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read"), (4, "read_write"),
                       (5, "read_write")),
     "rekey": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read_write")),
-    "gather": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read_write")),
+    "gather": ((0, "uniform"), (1, "read"), (2, "read"), (3, "read_write"), (4, "read")),
 }
 
 #: map modes by key dtype
@@ -333,11 +336,26 @@ GROUP    let i = g * SIZEu + lid;
 _GATHER = """@group(0) @binding(1) var<storage, read> idx: array<u32>;
 @group(0) @binding(2) var<storage, read> src: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(4) var<storage, read> keys: array<u32>;
 
 @compute @workgroup_size(SIZE)
 fn main(ARGS) {
 GROUP    let i = g * SIZEu + lid;
     if (i >= u.n) { return; }
+    if (u.mode >= 2u) {
+        // the sorted 32-bit keys themselves, mapped back (mode 2 + the map's mode); only the
+        // keys the map merged (both zeros, every NaN) are read at their input place
+        let k = keys[i];
+        let km = u.mode - 2u;
+        if (km == 2u && (k == 0x80000000u || k == 0xffffffffu)) { dst[i] = src[idx[i]]; return; }
+        if (km == 2u) {
+            if ((k & 0x80000000u) != 0u) { dst[i] = k & 0x7fffffffu; } else { dst[i] = ~k; }
+            return;
+        }
+        if (km == 1u) { dst[i] = k ^ 0x80000000u; return; }
+        dst[i] = k;
+        return;
+    }
     let j = idx[i];
     if (u.mode == 1u) {
         dst[2u * i] = j % u.m;

@@ -9,7 +9,12 @@ step runs the kernels of ``codegen/axis_reduction.py`` (``rows`` when the reduce
 contiguous, ``cols`` otherwise), in chunks of the reduced axis that keep a CPU driver's loop
 passes far below its limit; pipelines are kept per device, operation, element type and kind.
 On GPUs a ``cols`` step runs in two passes (``_split``): chunks of the axis into a scratch
-buffer, then the chunks folded per output in axis order (``CTHREADS_AXIS_REDUCE=old``: one).
+buffer, then the chunks folded per output in axis order (``CTHREADS_AXIS_REDUCE=old``: one);
+CPU drivers too in this round's form. This round's kernels (``_rows_kind`` and ``_kind``):
+contiguous rows by a subgroup each on GPUs (few long rows cut in two passes,
+``_split_rows``), by an invocation each on CPU drivers (``line4``); strided axes by
+``cols4u`` on GPUs, ``cols16`` on CPU drivers. ``CTHREADS_AXIS_REDUCE=r2`` keeps the second
+round's kernels.
 
 Inputs: a GpuArray (its buffer, from a view's offset), a list or numpy array bound in an arena
 (its device copy, as ``reducer.py`` reads it), else a numpy array or a (nested) list, uploaded.
@@ -49,6 +54,12 @@ UNIFORMS = 16
 #: the rows kernels' combine: None the device's best, "shared" / "subgroup" forced (tests)
 VARIANT = None
 FORCE_COLS = False          # tests: the cols kernel for contiguous rows
+#: tests: the kernel of contiguous rows (``rows``/``rows4``/``line4``/``rowsg``/``rowsg4``,
+#: the 4-forms where the layout allows them), None the device's rule (``_kind``)
+ROWS_KIND = None
+#: tests: the kernel of strided axes (``cols``/``cols4``/``cols4u``/``cols16``, the wider
+#: ones where the layout allows them, else ``cols``), None the device's rule (``_kind``)
+COLS_KIND = None
 #: the cols4 kernel for strided axes: None on GPUs only (on lavapipe it measured slower than
 #: cols: 12-17 against 9-11 ms for axis=0 of 2048 x 2048); True / False force it (tests)
 QUADS = None
@@ -64,6 +75,14 @@ SPREAD, CHUNK_MIN = 1 << 18, 64
 COMBINE_MIN = 16
 #: tests: a chunk length (rows) forcing the two-pass form on any device (None: the rule above)
 CHUNK = None
+#: CPU drivers (this round's form): strided axes of ``2 * CHUNK_CPU`` rows or more in two passes,
+#: chunks of ``CHUNK_CPU`` rows (lavapipe, axis=0 of 2048 x 2048: 8.0 against 16.4 ms one-pass)
+CHUNK_CPU = 128
+#: GPUs (this round's form): few long contiguous rows (``rowsg``) in two passes, each row cut
+#: into chunks of at least ``ROW_CHUNK_MIN`` elements until there are ``ROW_SPREAD`` subgroups
+#: (the H200 holds ~8,400 subgroups of 32 at once); ``ROW_CHUNK`` (tests) forces a chunk length
+ROW_SPREAD, ROW_CHUNK_MIN = 8192, 2048
+ROW_CHUNK = None
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ_WRITE))
 _PROBE = ((4, READ_WRITE),)
@@ -79,7 +98,19 @@ class _AxisReducer:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.size = SIZE_CPU if self.ctx.is_cpu else SIZE_GPU
-        self.old = config.current().axis_reduce == "old"     # the one-pass form of cols steps
+        #: CTHREADS_AXIS_REDUCE: "" the third round's kernels, "r2" the second round's (no
+        #: line4, no rowsg), "old" the first round's (no two-pass form either). Unset, CPU
+        #: drivers run the third round's and GPUs the second round's: on the H200 (8192^2
+        #: float32, bench/results/h200-2026-12-02-r3-axis_reduce.txt) r2 took 0.242 ms along
+        #: axis=1 against 0.439 for rowsg4 and 0.594 against 0.683 along axis=0; "r3" runs the
+        #: third round's kernels on GPUs too.
+        form = config.current().axis_reduce
+        if form == "r3":
+            form = ""
+        elif form == "" and not self.ctx.is_cpu:
+            form = "r2"
+        self.form = form
+        self.old = self.form == "old"     # the one-pass form of cols steps
         self.layouts = {}           # (probe, quads) -> (bindings, layout)
         self.pipelines = Pipelines(self.ctx, 64)
         self.uniforms: list = []
@@ -95,8 +126,9 @@ class _AxisReducer:
 
     def pipeline(self, op, kind: str, probe: bool, name: str):
         # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
-        variant = VARIANT or ("subgroup" if "subgroup" in self.ctx.features and
-                              elem_type(op.ty).size == 4 else "shared")
+        variant = VARIANT or ("subgroup" if self.subgroups(op.ty) else "shared")
+        if kind.startswith("rowsg"):
+            variant = "subgroup"
         key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, kind, probe,
                variant)
         pipe = self.pipelines.get(key)
@@ -104,11 +136,15 @@ class _AxisReducer:
             return pipe
         wgsl = codegen.axis_reduction_wgsl(op.fn, op.ty, op.text, kind, self.size, probe,
                                            variant=variant)
-        bindings, layout = self.layout(probe, kind.endswith("4"))
+        bindings, layout = self.layout(probe, codegen.reads_quads(kind))
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, bindings, layout, op.overrides,
             lambda exc, text: internal_error(f"the axis reduction shader of {name}",
                                              "function's source", exc, text))
+
+    def subgroups(self, ty: str) -> bool:
+        """Whether shuffles combine ``ty`` values here (the feature; 32-bit values only)."""
+        return "subgroup" in self.ctx.features and elem_type(ty).size == 4
 
     def uniform(self, k: int):
         while len(self.uniforms) <= k:
@@ -291,7 +327,8 @@ def _chunks(red, kind: str, n: int, probe: bool) -> list:
     if not red.ctx.is_cpu:
         return [(0, n)]
     passes = PASSES_CPU_LOOPS if probe else PASSES_CPU
-    step = passes * {"rows": red.size, "rows4": 4 * red.size}.get(kind, 1)
+    step = passes * {"rows": red.size, "rows4": 4 * red.size, "rowsg4": 4, "line4": 4
+                     }.get(kind, 1)
     return [(r0, min(r0 + step, n)) for r0 in range(0, n, step)]
 
 
@@ -301,26 +338,68 @@ def _kind(red, outer: int, n: int, inner: int, ty: str, src_offset: int) -> str:
     invocations (there an invocation streaming its own row is the fastest); strided axes by
     ``cols4`` where the layout allows (and ``QUADS`` says), else ``cols``; rows as ``rows4``
     where the layout allows."""
-    quads = (not red.ctx.is_cpu if QUADS is None else QUADS) and src_offset % 16 == 0 and \
-        elem_type(ty).kind != "c"
+    aligned = src_offset % 16 == 0 and elem_type(ty).kind != "c"
+    quads = (not red.ctx.is_cpu if QUADS is None else QUADS) and aligned
     if inner == 1:
+        if red.form == "" and (ROWS_KIND is not None or not FORCE_COLS):
+            return _rows_kind(red, outer, n, ty, aligned)
         many = outer >= 4 * red.size if red.ctx.is_cpu else False
         if n < 32 or many or FORCE_COLS:
             return "cols"
         return "rows4" if quads and n % 4 == 0 else "rows"
+    if red.form == "" and COLS_KIND is None:
+        if red.ctx.is_cpu:           # 16 columns per invocation (lavapipe: 4 a lane loads)
+            return "cols16" if aligned and inner % 16 == 0 else "cols"
+        return "cols4u" if quads and inner % 4 == 0 else "cols"
+    if COLS_KIND is not None:
+        per = codegen.outputs_per_invocation(COLS_KIND)
+        return COLS_KIND if per == 1 or (aligned and inner % per == 0) else "cols"
     if inner % 4 == 0 and quads:
         return "cols4"
     return "cols"
+
+
+def _rows_kind(red, outer: int, n: int, ty: str, aligned: bool) -> str:
+    """This round's kernel of contiguous rows (``inner == 1``). CPU drivers: an invocation per
+    row (``line4``: 16-byte loads; on lavapipe 3-9x faster than ``cols``'s scalar loads and
+    3-6x faster than a workgroup per row, even for 16 rows of 256K). GPUs: a subgroup per row
+    (``rowsg``, no barrier; few long rows cut in two passes, ``_split_rows``) for 32-bit types
+    where the device has subgroups, else a workgroup per row; rows shorter than 32 an
+    invocation each. ``ROWS_KIND`` forces one (tests)."""
+    four = aligned and n % 4 == 0
+    kind = ROWS_KIND
+    if kind is None:
+        if red.ctx.is_cpu:
+            kind = "line4"
+        elif n < 32:
+            kind = "line4"
+        elif red.subgroups(ty):
+            kind = "rowsg"
+        else:
+            kind = "rows"
+    if kind == "rowsg" and not red.subgroups(ty):
+        kind = "rows"
+    if kind == "rowsg" and n < 4 * codegen.ROWSG_THREADS and ROWS_KIND is None:
+        return kind        # scalar loads: a row of < 128 elements still feeds the 32 lanes
+    if kind in ("rows", "rowsg"):
+        return kind + "4" if four and (kind == "rowsg" or not red.ctx.is_cpu or QUADS) else kind
+    if kind.rstrip("4") == "line":
+        return "line4" if four else "cols"
+    return kind
 
 
 def _split(red, kind: str, threads: int, n: int, probe: bool, depth: int = 0):
     """``(chunks, length)`` of the two-pass form of a ``cols``/``cols4`` step (``threads``
     invocations of the one-pass form, ``n`` rows), or None for the one-pass form; ``depth``
     1 for the combine of a two-pass step (cut once more), 2 for the combine of that."""
+    if kind.startswith("rowsg"):
+        return _split_rows(red, kind, threads, n, depth)
     if not kind.startswith("cols") or n < 2 or depth > 1:
         return None
     if CHUNK is not None:
         length = CHUNK
+    elif red.ctx.is_cpu and red.form == "" and depth == 0 and n >= 2 * CHUNK_CPU:
+        length = CHUNK_CPU
     elif red.old or red.ctx.is_cpu:
         return None
     else:
@@ -332,6 +411,28 @@ def _split(red, kind: str, threads: int, n: int, probe: bool, depth: int = 0):
         length = min(length, PASSES_CPU_LOOPS if probe else PASSES_CPU)
     length = max(1, min(length, n))
     chunks = -(-n // length)       # none empty: the last holds n - (chunks - 1) * length rows
+    return (chunks, length) if chunks > 1 else None
+
+
+def _split_rows(red, kind: str, rows: int, n: int, depth: int):
+    """``(chunks, length)`` of the two-pass form of a ``rowsg`` step of ``rows`` rows of
+    ``n``, or None: GPUs cut rows too few to give ``ROW_SPREAD`` subgroups (this round's
+    form; ``ROW_CHUNK`` on any device); lengths a multiple of 4 (the 16-byte loads)."""
+    if depth:
+        return None
+    if ROW_CHUNK is not None:
+        length = ROW_CHUNK
+    elif red.ctx.is_cpu or red.form != "":
+        return None
+    else:
+        chunks = min(-(-ROW_SPREAD // rows), n // ROW_CHUNK_MIN)
+        if chunks < 2:
+            return None
+        length = -(-n // chunks)
+    if red.ctx.is_cpu:
+        length = min(length, PASSES_CPU)
+    length = min(-(-max(length, 1) // 4) * 4, n)
+    chunks = -(-n // length)
     return (chunks, length) if chunks > 1 else None
 
 
@@ -347,7 +448,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
     while s < len(steps):
         outer, n, inner = steps[s]
         kind = _kind(red, outer, n, inner, ty, src_offset)
-        threads = outer * inner // (4 if kind == "cols4" else 1)
+        threads = outer * inner // codegen.outputs_per_invocation(kind)
         split = _split(red, kind, threads, n, probe, depth)
         depth = depth + 1 if split is not None else 0
         if split is not None:
@@ -357,7 +458,7 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
             dispatches.append((red.pipeline(op, kind, probe, name), src,
                                outer * n * inner * size, src_offset, dst,
                                outer * chunks * inner * size,
-                               -(-threads * chunks // red.size), kind.endswith("4"),
+                               _groups(red, kind, threads * chunks), codegen.reads_quads(kind),
                                codegen.uniform_bytes(threads * chunks, outer, n, inner, 0, n,
                                                      False, ty, None, chunks, length)))
             steps[s] = (outer, chunks, inner)
@@ -368,17 +469,23 @@ def _dispatches(red, op, name, probe, ty, steps, src, src_offset, out, init, own
         if not last_step:
             owned.append(dst)
         pipe = red.pipeline(op, kind, probe, name)
-        groups = outer if kind.startswith("rows") else -(-threads // red.size)
+        groups = outer if kind in ("rows", "rows4") else _groups(red, kind, threads)
         chunks = _chunks(red, kind, n, probe)
         for c, (r0, r1) in enumerate(chunks):
             final = last_step and c == len(chunks) - 1
             dispatches.append((pipe, src, outer * n * inner * size, src_offset, dst,
-                               outer * inner * size, groups, kind.endswith("4"),
+                               outer * inner * size, groups, codegen.reads_quads(kind),
                                codegen.uniform_bytes(threads, outer, n, inner, r0, r1, c > 0,
                                                      ty, init if final else None)))
         src, src_offset = dst, 0
         s += 1
     return dispatches
+
+
+def _groups(red, kind: str, threads: int) -> int:
+    """Workgroups of a dispatch of ``threads`` outputs (a subgroup each for ``rowsg``)."""
+    per = codegen.rowsg_rows(red.size) if kind.startswith("rowsg") else red.size
+    return -(-threads // per)
 
 
 def _submit(red, op, name, probe, ty, slot, packed, steps, out_shape, init, where):

@@ -35,6 +35,7 @@ from .parts import SplitLayouts, byte_slices, shift_of
 from .plan import Binding, LaunchPlan
 from .printing import PRINT_LIMIT, Printer
 from .readback import Readback
+from .ready import ReadyLaunches
 from .variants import Choice, DeviceFacts, choose, launch_rules, variants, vec_nbytes
 
 BIND_GROUP_CACHE = 64
@@ -173,6 +174,9 @@ class KernelRuntime:
         # when the kernel (and so this runtime) is collected, the queue lets its uniform go
         weakref.finalize(self, self.queue.forget_uniform, self.uniform.buffer)
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
+        # repeated resident launches: their plans' scalar-free parts (ready.py), or None
+        self.ready = ReadyLaunches(self.queue.pool) if config.current().launch_path != "old" \
+            else None
         self.status_nbytes = 4 * STATUS_WORDS
         # One status buffer per kernel and device, bound to every launch: it stays zero until a
         # bounds check fails (first failure wins), so launches never rewrite it.
@@ -332,7 +336,7 @@ class KernelRuntime:
         lengths = dims = None
         if self.rules.per_list:
             lengths = [len(a.value) for a in lists]
-            dims = [a.dims for a in lists] if self.rules.fast_checks else None
+            dims = [a.dims for a in lists] if self.rules.needs_dims else None
         self.settle_part(plan, scalars, lengths, n, entries, dims, split)
 
     def settle_part(self, plan: LaunchPlan, scalars: list, lengths: list | None, n,
@@ -500,8 +504,10 @@ class KernelRuntime:
                 if timing is not None:
                     stamp = (timing.staging.buffer, step is plan, last)
                 split = step.key.split
-                bg = self.bind_group(step.entries, split) if split else \
-                    self.bind_group(step.entries)
+                bg = step.bind_group
+                if bg is None:
+                    bg = self.bind_group(step.entries, split) if split else \
+                        self.bind_group(step.entries)
                 seq = queue.dispatch(pipe.pipeline, bg, step.groups,
                                      (self.uniform.buffer, step.uniform),
                                      plan.copies if last else (),

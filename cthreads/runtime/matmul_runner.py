@@ -11,7 +11,10 @@ Per device a ``_Matmuls`` keeps the compiled pipelines (per element types and ti
 calls compile nothing), the uniform buffers (one per dispatch of a call) and a small cache of
 bind groups. The tile configuration is the device class's: ``TILES_GPU`` on GPUs
 (``TILES_GPU_OLD`` with ``CTHREADS_MATMUL_TILES=old``),
-``TILES_CPU`` on CPU drivers (lavapipe: measured with bench/matmul.py, docs/performance.md).
+``TILES_CPU`` on CPU drivers (the lanes form of ``codegen/matmul_lanes.py`` where the driver's
+lanes are known, ``cpu_tiles``; ``TILES_CPU_OLD``, the direct form, with
+``CTHREADS_MATMUL_CPU=old``: measured with bench/matmul.py and bench/probe_matmul_cpu.py,
+docs/performance.md).
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ from ..backend import get_queue
 from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import READ, READ_WRITE, UNIFORM, make_bind_group_layout
 from ..codegen import matmul as codegen
+from ..codegen import matmul_lanes
+from .. import config
 from ..errors import GpuInvalidArgument
 from .device_program import Pipelines, internal_error
 
 #: tiles per device class (docs/performance.md, "Matrix products")
-#: (lavapipe, 512^2 float32 on 2 shared cores: the shared-memory form's best, 64x64x8 tiles
+#: (the direct form's history, lavapipe, 512^2 float32 on 2 shared cores: the shared-memory form's best, 64x64x8 tiles
 #: of 8x8 blocks, 2-4 GFLOP/s (4x4 blocks 0.7, 32x32x8 of 8x4 1.0, 128x64x8 of 8x8 0.8); the
 #: direct form of 8x8 blocks in 64x64 workgroup tiles 7-14 (4x4 blocks 6.4): llvmpipe runs
 #: a workgroup's invocations as coroutines switched at every barrier, and the CPU's caches
@@ -47,14 +52,24 @@ from .device_program import Pipelines, internal_error
 #: products (the loads' latency hidden behind them: about 24 registers more in float64).
 #: CTHREADS_MATMUL_TILES=old selects TILES_GPU_OLD (read once, first matmul).
 TILES_GPU = {"float32": codegen.Tiles(128, 128, 16, 8, 8, prefetch=True),
-             "float64": codegen.Tiles(128, 64, 16, 8, 4, prefetch=True)}
+             "float64": codegen.Tiles(128, 128, 16, 8, 8, prefetch=True)}
+#: (float64 since issue 27's sweep, bench/probe_matmul_tiles.py on the H200 at 4096^2,
+#: bench/results/h200-2026-12-02-r3-tiles64.txt: 128x128x16 of 8x8 16.4 TFLOP/s, 128x128x8
+#: of 8x8 15.6, the former 128x64x16 of 8x4 13.9; cuBLAS fp64 58.3 on its tensor cores)
 #: the GPU tiles before (H200 2026-12-02: float32 4096^2 25.6 TFLOP/s, float64 8.8)
 TILES_GPU_OLD = {"float32": codegen.Tiles(128, 128, 8, 8, 8),
                  "float64": codegen.Tiles(64, 64, 8, 4, 4)}
 #: the variable choosing the GPU tiles: "" or "new" (TILES_GPU), "old" (TILES_GPU_OLD)
 TILES_VARIABLE = "CTHREADS_MATMUL_TILES"
-TILES_CPU = {"float32": codegen.Tiles(128, 128, 1, 16, 16, shared=False),
-             "float64": codegen.Tiles(128, 128, 1, 16, 16, shared=False)}
+#: CPU drivers before issue 26's third round (CTHREADS_MATMUL_CPU=old): the direct form
+TILES_CPU_OLD = {"float32": codegen.Tiles(128, 128, 1, 16, 16, shared=False),
+                 "float64": codegen.Tiles(128, 128, 1, 16, 16, shared=False)}
+#: CPU drivers: the lanes form (codegen/matmul_lanes.py), workgroups of one subgroup of 8
+#: (llvmpipe's 256-bit vectors), each lane 4 rows x 24 columns (bench/probe_matmul_cpu.py on
+#: lavapipe, 2026-12-02, float32 1024^2 best runs: 4x6 19.1 GFLOP/s, 3x8 19.1, 4x4 18.1, 2x8
+#: 15.3, 3x6 10.6, the direct form 8.4; float64 512^2: 4x6 19.4, 4x4 17.1, 2x8 17.4, 2x4 14.9,
+#: direct 8.9); the direct form where the lanes cannot be known (cpu_tiles)
+TILES_CPU = {"float32": matmul_lanes.Lanes(4, 6), "float64": matmul_lanes.Lanes(4, 6)}
 _SIZES = {"float32": 4, "float64": 8}
 #: the grid's largest z (batches per dispatch)
 MAX_BATCH = 65535
@@ -81,7 +96,7 @@ class _Matmuls:
         self.ctx = _device.get_context()
         self.queue = get_queue()
         self.generation = self.ctx.generation
-        self.tiles = TILES_CPU if self.ctx.is_cpu else gpu_tiles(self.ctx)
+        self.tiles = cpu_tiles(self.ctx) if self.ctx.is_cpu else gpu_tiles(self.ctx)
         self.layout = make_bind_group_layout(self.ctx, _BINDINGS)
         self.pipelines = Pipelines(self.ctx, 32)
         self.uniforms: list = []
@@ -92,7 +107,10 @@ class _Matmuls:
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
-        wgsl = codegen.matmul_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
+        if getattr(tiles, "form", "") == "lanes":
+            wgsl = matmul_lanes.lanes_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
+        else:
+            wgsl = codegen.matmul_wgsl(a_ty, b_ty, c_ty, tiles, *vec)
         return self.pipelines.compile(
             key, wgsl, codegen.ENTRY_POINT, _BINDINGS, self.layout, (),
             lambda exc, text: internal_error("the matmul shader", "shapes and dtypes", exc,
@@ -144,6 +162,25 @@ def gpu_tiles(ctx) -> dict:
             for dt, t in TILES_GPU.items()}
 
 
+def cpu_lanes(ctx) -> int:
+    """The SIMD lanes of a CPU driver whose subgroups are its vectors (llvmpipe: its name
+    says "(LLVM ..., 256 bits)", 32-bit lanes), or 0 when unknown or without subgroups."""
+    import re
+    found = re.search(r"llvmpipe.*\b(128|256|512) bits", ctx.name)
+    if not found or ctx.missing(["subgroup"]):
+        return 0
+    return int(found[1]) // 32
+
+
+def cpu_tiles(ctx) -> dict:
+    """The CPU driver's tiles: the lanes form with the driver's lanes, or ``TILES_CPU_OLD``
+    (``CTHREADS_MATMUL_CPU=old``, or where the lanes are unknown)."""
+    lanes = cpu_lanes(ctx)
+    if config.current().matmul_cpu == "old" or not lanes:
+        return TILES_CPU_OLD
+    return {dt: matmul_lanes.Lanes(t.tm, t.tn, lanes) for dt, t in TILES_CPU.items()}
+
+
 def _bound_bytes(x: Operand) -> int:
     """The bytes bound for an operand: from byte 0 to its last element, a multiple of 4."""
     nbytes = (x.offset + x.count) * _SIZES[x.dtype]
@@ -167,7 +204,15 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
     submission holding the last dispatch."""
     tiles = s.tiles[c.dtype]
     span = codegen.MAX_STEPS * tiles.step
-    vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride), span)
+    if getattr(tiles, "form", "") == "lanes":
+        pairs = c.dtype == "float32" and not s.ctx.missing(["shader-int64"])
+        vec = matmul_lanes.vector_loads(
+            k, n, (a.offset, a.stride), (b.offset, b.stride), (c.offset, c.stride),
+            (pairs and a.dtype == "float32" and tiles.lanes % 8 == 0,
+             pairs and b.dtype == "float32" and tiles.tn % 2 == 0))
+    else:
+        vec = codegen.vector_loads(tiles, k, n, (a.offset, a.stride), (b.offset, b.stride),
+                                   span)
     pipe = s.pipeline(a.dtype, b.dtype, c.dtype, tiles, vec)
     grid = (-(-n // tiles.bn), -(-m // tiles.bm))
     limit = s.ctx.limit("max-compute-workgroups-per-dimension")
@@ -193,4 +238,5 @@ def run_product(s: _Matmuls, a: Operand, b: Operand, c: Operand, batch: int, m: 
 
 
 __all__ = ["Operand", "check_f64", "gpu_tiles", "run_product", "state", "tiles_form",
-           "TILES_CPU", "TILES_GPU", "TILES_GPU_OLD", "TILES_VARIABLE"]
+           "TILES_CPU", "TILES_CPU_OLD", "cpu_tiles", "cpu_lanes", "TILES_GPU", "TILES_GPU_OLD",
+           "TILES_VARIABLE"]

@@ -41,8 +41,8 @@ class Plan:
         self.shape = codegen.plan_passes(n, red.size, *red.shape)[0]
         self.result_at = self.shape.groups * size      # byte offset of the result
         self.partials = pool.acquire(self.result_at + size)
-        self.ticket = pool.acquire(_TICKET_BYTES)
-        queue.upload(self.ticket, bytes(_TICKET_BYTES))  # lands before the first dispatch
+        # a new buffer, zero-filled by wgpu (no upload: a plan made inside capture() works)
+        self.ticket = pool.acquire(_TICKET_BYTES, "zeroed")
         self.uniform = pool.acquire(codegen.UNIFORM_SIZE, "uniform")
         weakref.finalize(self.uniform, queue.forget_uniform, self.uniform.buffer)
         self.ubytes: dict = {}                          # (ty, init) -> uniform bytes

@@ -49,10 +49,11 @@ class LaunchPlan:
 
     ``key`` is the compiled ``Variant`` (``choice``: the ``variants.Choice`` that picked it);
     ``entries`` the bind-group entries after the uniform; ``copies`` the readback copies encoded
-    after the dispatch."""
+    after the dispatch; ``bind_group`` the bind group of ``entries`` when the plan came with it
+    (a ready launch, ``ready.py``), else None (``KernelRuntime.bind_group`` finds it)."""
 
     __slots__ = ("key", "choice", "groups", "entries", "uniform", "readback", "copies",
-                 "resident_written", "owned", "more")
+                 "resident_written", "owned", "more", "bind_group")
 
     #: the checked 1-D variant of a new plan
     DEFAULT = Variant()
@@ -69,6 +70,7 @@ class LaunchPlan:
         self.owned: list = []        # pooled buffers of the non-resident lists
         self.more: tuple = ()        # the dispatches after this one of a launch run part by
                                      # part (part_launch.py): their key, entries and uniform
+        self.bind_group = None       # the bind group of ``entries`` when already known (ready.py)
 
     def release(self, pool) -> None:
         """Give the plan's pooled buffers back (a launch that failed before its job existed)."""

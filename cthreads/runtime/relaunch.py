@@ -31,9 +31,10 @@ from __future__ import annotations
 import weakref
 
 from . import args as _args
-from . import convert, residency
+from . import convert, sharing
 from ..backend import device as _device
 from .plan import ListArg
+from .ready import plain_scalars
 
 
 class LaunchMemo:
@@ -41,7 +42,7 @@ class LaunchMemo:
 
     __slots__ = ("threads", "shape", "rt", "lists", "count", "queue", "generation", "distinct",
                  "buffers", "scalar_params", "wheres", "shape_scalars", "n_at", "n_lists",
-                 "ctx")
+                 "ctx", "plain", "vectors")
 
     def __init__(self, threads, shape, program, rt, lists: list, wheres: tuple):
         self.threads = threads             # as given to gpu()
@@ -74,6 +75,8 @@ class LaunchMemo:
             self.distinct = 0                  # arena lists repeat by identity: no check
         self.scalar_params = tuple((k, p) for k, p in enumerate(program.params)
                                    if not p.is_list)
+        self.plain = plain_scalars(self.scalar_params)   # values taken unchecked (ready.py)
+        self.vectors = True      # whether the kernel has vector parameters (gpu() sets it)
         self.wheres = wheres
         by_name = {a.param.name: a.dims for a in lists}
         self.shape_scalars = [by_name[name][d] for name, d, _ in program.shapes]
@@ -99,7 +102,7 @@ class LaunchMemo:
             return None
         if _device.get_context() is not self.ctx:
             return None
-        lookup = residency.lookup
+        resident = sharing.resident        # residency.lookup, inlined (by identity)
         out = []
         for k, slot_ref, pooled, length, shape, elem, param, nbytes, dims, cls in self.lists:
             value = args[k]
@@ -113,8 +116,9 @@ class LaunchMemo:
                     return None
             else:
                 slot = slot_ref()
-                if (slot is None or lookup(value) is not slot or id(slot.pooled) != pooled
-                        or slot.pooled is None or slot.elem != elem or len(value) != length):
+                if (slot is None or resident.get(id(value)) is not slot or slot.target is not value
+                        or id(slot.pooled) != pooled or slot.pooled is None or slot.elem != elem
+                        or len(value) != length):
                     return None
                 if shape is not None and value.shape != shape:
                     return None
@@ -131,8 +135,13 @@ class LaunchMemo:
 
     def scalars(self, args: tuple) -> tuple[list, object]:
         """(checked scalar values, n) of a matching call, as ``_check_args`` gives them."""
-        values = [convert.check_scalar(args[k], p.elem, self.wheres[k])
-                  for k, p in self.scalar_params]
+        values = []
+        for (k, p), plain in zip(self.scalar_params, self.plain):
+            v = args[k]
+            if plain is not None and v.__class__ is plain[0] and plain[1] <= v <= plain[2]:
+                values.append(v)           # what check_scalar returns for it
+            else:
+                values.append(convert.check_scalar(v, p.elem, self.wheres[k]))
         if self.shape_scalars:
             values += self.shape_scalars
         n = values[self.n_at] if self.n_at is not None else self.n_lists

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import weakref
 
-from . import args, convert, device_array, residency
+from . import args, convert, device_array, residency, scan_lookback
 from .. import config
 from ..backend import device as _device
 from .per_device import PerDevice
@@ -48,8 +48,10 @@ SHAPE_GPU, SHAPE_CPU, SHAPE_CPU_LOOPS = (256, 16), (64, 16), (64, 2)
 SHAPE_FAST = (256, 32)
 #: ``CTHREADS_SCAN`` (``config.scan``, read once, at the first scan; ``form()``): ``old`` the
 #: Hillis-Steele form of SHAPE_GPU / SHAPE_CPU everywhere, ``new`` the fast form everywhere
-#: (but with the loop probe), "": the fast form on GPUs, the old one on CPU drivers (tests
-#: set ``FORM``)
+#: (but with the loop probe), ``lookback`` the one-pass look-back form where it applies
+#: (``scan_lookback.usable``: on CPU drivers only for a few tiles), else the fast form; "":
+#: the look-back form on GPUs where it applies, else the fast form, and the old form on CPU
+#: drivers (tests set ``FORM``)
 FORM: str | None = None
 
 
@@ -85,7 +87,7 @@ class _Scanner:
         """Whether the fast form runs (``FORM``; never with the loop probe)."""
         if probe or form() == "old":
             return False
-        return form() == "new" or not self.ctx.is_cpu
+        return form() in ("new", "lookback") or not self.ctx.is_cpu
 
     def shape(self, probe: bool) -> tuple:
         if self.fast(probe):
@@ -313,11 +315,15 @@ def _submit(sc, op, probe, ty, size, slot, host, device, dims, out_shape, where,
                 temps.append(dst)
             if probe:
                 sc.status_word()
-            quads = ty in codegen.QUAD_TYPES and sc.shape(probe)[1] % 4 == 0
-            todo = steps(pool, sc.shape(probe), src, src_off, dst, *dims, size, temps, quads)
             readback, target = readback_for(sc, dst, None if device else out_shape, probe, ty,
                                          slot)
-            seq = dispatch_steps(sc, op, probe, name, todo, readback)
+            if scan_lookback.usable(sc, probe, ty, dims, src_off, form()):
+                seq = scan_lookback.dispatch(sc, op, name, src, src_off, dst, n, readback)
+            else:
+                quads = ty in codegen.QUAD_TYPES and sc.shape(probe)[1] % 4 == 0
+                todo = steps(pool, sc.shape(probe), src, src_off, dst, *dims, size, temps,
+                             quads)
+                seq = dispatch_steps(sc, op, probe, name, todo, readback)
         if readback is not None:
             readback.fetch(queue, seq)
             with residency.launch_lock:

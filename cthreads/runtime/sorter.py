@@ -27,9 +27,12 @@ from . import reducer
 from ..backend import device as _device
 from .per_device import PerDevice
 from ..backend import get_queue
+from ..backend.bind_groups import BindGroupCache
 from ..backend.pipeline import make_bind_group_layout
 from ..codegen import sorting as codegen
 from ..codegen import sorting8
+from ..codegen import sorting_onesweep
+from . import sort_onesweep
 from ..codegen.types import elem as elem_type
 from ..errors import GpuArgumentTypeError, GpuInvalidArgument, GpuUseAfterDestroy
 from .device_program import Pipelines, internal_error
@@ -41,9 +44,14 @@ LOOP_BUDGET = 30000
 #: use the local-sort scatter where workgroup memory allows (tests turn it off)
 LOCAL_SORT = True
 
+#: bind groups kept a device (a sort of one size uses about 25)
+BIND_GROUP_CACHE = 64
+
 #: the form when not None (tests set it), else CTHREADS_SORT (``config.sort_form``), read once
-#: a device: "" (8-bit digits on GPUs, 4-bit on CPU drivers), "old" (4-bit digits everywhere),
-#: "8bit" (8-bit digits everywhere, where workgroup memory allows)
+#: a device: "" (8-bit digits on GPUs, 4-bit on CPU drivers; 32-bit keys mapped back), "old"
+#: (4-bit digits everywhere), "8bit" (8-bit digits everywhere, where workgroup memory allows),
+#: "new" (8-bit everywhere, 32-bit keys mapped back), "onesweep" ("new" with the onesweep
+#: passes, ``sort_onesweep.py``); "old" and "8bit" gather keys by index
 FORM = None
 
 
@@ -56,7 +64,8 @@ class _Sorter:
         self.queue = get_queue()
         self.generation = self.ctx.generation
         self.layouts = {name: make_bind_group_layout(self.ctx, b)
-                        for name, b in {**codegen.BINDINGS, **sorting8.BINDINGS}.items()}
+                        for name, b in {**codegen.BINDINGS, **sorting8.BINDINGS,
+                                        **sorting_onesweep.BINDINGS}.items()}
         self.pipelines = Pipelines(self.ctx)
         self.uniforms: list = []
         self.shape = codegen.SHAPE_CPU if self.ctx.is_cpu else codegen.SHAPE_GPU
@@ -68,13 +77,22 @@ class _Sorter:
         #: 8-bit digits (4 passes a key word) where asked and a tile fits workgroup memory
         self.bits = codegen.RADIX_BITS
         self.asked = FORM if FORM is not None else config.current().sort_form
-        if self.asked == "8bit" or (self.asked != "old" and not self.ctx.is_cpu):
+        if self.asked in ("8bit", "new", "onesweep") or (self.asked != "old"
+                                                        and not self.ctx.is_cpu):
             size, items = self.shape
             while items > 1 and sorting8.local_bytes((size, items)) > room:
                 items //= 2
             if size <= 256 and sorting8.local_bytes((size, items)) <= room:
                 self.shape, self.bits, self.scatter = (size, items), 8, "scatter8"
         self.digits = 1 << self.bits
+        #: the onesweep passes (``CTHREADS_SORT=onesweep``, where the tile fits with its runs)
+        self.sweep = (self.asked == "onesweep" and self.bits == 8
+                      and sorting_onesweep.local_bytes(self.shape) <= room)
+        #: the sorted 32-bit keys of one row mapped back instead of gathered by index (not
+        #: in the forms "old" and "8bit", kept as they were for A/B runs)
+        self.unmap = self.asked not in ("old", "8bit")
+        #: bind groups of the passes (scratch buffers are reused from sort to sort)
+        self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
         self.spare: dict = {}       # bytes -> scratch buffers of the last sort of that size
 
     def scratch(self, sizes: list) -> list:
@@ -104,9 +122,10 @@ class _Sorter:
     def pipeline(self, name: str):
         pipe = self.pipelines.get(name)
         if pipe is None:
+            module = (sorting8 if name in sorting8.BINDINGS else sorting_onesweep
+                      if name in sorting_onesweep.BINDINGS else codegen)
             pipe = self.pipelines.compile(
-                name, (sorting8 if name in sorting8.BINDINGS else codegen).kernel_wgsl(
-                    name, self.shape), "main", self.layout_bindings(name),
+                name, module.kernel_wgsl(name, self.shape), "main", self.layout_bindings(name),
                 self.layouts[name], (),
                 lambda exc, text: internal_error(f"the sort kernel {name!r}", "input's dtype",
                                                  exc, text))
@@ -114,12 +133,14 @@ class _Sorter:
 
     @staticmethod
     def layout_bindings(name: str):
-        return sorting8.BINDINGS.get(name) or codegen.BINDINGS[name]
+        return (sorting8.BINDINGS.get(name) or sorting_onesweep.BINDINGS.get(name)
+                or codegen.BINDINGS[name])
 
     def form(self) -> str:
         """What runs, in words (bench/sort.py prints it)."""
         return (f"{self.bits}-bit digits, {self.scatter}, workgroups of {self.shape[0]} x "
-                f"{self.shape[1]}")
+                f"{self.shape[1]}, keys " + ("mapped back" if self.unmap else "gathered")
+                + (", onesweep passes" if self.sweep else ""))
 
     def scan_loops(self, groups: int) -> int:
         """The longest loop run of one scan thread."""
@@ -284,7 +305,14 @@ def _device_sort(s, k, outs, n, m, groups, name):
                 for b, (buf, nbytes, off) in enumerate(bufs, 1):
                     entries.append((b, buf.buffer, nbytes, off) if off else
                                    (b, buf.buffer, nbytes))
-                bg = queue.bind_group(s.layouts[kernel], entries)
+                # the passes bind the same scratch buffers from sort to sort: kept (not the
+                # gathers, which write a new result each time)
+                key = (kernel, j, tuple((id(buf), nbytes, off) for buf, nbytes, off in bufs))
+                bg = None if kernel == "gather" else s.bind_groups.get(key)
+                if bg is None:
+                    bg = queue.bind_group(s.layouts[kernel], entries)
+                    if kernel != "gather":
+                        s.bind_groups.put(key, bg, tuple(buf for buf, _, _ in bufs))
                 seq = queue.dispatch(s.pipeline(kernel).pipeline, bg, count, (uni.buffer, u),
                                      (), tuple(buf for buf, _, _ in bufs),
                                      more=j < len(plan.steps) - 1)
@@ -310,7 +338,11 @@ class _Plan:
         self.sizes = [4 * n] * (5 if self.wide else 4) + [4 * s.digits * groups]
         if self.blocks:
             self.sizes.append(4 * self.blocks)
+        self.sweep = sort_onesweep.usable(s, groups, LOOP_BUDGET)
+        if self.sweep:
+            self.sizes.append(4 * sorting_onesweep.look_words(groups))
         self.held = s.scratch(self.sizes)
+        self.look = self.held[-1] if self.sweep else None
         nscratch = 5 if self.wide else 4
         scratch, self.hist = self.held[:nscratch], self.held[nscratch]
         self.parts = self.held[nscratch + 1] if self.blocks else None
@@ -327,6 +359,9 @@ class _Plan:
 
     def passes(self, count: int) -> None:
         """``count`` digit passes (4- or 8-bit) over the current key word, lowest first."""
+        if self.sweep:
+            sort_onesweep.add_passes(self, count)
+            return
         bits = self.s.bits
         nb, hb, groups = self.nb, 4 * self.s.digits * self.groups, self.groups
         for p in range(count):
@@ -370,9 +405,15 @@ class _Plan:
         if inp is not None and inp.slot is not None:
             slot.writers = set(inp.slot.writers)    # their bounds checks are read with ours
         out_bytes = n * dtype.itemsize
+        keys = (idx, nb, 0)
+        mode = codegen.KEY_MODES[k.dtype.name]
         if inp is None:
             bind = (idx, nb, 0)
             u = codegen.uniform_bytes(n, self.m, mode=1)
+        elif inp is k and self.s.unmap and mode <= 2 and n == self.m:
+            bind = (self.src, out_bytes, self.src_off)
+            keys = (self.keys_ab[self.cur], nb, 0)
+            u = codegen.uniform_bytes(n, self.m, mode=2 + mode)
         else:
             if inp is k:
                 buf, off = self.src, self.src_off
@@ -380,7 +421,7 @@ class _Plan:
                 buf, off = _source(self.s, inp, self.owned)
             bind = (buf, out_bytes, off)
             u = codegen.uniform_bytes(n, self.m, mode=0, words=dtype.itemsize // 4)
-        self.steps.append(("gather", [(idx, nb, 0), bind, (slot.pooled, out_bytes, 0)],
+        self.steps.append(("gather", [(idx, nb, 0), bind, (slot.pooled, out_bytes, 0), keys],
                            self.flat, u))
         return slot, dtype
 

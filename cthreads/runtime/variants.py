@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from .. import config
 from ..codegen.program import KernelProgram, Variant
+from .launch_conditions import compile_conditions
 
 #: (indexes per invocation, from how many indexes on) for GPUs and for CPU drivers: large grids
 #: run several indexes per invocation, one grid apart; small grids keep one per invocation so
@@ -154,6 +155,17 @@ def fast_ok(fast_checks: tuple, scalars: list, lengths: list, dims: list | None 
     return True
 
 
+def launch_proven(rules, scalars: list, lengths: list, dims: list | None) -> bool:
+    """True when this launch may run the check-free variant: every param bound of
+    ``rules.fast_checks`` holds and every computed-index condition (``rules.fast_test``)."""
+    test = rules.fast_test
+    if test is None:
+        return fast_ok(rules.fast_checks, scalars, lengths, dims)
+    if rules.fast_checks and not fast_ok(rules.fast_checks, scalars, lengths, dims):
+        return False
+    return bool(test(scalars, lengths, dims))
+
+
 def vec_form(guard: int, vec_lists: tuple, scalars: list, lengths: list, width: int = 1) -> str:
     """The four-lane variant's form for this launch: ``"vec_whole"`` (the guard scalar a
     multiple of 4), ``"vec_tail"`` (a partial last step), or ``""`` (the scalar kernel: a list
@@ -218,12 +230,15 @@ class LaunchRules:
 
     def __init__(self, program: KernelProgram, workgroup_size: int, loop_report: bool,
                  shape_rule: ShapeRule, fast_checks: tuple, vec_check, vec_sizes: tuple,
-                 nd, nd_grid: bool, nd_rows: int, nd_rows_from: int, max_groups: int):
+                 nd, nd_grid: bool, nd_rows: int, nd_rows_from: int, max_groups: int,
+                 fast_test=None):
         self.program = program
         self.workgroup_size = workgroup_size
         self.loop_report = loop_report
         self.shape_rule = shape_rule
         self.fast_checks = fast_checks
+        # the computed-index proofs' conditions (launch_conditions.py), or None
+        self.fast_test = fast_test
         self.vec_check = vec_check
         self.vec_sizes = vec_sizes
         self.nd = nd
@@ -231,7 +246,8 @@ class LaunchRules:
         self.nd_rows = nd_rows
         self.nd_rows_from = nd_rows_from
         self.max_groups = max_groups
-        self.per_list = bool(vec_check is not None or fast_checks)
+        self.per_list = bool(vec_check is not None or fast_checks or fast_test)
+        self.needs_dims = bool(fast_checks or fast_test)
         self.vec_width = program.vec_width      # the four-lane variant's components per index
         self._variants: dict = {}
         self._known: dict = {}
@@ -283,6 +299,7 @@ def launch_rules(program: KernelProgram, facts: DeviceFacts, settings,
     fast_checks = tuple((scalar_pos[sp], list_pos[lp], dim, _scale(program.lists[list_pos[lp]],
                                                                     dim))
                         for sp, lp, dim in program.fast_requires)
+    fast_test = compile_conditions(program.fast_conditions, scalar_pos, list_pos)
     # the four-lane variant (codegen/vectorize.py): where its guard and lists sit among the
     # launch's scalars and lists; CTHREADS_VEC=0 turns it off
     vec_check, vec_sizes = None, ()
@@ -291,9 +308,14 @@ def launch_rules(program: KernelProgram, facts: DeviceFacts, settings,
         vec_check = (scalar_pos[program.vec_guard],
                      tuple(list_pos[name] for name in program.vec_lists))
         vec_sizes = tuple(elem_type(program.lists[k].elem).size for k in vec_check[1])
+        if not cpu and program.vec_width == 1 and max(vec_sizes, default=4) > 4:
+            # GPUs: 32-byte vec4<f64> lanes run below the scalar form's bandwidth (H200,
+            # float64 saxpy: 3,856 GB/s against 4,306 for four indexes per invocation; CPU
+            # drivers gain from them: docs/performance.md, "The four-lane variant")
+            vec_check, vec_sizes = None, ()
     return LaunchRules(program, workgroup_size, loop_report, shape_rule, fast_checks,
                        vec_check, vec_sizes, nd, nd_grid, nd_rows, nd_rows_from,
-                       facts.max_groups)
+                       facts.max_groups, fast_test)
 
 
 def _scale(p, dim: int) -> int:
@@ -314,7 +336,7 @@ def choose(rules: LaunchRules, scalars: list, lengths: list | None, dims: list |
         if vec and rules.vec_check is not None:
             guard, vec_lists = rules.vec_check
             form = vec_form(guard, vec_lists, scalars, lengths, rules.vec_width)
-        fast = not form and fast_ok(rules.fast_checks, scalars, lengths, dims)
+        fast = not form and launch_proven(rules, scalars, lengths, dims)
     key = (n, form, fast)
     choice = rules._known.get(key)
     if choice is None:
@@ -350,7 +372,7 @@ def _choose(rules: LaunchRules, n, form: str, fast: bool) -> Choice:
 def variants(rules: LaunchRules) -> list[Variant]:
     """Every variant ``choose`` may pick under ``rules``: checked or check-free, the
     indexes-per-invocation factors of small and large launches, and both four-lane forms."""
-    checks = (False, True) if rules.fast_checks else (False,)
+    checks = (False, True) if rules.fast_checks or rules.fast_test else (False,)
     if rules.nd is not None:
         if rules.nd_grid:
             return [rules.variant(fast, k, "nd_grid") for k in sorted({1, rules.nd_rows})

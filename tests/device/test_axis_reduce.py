@@ -326,6 +326,10 @@ def test_form_variable():
     assert config.from_environ({"HOME": "/h"}).axis_reduce == ""
     assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": " Old "}).axis_reduce \
         == "old"
+    assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "r2"}).axis_reduce \
+        == "r2"
+    assert config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "r3"}).axis_reduce \
+        == "r3"
     with pytest.raises(GpuInvalidArgument, match="CTHREADS_AXIS_REDUCE='new'"):
         config.from_environ({"HOME": "/h", "CTHREADS_AXIS_REDUCE": "new"}).axis_reduce
 
@@ -336,3 +340,133 @@ def test_plan_steps_merges_axes():
     assert plan_steps((4, 1, 6), (0, 2)) == [(1, 24, 1)]          # length-1 axis between
     assert plan_steps((4, 5, 6), (0, 2)) == [(20, 6, 1), (1, 4, 5)]
     assert plan_steps((4, 5), ()) == [(20, 1, 1)]
+
+
+@pytest.mark.parametrize("kind", ["line4", "rowsg", "rows", None])
+def test_row_kernels_forced(device_name, monkeypatch, kind):
+    """Each kernel of contiguous rows forced on this device (``line4``: an invocation per row
+    with 16-byte loads; ``rowsg``: a subgroup per row, where the device has subgroups, else the
+    workgroup kernel; ``rows``), on rows shorter than a workgroup and than a subgroup pass,
+    lengths not a multiple of 4 (the scalar forms), a view, 3-D tuples of
+    axes, float64, ints with init, and rows long enough for several dispatches on a CPU
+    driver; ``None`` this device's own rule."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "ROWS_KIND", kind)
+    rng = np.random.default_rng(30)
+    for shape in [(3, 4), (7, 5), (70, 36), (9, 130), (300, 8), (2, 3, 1000)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        for axis in (-1, tuple(range(1, len(shape)))):
+            check_float32(fadd.reduce(x, axis=axis), x, axis)
+            np.testing.assert_array_equal(fmax.reduce(x, axis=axis), np.maximum.reduce(
+                x, axis=axis))
+    cube = rng.integers(-50, 50, (4, 6, 44)).astype(np.int32)
+    for axis in ((1, 2), 2, (0, 2)):
+        np.testing.assert_array_equal(iadd.reduce(cube, 7, axis=axis),
+                                      np.add.reduce(cube, axis=axis, initial=7, dtype=np.int32))
+    d = to_device(cube.reshape(-1))
+    view = d[8:8 + 5 * 52].reshape(5, 52)          # a view: the binding's offset
+    np.testing.assert_array_equal(iadd.reduce(view, axis=1).numpy(),
+                                  cube.reshape(-1)[8:268].reshape(5, 52).sum(axis=1))
+    f64 = rng.standard_normal((40, 68))
+    np.testing.assert_allclose(fadd.reduce(f64, axis=1), f64.sum(axis=1), rtol=1e-12,
+                               atol=1e-12)
+    long = rng.integers(0, 9, (3, 70_000)).astype(np.int32)    # 70,000 / 4 > 16,384 passes
+    np.testing.assert_array_equal(iadd.reduce(long, 1, axis=1), long.sum(axis=1) + 1)
+
+
+@pytest.mark.parametrize("kind", ["line4", "cols"])
+def test_invocation_per_row_keeps_row_order(device_name, monkeypatch, kind):
+    """An invocation per row folds it in order: a non-commutative operation against numpy."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "ROWS_KIND", kind)
+    x = _maps(np.random.default_rng(31), (300, 24))
+    np.testing.assert_array_equal(then.reduce(x, axis=1), _then_reduce(x, 1))
+    np.testing.assert_array_equal(then.reduce(x, 5 * 1024 + 3, axis=1),
+                                  _then_reduce(x, 1, 5 * 1024 + 3))
+
+
+@pytest.mark.parametrize("kind", ["cols16", "cols4u", "cols4", "cols", None])
+@pytest.mark.parametrize("chunk", [None, 5])
+def test_strided_kernels_forced(device_name, monkeypatch, kind, chunk):
+    """Each kernel of strided axes forced on this device (``cols16``: sixteen outputs per
+    invocation; ``cols4u``: four, four rows loaded per pass; the wider kernels fall back to
+    ``cols`` where the inner length does not divide), in one pass and in the two-pass form with
+    uneven chunks, under a non-commutative operation (the axis order kept), ints with init,
+    float64, float32 sums of 3-D tuples of axes, and a loop-probed operation."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "COLS_KIND", kind)
+    monkeypatch.setattr(axis_reducer, "CHUNK", chunk)
+    rng = np.random.default_rng(40)
+    for shape in [(23, 16), (9, 48), (3, 5, 32), (11, 20), (6, 4), (17, 3)]:
+        x = _maps(rng, shape)
+        np.testing.assert_array_equal(then.reduce(x, axis=0), _then_reduce(x, 0))
+    x = _maps(rng, (4, 23, 32))
+    np.testing.assert_array_equal(then.reduce(x, 7, axis=1), _then_reduce(x, 1, 7))
+    ints = rng.integers(-50, 50, (30, 64)).astype(np.int32)
+    np.testing.assert_array_equal(iadd.reduce(ints, 3, axis=0),
+                                  np.add.reduce(ints, axis=0, initial=3, dtype=np.int32))
+    f64 = rng.standard_normal((21, 32))
+    np.testing.assert_allclose(fadd.reduce(f64, axis=0), f64.sum(axis=0), rtol=1e-12, atol=1e-12)
+    f32 = rng.standard_normal((6, 7, 16, 16)).astype(np.float32)
+    for axis in ((0, 1), (0, 2), 0, (1, 2)):
+        check_float32(fadd.reduce(f32, axis=axis), f32, axis)
+    long = rng.integers(0, 9, (301, 16)).astype(np.int32)
+    np.testing.assert_array_equal(gcd.reduce(long * 6 + 6, axis=0),
+                                  np.gcd.reduce(long * 6 + 6, axis=0))
+
+
+@pytest.mark.parametrize("chunk", [4, 12, 64])
+def test_rowsg_two_pass_form(device_name, monkeypatch, chunk):
+    """The GPUs' two-pass form of few long rows (each row cut into chunks, a subgroup each,
+    into an (outer, chunks) scratch, then the chunks folded per row), forced on this device
+    with small chunks: row lengths not a multiple of the chunk nor of 4, init, a view."""
+    from cthreads.runtime import axis_reducer
+    monkeypatch.setattr(axis_reducer, "ROWS_KIND", "rowsg")
+    monkeypatch.setattr(axis_reducer, "ROW_CHUNK", chunk)
+    rng = np.random.default_rng(50)
+    for shape in [(3, 1000), (2, 257), (5, 64), (1, 7), (4, 3, 90)]:
+        ints = rng.integers(-50, 50, shape).astype(np.int32)
+        np.testing.assert_array_equal(iadd.reduce(ints, 5, axis=-1),
+                                      np.add.reduce(ints, axis=-1, initial=5, dtype=np.int32))
+        x = rng.standard_normal(shape).astype(np.float32)
+        check_float32(fadd.reduce(x, axis=-1), x, -1)
+        np.testing.assert_array_equal(fmax.reduce(x, axis=-1, keepdims=True),
+                                      np.maximum.reduce(x, axis=-1, keepdims=True))
+    d = to_device(rng.integers(0, 9, 4096).astype(np.int32))
+    view = d[8:8 + 3 * 1000].reshape(3, 1000)
+    np.testing.assert_array_equal(iadd.reduce(view, axis=1).numpy(),
+                                  d.numpy()[8:3008].reshape(3, 1000).sum(axis=1))
+
+
+def test_row_kernel_rule():
+    """The kernel and the cuts the GPU rule picks for contiguous rows (this round's form):
+    a subgroup per row for many or short rows, few long rows cut into chunks of 2,048+."""
+    from cthreads.runtime import axis_reducer
+
+    class Ctx:
+        is_cpu = False
+        features = frozenset({"subgroup"})
+
+    class Red:
+        ctx = Ctx()
+        form = ""
+        size = 256
+
+        def subgroups(self, ty):
+            return ty != "float64"
+    red = Red()
+    kind = axis_reducer._kind
+    assert kind(red, 8192, 8192, 1, "float", 0) == "rowsg4"       # the target's shape
+    assert kind(red, 8192, 8190, 1, "float", 0) == "rowsg"        # scalar loads
+    assert kind(red, 10, 8192, 1, "float", 0) == "rowsg4"         # few rows: cut in two passes
+    assert kind(red, 10, 8192, 1, "float64", 0) == "rows4"        # 64-bit: no shuffles
+    assert kind(red, 10, 16, 1, "float", 0) == "line4"
+    assert kind(red, 5000, 64, 1, "float", 0) == "rowsg"          # short rows: every lane loads
+    assert kind(red, 4, 8192, 8192, "float", 0) == "cols4u"
+    split = axis_reducer._split_rows
+    assert split(red, "rowsg4", 16, 1 << 20, 0) == (512, 2048)
+    assert split(red, "rowsg4", 8192, 8192, 0) is None            # enough subgroups
+    assert split(red, "rowsg4", 16, 1 << 20, 1) is None           # its combine: one pass
+    red.form = "r2"
+    assert kind(red, 8192, 8192, 1, "float", 0) == "rows4"        # the second round's kernels
+    assert split(red, "rowsg4", 16, 1 << 20, 0) is None

@@ -302,3 +302,20 @@ def test_writes_after_the_call_do_not_reach_its_result(form):
     r2 = fadd.reduce(x, to_device=True)
     r2.set(np.array(5.0, np.float32))          # overwrites the value its reduction wrote
     assert (r.item(), s.item(), r2.item()) == (500500.0, 0.0, 5.0)
+
+
+def test_a_plan_made_inside_capture_refuses_only_the_readback(device_name):
+    from cthreads.gpu import capture
+    from cthreads.errors import GpuInvalidArgument
+    red = reducer._reducer_now()
+    saved = red.form
+    red.form = "new"
+    try:
+        d = to_device(np.ones(777, np.float32))         # a size no plan exists for yet
+        with capture():
+            with pytest.raises(GpuInvalidArgument, match="reads results back"):
+                fadd.reduce(d)
+        assert fadd.reduce(d) == 777.0                   # the plan's ticket started at zero
+        assert fadd.reduce(d, to_device=True).item() == 777.0
+    finally:
+        red.form = saved

@@ -299,9 +299,12 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_DEVICE_COPIES   1 (unset)",
         "  CTHREADS_FULL_TRACEBACK  0",
         "  CTHREADS_DUMP_WGSL       (unset: no dump)",
-        "  CTHREADS_AXIS_REDUCE     (unset: two passes on GPUs)",
+        "  CTHREADS_AXIS_REDUCE     (unset: r3 on CPU drivers, r2 on GPUs)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
-        "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
+        "  CTHREADS_SCAN            (unset: look-back on GPUs)",
+        "  CTHREADS_CHECK_FORM      branch (unset or branch)",
+        "  CTHREADS_LAUNCH_PATH     (unset: repeated launches keep their bind groups)",
+        "  CTHREADS_MATMUL_CPU      (unset: the lanes form on CPU drivers)",
         "  CTHREADS_REDUCE_FORM     (unset: one pass on GPUs)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
@@ -309,7 +312,18 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     assert bad[-1] == "  error: CTHREADS_VEC='on': use 0 (off) or 1 (on, the default), or unset it"
     assert parse(CTHREADS_SCAN="Old").scan == "old"
     bad = _settings(parse(CTHREADS_SCAN="fast"))
-    assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new, or unset it"
+    assert bad[-1] == "  error: CTHREADS_SCAN='fast': use old or new or lookback, or unset it"
+    assert parse(CTHREADS_CHECK_FORM="Select").check_form == "select"
+    bad = _settings(parse(CTHREADS_CHECK_FORM="atomic"))
+    assert bad[-1] == ("  error: CTHREADS_CHECK_FORM='atomic': use branch or select, "
+                       "or unset it")
+    assert parse(CTHREADS_LAUNCH_PATH="Old").launch_path == "old"
+    assert parse().launch_path == ""
+    bad = _settings(parse(CTHREADS_LAUNCH_PATH="new"))
+    assert bad[-1] == "  error: CTHREADS_LAUNCH_PATH='new': use old, or unset it"
+    assert parse(CTHREADS_MATMUL_CPU="OLD").matmul_cpu == "old"
+    bad = _settings(parse(CTHREADS_MATMUL_CPU="new"))
+    assert bad[-1] == "  error: CTHREADS_MATMUL_CPU='new': use old, or unset it"
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():

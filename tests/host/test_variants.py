@@ -114,3 +114,18 @@ def test_a_repeated_launch_gets_the_same_choice():
     rules = _rules(saxpy, GPU)
     first = choose(rules, [1000, 1.0], [1000, 1000], None, 1000)
     assert choose(rules, [1000, 3.0], [1000, 1000], None, 1000) is first
+
+
+def test_float64_lists_skip_the_four_lane_form_on_gpus_only():
+    """32-byte vec4<f64> lanes ran below the scalar form on the H200 (issue 27): a float64
+    launch's rules there have no four-lane check; CPU drivers keep it (they gain from it),
+    and float32 keeps it everywhere."""
+    wide = saxpy.program_for(("float64", "int"))
+    with config.override():
+        settings = config.current()
+        assert launch_rules(wide, GPU, settings).vec_check is None
+        assert launch_rules(wide, CPU, settings).vec_check is not None
+        assert launch_rules(saxpy.program, GPU, settings).vec_check is not None
+    rules = launch_rules(wide, GPU, config.current())
+    got = choose(rules, [1000, 1.0], [1000, 1000], None, 1000).variant
+    assert (got.form, got.checks) == ("flat", "proven")

@@ -24,9 +24,11 @@ var<private> ct_bad_i: i32;
 var<private> ct_bad_n: u32;
 
 fn ct_note(bad: bool, c: u32, i: i32, n: u32) {
-    ct_bad = select(ct_bad, c, bad);
-    ct_bad_i = select(ct_bad_i, i, bad);
-    ct_bad_n = select(ct_bad_n, n, bad);
+    if (bad) {
+        ct_bad = c;
+        ct_bad_i = i;
+        ct_bad_n = n;
+    }
 }
 
 fn ct_report() {
