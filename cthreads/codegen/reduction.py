@@ -179,9 +179,9 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
     the loop check ``reduction_probe.wgsl.in``.
 
     ``ticket``: the one-pass form (``reduction_ticket.wgsl.in``; never with ``probe``): binding
-    4 is an ``atomic<u32>`` ticket, zero between dispatches; each workgroup writes its partial
-    at ``ct_dst[g]`` and the last one to take a ticket folds them all into ``ct_dst[ct_groups]``
-    (``ct_base`` unused)."""
+    4 is an ``atomic<u32>`` ticket, zero between dispatches, binding 5 the result
+    (``array<S>``); each workgroup writes its partial at ``ct_dst[g]`` and the last one to
+    take a ticket folds them all into ``ct_out[0]`` (``ct_base`` unused)."""
     if ticket and probe:
         raise ValueError("the one-pass reduction has no loop probe")
     if variant not in VARIANTS:
@@ -214,7 +214,7 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
             "ct_opq" in text if opaque is None else opaque) else "",
         fold="\n".join(_unrolled_loop(fn, unroll)),
         combine=combine, tail=tail,
-        ticket_decl=_TICKET_DECL if ticket else "",
+        ticket_decl=_TICKET_DECL.replace("$s", row.storage) if ticket else "",
         probe_call="    ct_loop_probe();\n" if probe else "")
 
 
@@ -232,6 +232,7 @@ _SHUFFLE_64 = """fn ct_shuffle_xor(v: {s}, d: u32) -> {s} {{
 
 #: the one-pass form's ticket (binding 4) and the broadcast of the ticket a workgroup took
 _TICKET_DECL = ("@group(0) @binding(4) var<storage, read_write> ct_ticket: array<atomic<u32>>;\n"
+                "@group(0) @binding(5) var<storage, read_write> ct_out: array<$s>;\n"
                 "var<workgroup> ct_flag: u32;\n")
 
 

@@ -62,6 +62,8 @@ PIPELINE_CACHE = 64
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
 _PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
+#: the one-pass form's: 4 its ticket, 5 the result (``one_pass.py``)
+_TICKET_BINDINGS = _PROBE_BINDINGS + ((5, READ_WRITE),)
 _STATUS_BYTES = 4
 
 
@@ -79,7 +81,8 @@ class _Reducer:
         self.unroll = UNROLL_CPU if cpu else UNROLL_GPU
         self.variant = "subgroup" if "subgroup" in self.ctx.features else "shared"
         self.layouts = {False: make_bind_group_layout(self.ctx, _BINDINGS),
-                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
+                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS),
+                        "ticket": make_bind_group_layout(self.ctx, _TICKET_BINDINGS)}
         self.status = None          # the loop probe's status word (made on first need)
         self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
         self.uniforms: list = []    # one uniform buffer per dispatch of a reduction
@@ -100,8 +103,9 @@ class _Reducer:
         wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
                                       probe, ticket=ticket)
         return self.pipelines.compile(
-            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe or ticket else _BINDINGS,
-            self.layouts[probe or ticket], op.overrides,
+            key, wgsl, codegen.ENTRY_POINT,
+            _TICKET_BINDINGS if ticket else _PROBE_BINDINGS if probe else _BINDINGS,
+            self.layouts["ticket" if ticket else probe], op.overrides,
             lambda exc, text: internal_error(f"the reduction shader of {name}",
                                              "function's source", exc, text))
 

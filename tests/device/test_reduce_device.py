@@ -319,3 +319,23 @@ def test_a_plan_made_inside_capture_refuses_only_the_readback(device_name):
         assert fadd.reduce(d, to_device=True).item() == 777.0
     finally:
         red.form = saved
+
+
+def test_a_device_result_sum_is_captured_and_replayed(device_name):
+    from cthreads.gpu import capture
+    red = reducer._reducer_now()
+    saved = red.form
+    red.form = "new"
+    try:
+        x = np.arange(1, 3001, dtype=np.float32)
+        d = to_device(x)
+        with capture() as graph:
+            gpu(double, 3000, d)
+            r = fadd.reduce(d, to_device=True)      # recorded: it reads nothing back
+        graph.replay().join()
+        assert r.item() == 2 * float(x.sum())
+        graph.replay(times=2).join()
+        assert r.item() == 8 * float(x.sum())
+        assert np.array_equal(d.numpy(), x * 8)
+    finally:
+        red.form = saved
