@@ -16,6 +16,11 @@ size has, ``parts.py``), a split GpuArray is reduced in its own parts; the first
 per part, each writing its partials at its own offset of the partials buffer, then the later
 passes reduce all of them (``codegen.plan_parts``), and the result is read back once.
 
+Data in one binding takes the one-pass form (``one_pass.py``: one dispatch, the last workgroup
+folds the partials; on CPU drivers only where it measured faster, ``_one_pass_form``;
+``CTHREADS_REDUCE_FORM=old`` the passes above everywhere). With ``device=True`` the result is
+a new 0-d DeviceSlot the work writes, queued and never waited for.
+
 Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
 operation, element type and variant: repeated calls compile nothing), one uniform buffer per
 dispatch (a part's first pass, a later pass), the loop probe's status word
