@@ -13,8 +13,10 @@ under load). Metrics are named ``<case>_<implementation>_<unit>``:
   Triton saxpy), GB/s at 12 / 24 bytes per element;
 * ``sum32`` / ``sum64``: a sum returned as a Python number per call (ours ``add.reduce`` of the
   resident array; torch ``x.sum().item()``; CuPy ``float(x.sum())``), and ``sum32q`` /
-  ``sum64q``: torch's and CuPy's ``x.sum()`` queued ``k`` times then one synchronize; GB/s at
-  4 / 8 bytes per value;
+  ``sum64q``: results left on the device, ``k`` queued then one wait (ours ``add.reduce(d,
+  to_device=True)`` of a GpuArray, a 0-d GpuArray each, then ``.item()`` of the last; torch's
+  and CuPy's ``x.sum()``, a 0-d device array each, then one synchronize); GB/s at 4 / 8 bytes
+  per value;
 * ``hist``: 256-bin histogram of int32 values (ours: ``examples/histogram.py``'s shared-bin
   kernel, best of ``hist_groups`` workgroup counts, each also reported as ``oursg<G>``, after a
   kernel that clears the bins; ``oursglobal``: its global-atomic kernel; torch ``bincount``;
@@ -360,8 +362,19 @@ class Peers:
                     return sample, lambda: check([total(r) for r in last])
                 return setup
 
+            def ours_queued():
+                d, last = to_device(x), []
+
+                def sample():
+                    for _ in range(k):
+                        r = K.add.reduce(d, to_device=True)   # a 0-d GpuArray, not waited for
+                    last[:] = [r.item()]                      # the queue runs in order
+
+                return sample, lambda: check(last)
+
             self.race(f"sum{bits}q", "GBps",
-                      {"torch": ("torch", queued("torch", lambda: torch.from_numpy(x).cuda(),
+                      {"ours": ("ours", ours_queued),
+                       "torch": ("torch", queued("torch", lambda: torch.from_numpy(x).cuda(),
                                                  lambda r: r.item())),
                        "cupy": ("cupy", queued("cupy", lambda: self.have.mods["cupy"].asarray(x),
                                                float))},

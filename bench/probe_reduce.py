@@ -39,7 +39,8 @@ def main(argv: list[str]) -> int:
     y = np.zeros(n, np.float32)
     red = reduction._reducer_now()
     cpu = red.ctx.is_cpu
-    print(f"{device_name()}: n={n:,}, reps={reps}, workgroup {red.size}, "
+    print(f"{device_name()}: n={n:,}, reps={reps}, workgroup {red.size}, form "
+          f"{red.form or '(unset)'} (CTHREADS_REDUCE_FORM), "
           f"subgroup feature {'yes' if 'subgroup' in red.ctx.features else 'no'}")
     gb = 4 * n / 1e6
     with GpuArena() as arena:
@@ -57,7 +58,7 @@ def main(argv: list[str]) -> int:
                         reduction.SHAPE_CPU, reduction.UNROLL_CPU = shape, unroll
                     else:
                         reduction.SHAPE_GPU, reduction.UNROLL_GPU = shape, unroll
-                    reduction._reducer = None
+                    reduction._STATE.states.clear()     # a new state: the new shape
                     op = add.reduce_op()
                     got = reduction.run_reduction(op, x, None, "add", variant)
                     err = check_sum(got, x)

@@ -47,6 +47,7 @@ VARIABLES = {
     "check_form": "CTHREADS_CHECK_FORM",
     "launch_path": "CTHREADS_LAUNCH_PATH",
     "matmul_cpu": "CTHREADS_MATMUL_CPU",
+    "reduce_form": "CTHREADS_REDUCE_FORM",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -135,6 +136,11 @@ class Config:
     #: CTHREADS_MATMUL_CPU: "old" runs ``matmul`` on CPU drivers in the direct form of issue
     #: 26's first rounds; "" (the default) in the lanes form (runtime/matmul_runner.py)
     matmul_cpu: str = ""
+    #: CTHREADS_REDUCE_FORM: whole-array ``f.reduce``'s form, "old" (a pass per level, each
+    #: call's buffers from the pool), "new" (one pass finished by the last workgroup, its
+    #: buffers cached per size: ``runtime/one_pass.py``) or "" (one pass on GPUs; on CPU
+    #: drivers where it measured faster: ``reducer._one_pass_form``)
+    reduce_form: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -284,6 +290,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                          CHECK_FORMS) or "branch",
         launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
         matmul_cpu=_word(VARIABLES["matmul_cpu"], text("matmul_cpu").lower(), ("old",)),
+        reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old", "new")),
     )
 
 

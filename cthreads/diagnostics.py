@@ -162,6 +162,7 @@ def _settings(settings: config.Config) -> list[str]:
         "check_form": lambda v: v if v != "branch" else "branch (unset or branch)",
         "launch_path": lambda v: v or "(unset: repeated launches keep their bind groups)",
         "matmul_cpu": lambda v: v or "(unset: the lanes form on CPU drivers)",
+        "reduce_form": lambda v: v or "(unset: one pass on GPUs)",
     }
     problems = settings.problems()
     lines = ["settings:"]

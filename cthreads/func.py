@@ -57,15 +57,17 @@ class GpuFunc(DeviceFunction):
         return op
 
     @recordable("f.reduce")       # inside capture(): recorded (runtime/capture_library.py)
-    def reduce(self, values, init=None, *, axis=None, keepdims=False):
+    def reduce(self, values, init=None, *, axis=None, keepdims=False, to_device=False):
         """Fold ``values`` (a list, a 1-D numpy array, or a list resident in a ``GpuArena``)
         with this function on the device, as ``functools.reduce`` would up to the order of
         the operations (a tree); returns a Python scalar. Empty ``values``: ``init``, or
         ``ValueError`` without it; with ``init`` the result is ``f(init, reduction)``.
         ``axis`` (an int or a tuple of ints) reduces along those axes only, with numpy's
-        result shape (``np.add.reduce(x, axis=...)``; ``keepdims`` as numpy's)."""
+        result shape (``np.add.reduce(x, axis=...)``; ``keepdims`` as numpy's). With
+        ``to_device=True`` the result stays on the device as a GpuArray (0-d without
+        ``axis``), queued behind the pending work and never waited for."""
         from .reduce import reduce_values  # noqa: PLC0415
-        return reduce_values(self, values, init, axis, keepdims)
+        return reduce_values(self, values, init, axis, keepdims, to_device)
 
     @recordable("f.accumulate")
     def accumulate(self, values, axis=None):

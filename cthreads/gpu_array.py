@@ -212,7 +212,29 @@ class GpuArray(DeviceArrayBase):
         return self._slot.queue.ctx.label
 
     def __len__(self) -> int:
+        if not self._slot.dims:
+            raise TypeError("len() of a 0-d GpuArray")
         return self._slot.dims[0]
+
+    # -- one value (a 0-d array, such as f.reduce(x, to_device=True) gives) ------------------
+
+    def item(self):
+        """The one element of a 0-d or one-element array as a Python scalar (a download,
+        after the work that writes it); ValueError for more elements, as numpy's."""
+        if self.size != 1:
+            raise ValueError(f"GpuArray.item(): the array has {self.size:,} elements (shape "
+                             f"{self.shape}); only an array of one element converts to a "
+                             "Python scalar")
+        return self.numpy().item()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
 
     # -- products (cthreads/matmul.py) -------------------------------------------------------
 

@@ -8,29 +8,58 @@ values, submits the passes and reads the result back).
 
 from __future__ import annotations
 
-from .runtime import convert, residency
+import functools
+
+from .backend import get_queue
+from .codegen.types import elem as elem_type
+from .runtime import convert, device_array, residency
 from .runtime.args import DeviceArrayBase
 from .runtime.device_array import DeviceSlot
 from .runtime.reducer import array_kind, run_reduction
 
 
-def reduce_values(func, values, init=None, axis=None, keepdims=False):
+def reduce_values(func, values, init=None, axis=None, keepdims=False, to_device=False):
     """``func.reduce(values, init)``: the reduction of ``values`` by ``func`` on the device, as
     a Python scalar (see the module docstring); with ``axis`` (or ``keepdims``) along axes
-    (``runtime/axis_reducer.py``)."""
+    (``runtime/axis_reducer.py``). ``to_device``: the result as a GpuArray on the device (a
+    0-d one for a whole-array reduction), never waited for."""
     op, name = _op_of(func, values)
+    if to_device not in (True, False):
+        raise TypeError(f"{name}.reduce() argument 'to_device' must be True or False, got "
+                        f"{to_device!r}")
     if axis is None and not keepdims:
-        return run_reduction(op, values, init, name)
+        if not to_device:
+            return run_reduction(op, values, init, name)
+        from .gpu_array import GpuArray  # noqa: PLC0415
+        out = run_reduction(op, values, init, name, device=True)
+        return GpuArray(out, _dtype(op.ty))
     from .runtime.axis_reducer import run_axis_reduction  # noqa: PLC0415
     if axis is None:
         axis = tuple(range(len(getattr(values, "shape", None) or args_dims(values))))
     out = run_axis_reduction(op, values, axis, init, name, bool(keepdims))
     if not isinstance(values, DeviceArrayBase):
-        return out
+        return _on_device(out) if to_device else out
     from .gpu_array import GpuArray, to_device  # noqa: PLC0415
     if isinstance(out, DeviceSlot):
         return GpuArray(out, values.dtype)
     return to_device(convert._np().reshape(out, convert._np().shape(out) or (1,)))
+
+
+@functools.lru_cache(maxsize=None)
+def _dtype(ty: str):
+    """The numpy dtype of a GpuArray of ``ty`` elements."""
+    return convert._np().dtype(elem_type(ty).array_dtype)
+
+
+def _on_device(out):
+    """A numpy result of an axis reduction as a GpuArray of its shape (``to_device``)."""
+    from .gpu_array import GpuArray  # noqa: PLC0415
+    np = convert._np()
+    host = np.asarray(out)
+    elem = device_array.elem_of(host.dtype, "reduce()")
+    data = np.ascontiguousarray(host, dtype=elem_type(elem).host_dtype).reshape(-1)
+    slot = device_array.allocate(get_queue(), elem, host.shape, data if data.size else None)
+    return GpuArray(slot, host.dtype)
 
 
 def args_dims(values) -> tuple:

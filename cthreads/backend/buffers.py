@@ -105,6 +105,9 @@ class BufferPool:
             "storage": usage.STORAGE | usage.COPY_SRC | usage.COPY_DST,
             "staging": usage.MAP_READ | usage.COPY_DST,
             "uniform": usage.UNIFORM | usage.COPY_DST,
+            # storage that must start as zeros (a reduction's ticket): never released to the
+            # pool by its owner, so every acquire makes a new buffer, which wgpu zero-fills
+            "zeroed": usage.STORAGE | usage.COPY_DST,
         }
         self._ctx = ctx
         self._free: dict[tuple[str, int], list] = {}
@@ -280,6 +283,8 @@ class BufferPool:
         pin = self.pinned.get(pooled)
         if pin is not None:          # a captured graph binds it: given back by ``unpin``
             pin[1] = True
+            return
+        if pooled.kind == "zeroed":  # never reused: its next owner would not find zeros
             return
         key = (pooled.kind, pooled.capacity)
         with self._lock:

@@ -166,7 +166,8 @@ _BUILTINS = {
 
 
 def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
-                   unroll: int = 1, probe: bool = False, opaque: bool | None = None) -> str:
+                   unroll: int = 1, probe: bool = False, opaque: bool | None = None,
+                   ticket: bool = False) -> str:
     """The WGSL of a reduction pass for the binary function ``fn`` (``fn(a: T, b: T) -> T``,
     declared with its helpers in ``text``) over element type ``ty``; ``variant`` is one of
     ``VARIANTS``; ``size`` threads per workgroup (a power of two, and for the subgroup variant a
@@ -175,7 +176,14 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
 
     The text is the template ``library/reduction.wgsl.in``; the variant's combining step is
     ``reduction_<variant>.wgsl.in`` (and, for subgroups, ``reduction_subgroup_fn.wgsl.in``),
-    the loop check ``reduction_probe.wgsl.in``."""
+    the loop check ``reduction_probe.wgsl.in``.
+
+    ``ticket``: the one-pass form (``reduction_ticket.wgsl.in``; never with ``probe``): binding
+    4 is an ``atomic<u32>`` ticket, zero between dispatches, binding 5 the result
+    (``array<S>``); each workgroup writes its partial at ``ct_dst[g]`` and the last one to
+    take a ticket folds them all into ``ct_out[0]`` (``ct_base`` unused)."""
+    if ticket and probe:
+        raise ValueError("the one-pass reduction has no loop probe")
     if variant not in VARIANTS:
         raise ValueError(f"unknown reduction variant {variant!r}")
     if size & (size - 1) or size < 1:
@@ -190,11 +198,14 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
                  uniform=row.uniform, load=row.load.format("v"), store=row.store.format("v"),
                  init="(" + row.from_uniform.format("ct_u.ct_init") + ")", half=size // 2)
     part = functools.partial(_part, names)
+    combine = part(f"reduction_{variant}.wgsl.in").rstrip("\n")
+    tail = part("reduction_tail.wgsl.in") if not ticket else \
+        library.template("reduction_ticket.wgsl.in").substitute(names, combine=combine)
     return library.template("reduction.wgsl.in").substitute(
         names,
         probe=part("reduction_probe.wgsl.in") if probe else "",
         operation=text.strip("\n"),
-        combine_fn=part("reduction_subgroup_fn.wgsl.in") if variant == "subgroup" else "",
+        combine_fn=_subgroup_fn(part, row.storage) if variant == "subgroup" else "",
         builtins=_BUILTINS[variant],
         # the operation's loops with an early exit (codegen/loop_entry.py): on CPU drivers
         # their entry values are hidden behind a zero the compiler cannot see; elsewhere
@@ -202,8 +213,39 @@ def reduction_wgsl(fn: str, ty: str, text: str, variant: str, size: int,
         opq="    ct_opq = nwg.z >> 31u;\n" if probe and (
             "ct_opq" in text if opaque is None else opaque) else "",
         fold="\n".join(_unrolled_loop(fn, unroll)),
-        combine=part(f"reduction_{variant}.wgsl.in").rstrip("\n"),
+        combine=combine, tail=tail,
+        ticket_decl=_TICKET_DECL.replace("$s", row.storage) if ticket else "",
         probe_call="    ct_loop_probe();\n" if probe else "")
+
+
+#: 64-bit storage types the subgroup variant shuffles as two 32-bit halves
+WIDE_SHUFFLES = ("f64", "i64")
+#: a subgroup shuffle of a 64-bit value: WGSL's take 32-bit values, so an f64 or i64 travels
+#: as its two halves (needs shader-int64)
+_SHUFFLE_64 = """fn ct_shuffle_xor(v: {s}, d: u32) -> {s} {{
+    let u = bitcast<u64>(v);
+    let lo = subgroupShuffleXor(u32(u & 0xfffffffflu), d);
+    let hi = subgroupShuffleXor(u32(u >> 32u), d);
+    return bitcast<{s}>((u64(hi) << 32u) | u64(lo));
+}}
+"""
+
+#: the one-pass form's ticket (binding 4) and the broadcast of the ticket a workgroup took
+_TICKET_DECL = ("@group(0) @binding(4) var<storage, read_write> ct_ticket: array<atomic<u32>>;\n"
+                "@group(0) @binding(5) var<storage, read_write> ct_out: array<$s>;\n"
+                "var<workgroup> ct_flag: u32;\n")
+
+
+def _subgroup_fn(part, storage: str) -> str:
+    """``reduction_subgroup_fn.wgsl.in`` (shared with the axis reductions), its shuffle of a
+    64-bit value (``WIDE_SHUFFLES``) made of two 32-bit ones."""
+    text = part("reduction_subgroup_fn.wgsl.in")
+    if storage not in WIDE_SHUFFLES:
+        return text
+    call = "subgroupShuffleXor(ct_store(v), d)"
+    if call not in text:
+        raise AssertionError("reduction_subgroup_fn.wgsl.in: its value shuffle changed")
+    return _SHUFFLE_64.format(s=storage) + text.replace(call, "ct_shuffle_xor(ct_store(v), d)")
 
 
 def _part(names: dict, template: str) -> str:

@@ -16,6 +16,11 @@ size has, ``parts.py``), a split GpuArray is reduced in its own parts; the first
 per part, each writing its partials at its own offset of the partials buffer, then the later
 passes reduce all of them (``codegen.plan_parts``), and the result is read back once.
 
+Data in one binding takes the one-pass form (``one_pass.py``: one dispatch, the last workgroup
+folds the partials; on CPU drivers only where it measured faster, ``_one_pass_form``;
+``CTHREADS_REDUCE_FORM=old`` the passes above everywhere). With ``device=True`` the result is
+a new 0-d DeviceSlot the work writes, queued and never waited for.
+
 Per device a ``_Reducer`` keeps the compiled pipelines (``device_program.Pipelines``, per
 operation, element type and variant: repeated calls compile nothing), one uniform buffer per
 dispatch (a part's first pass, a later pass), the loop probe's status word
@@ -25,11 +30,13 @@ buffers come back from the pool, so steady loops reuse them).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import weakref
 
-from . import args, convert, residency, sharing
+from . import args, convert, device_array, one_pass, residency, sharing
 from . import parts as _parts
+from .. import config
 from ..backend import device as _device
 from .per_device import PerDevice
 from ..backend import get_queue
@@ -53,11 +60,15 @@ SHAPE_CPU = (1024, 16, 4096)
 #: limit at every call): one group of four per thread, a dozen calls of the operation in all
 SHAPE_CPU_LOOPS = (1 << 30, 1, 1)
 UNROLL_GPU, UNROLL_CPU = 2, 1
+#: CPU drivers: 32-bit reductions take the one-pass form up to this many workgroups
+CPU_ONE_PASS_GROUPS = 32
 BIND_GROUP_CACHE = 32
 PIPELINE_CACHE = 64
 
 _BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE))
 _PROBE_BINDINGS = _BINDINGS + ((4, READ_WRITE),)
+#: the one-pass form's: 4 its ticket, 5 the result (``one_pass.py``)
+_TICKET_BINDINGS = _PROBE_BINDINGS + ((5, READ_WRITE),)
 _STATUS_BYTES = 4
 
 
@@ -75,24 +86,31 @@ class _Reducer:
         self.unroll = UNROLL_CPU if cpu else UNROLL_GPU
         self.variant = "subgroup" if "subgroup" in self.ctx.features else "shared"
         self.layouts = {False: make_bind_group_layout(self.ctx, _BINDINGS),
-                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS)}
+                        True: make_bind_group_layout(self.ctx, _PROBE_BINDINGS),
+                        "ticket": make_bind_group_layout(self.ctx, _TICKET_BINDINGS)}
         self.status = None          # the loop probe's status word (made on first need)
         self.pipelines = Pipelines(self.ctx, PIPELINE_CACHE)
         self.uniforms: list = []    # one uniform buffer per dispatch of a reduction
         self.bind_groups = BindGroupCache(self.queue.pool, BIND_GROUP_CACHE)
+        #: the form of whole-array reductions (CTHREADS_REDUCE_FORM): "old" a pass per level,
+        #: "new" one pass everywhere, "" one pass where it measured faster (``_one_pass_form``)
+        self.form = config.current().reduce_form
+        self.plans = one_pass.new_plans()     # the one-pass form's, per element count
 
     # -- caches --------------------------------------------------------------------------------
 
-    def pipeline(self, op, variant: str, probe: bool, name: str):
-        key = (op.fn, hashlib.sha256(op.text.encode()).hexdigest(), op.ty, variant, probe)
+    def pipeline(self, op, variant: str, probe: bool, name: str, ticket: bool = False):
+        """``ticket``: the one-pass form's (``one_pass.py``; its ticket is binding 4)."""
+        key = (op.fn, _digest(op.text), op.ty, variant, probe, ticket)
         pipe = self.pipelines.get(key)
         if pipe is not None:
             return pipe
         wgsl = codegen.reduction_wgsl(op.fn, op.ty, op.text, variant, self.size, self.unroll,
-                                      probe)
+                                      probe, ticket=ticket)
         return self.pipelines.compile(
-            key, wgsl, codegen.ENTRY_POINT, _PROBE_BINDINGS if probe else _BINDINGS,
-            self.layouts[probe], op.overrides,
+            key, wgsl, codegen.ENTRY_POINT,
+            _TICKET_BINDINGS if ticket else _PROBE_BINDINGS if probe else _BINDINGS,
+            self.layouts["ticket" if ticket else probe], op.overrides,
             lambda exc, text: internal_error(f"the reduction shader of {name}",
                                              "function's source", exc, text))
 
@@ -124,6 +142,11 @@ class _Reducer:
         bg = self.queue.bind_group(self.layouts[probe], entries)
         self.bind_groups.put(key, bg, (uniform, src, dst))
         return bg
+
+
+@functools.lru_cache(maxsize=256)
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 _STATE = PerDevice(_Reducer)
@@ -172,7 +195,8 @@ def _device_array_slot(values, ty: str, where: str):
     """The slot of a GpuArray reduced as ``ty`` values (its dtype must be ``ty``'s)."""
     values._slot.check_live(where)
     want = elem_type(ty).array_dtype
-    if values.dtype.name != want:
+    # (the slot's element type first: numpy's dtype.name takes microseconds)
+    if values._slot.elem != ty and values.dtype.name != want:
         raise GpuInvalidArgument(
             f"{where} is a GpuArray of shape {values.shape} and dtype {values.dtype}, but the "
             f"operation reduces {want} values; reduce a GpuArray of dtype {want}, or use an "
@@ -203,9 +227,12 @@ def _check_slot(slot, value, ty: str, where: str) -> None:
 
 # -- the reduction ---------------------------------------------------------------------------
 
-def run_reduction(op, values, init=None, name: str | None = None, variant: str | None = None):
+def run_reduction(op, values, init=None, name: str | None = None, variant: str | None = None,
+                  device: bool = False):
     """The reduction of ``values`` by the operation ``op`` (an ``OpSource``); ``variant``
-    forces ``"subgroup"`` or ``"shared"`` (tests), else the device's best."""
+    forces ``"subgroup"`` or ``"shared"`` (tests), else the device's best. With ``device``
+    the result stays on the device: a new 0-d ``DeviceSlot`` holding it, written by work
+    queued behind what is pending (nothing is waited for)."""
     name = name or op.fn
     ty = op.ty
     where = f"{name}.reduce() argument 'values'"
@@ -214,6 +241,45 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
                                  "version's devices")
     if init is not None:
         init = convert.check_scalar(init, ty, f"{name}.reduce() argument 'init'")
+    slot, data, n = _source_of(values, ty, where)
+    if n == 0:
+        if init is None:
+            raise ValueError(f"{name}.reduce() of an empty sequence with no init value; pass "
+                             "init= for the result of an empty input")
+        return _device_value(init, ty, where) if device else init
+    red = _reducer_now()
+    missing = [f for f in op.features if f not in red.ctx.features]
+    if missing:
+        raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
+                                 f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
+    size = elem_type(ty).size
+    parts = None
+    if slot is None:        # uploaded in parts of at most one storage binding each
+        packed = args.pack(values if data is None else data, ty, where, writable=False)
+        parts = host_parts(packed, n, size, red.queue.pool)
+    variant = variant or _variant(red, ty, size)
+    if variant == "subgroup" and "subgroup" not in red.ctx.features:
+        raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
+    probe = red.ctx.is_cpu and codegen.has_loops(op.text)
+    if device and probe:     # the loop probe's word must be read: the value, then uploaded
+        value = run_reduction(op, values, init, name, variant)
+        return _device_value(value, ty, where)
+    return _run(red, op, name, variant, probe, ty, slot, parts, init, where, device, n)
+
+
+def _variant(red, ty: str, size: int) -> str:
+    """The device's tree variant for ``ty``. WGSL's subgroup shuffles take 32-bit values:
+    64-bit types combine in workgroup memory, except float64 and int64 in the one-pass form
+    on a device with shader-int64 (shuffled as two halves, ``codegen.WIDE_SHUFFLES``)."""
+    if size == 4:
+        return red.variant
+    wide = red.form != "old" and elem_type(ty).storage in codegen.WIDE_SHUFFLES and \
+        "shader-int64" in red.ctx.features
+    return red.variant if wide else "shared"
+
+
+def _source_of(values, ty: str, where: str) -> tuple:
+    """(resident slot or None, checked numpy data or None, element count) of ``values``."""
     slot = _slot_of(values, ty, where)
     data = None
     if slot is not None:
@@ -229,32 +295,53 @@ def run_reduction(op, values, init=None, name: str | None = None, variant: str |
         raise GpuArgumentTypeError(
             f"{where} expects a list, a numpy array or a list bound in a GpuArena, got "
             f"{convert._type_name(values)}; pass a list (e.g. list(values))")
-    if n == 0:
-        if init is None:
-            raise ValueError(f"{name}.reduce() of an empty sequence with no init value; pass "
-                             "init= for the result of an empty input")
-        return init
-    red = _reducer_now()
-    missing = [f for f in op.features if f not in red.ctx.features]
-    if missing:
-        raise GpuInvalidArgument(f"{name}.reduce(): the operation needs the device feature(s) "
-                                 f"{', '.join(missing)}, which {red.ctx.name!r} lacks")
+    return slot, data, n
+
+
+def _one_pass_form(red, probe: bool, held: int, n: int, size: int) -> bool:
+    """Whether ``n`` elements of ``size`` bytes in ``held`` parts reduce in the one-pass form:
+    one part (parts past the binding limit take a pass per level), no loop probe, and unless
+    CTHREADS_REDUCE_FORM=new, on CPU drivers only where it measured faster: 64-bit values
+    (their subgroup shuffles) or a first pass of at most CPU_ONE_PASS_GROUPS workgroups
+    (llvmpipe's storage barriers cost ~1.4 us a workgroup, more than the saved pass
+    beyond that; docs/performance.md, "Reductions")."""
+    if red.form == "old" or probe or held != 1:
+        return False
+    if red.form == "new" or not red.ctx.is_cpu or size == 8:
+        return True
+    return codegen.plan_passes(n, red.size, *red.shape)[0].groups <= CPU_ONE_PASS_GROUPS
+
+
+def _run(red, op, name, variant, probe, ty, slot, parts, init, where, device, n):
+    """Submit the reduction in its form; the Python value, or with ``device`` the 0-d
+    DeviceSlot holding it."""
     size = elem_type(ty).size
-    parts = None
-    if slot is None:        # uploaded in parts of at most one storage binding each
-        packed = args.pack(values if data is None else data, ty, where, writable=False)
-        parts = host_parts(packed, n, size, red.queue.pool)
-    # WGSL's subgroup shuffles take 32-bit values: 64-bit types combine in workgroup memory
-    variant = variant or (red.variant if size == 4 else "shared")
-    if variant == "subgroup" and "subgroup" not in red.ctx.features:
-        raise GpuInvalidArgument(f"{red.ctx.name!r} lacks the subgroup feature")
-    probe = red.ctx.is_cpu and codegen.has_loops(op.text)
-    pipe = red.pipeline(op, variant, probe, name)
-    raw, status = _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where)
+    one = _one_pass_form(red, probe, len(parts if slot is None else getattr(
+        slot, "parts", None) or (None,)), n, size)
+    pipe = red.pipeline(op, variant, probe, name, ticket=one)
+    out = device_array.allocate(red.queue, ty, (), None, where) if device else None
+    try:
+        if one:
+            raw, status = _one_pass(red, pipe, ty, size, slot, parts, init, where, out)
+        else:
+            raw, status = _submit_and_read(red, pipe, probe, ty, size, slot, parts, init,
+                                           where, out)
+    except BaseException:
+        if out is not None:
+            out.release()
+        raise
+    if out is not None:
+        return out
     if status:
         red.status.reset()
         raise _loop_error(red, name)
     return _scalar(raw, ty)
+
+
+def _device_value(value, ty: str, where: str):
+    """A new 0-d DeviceSlot holding ``value`` (an empty input's ``init``)."""
+    data = convert._np().full(1, value, dtype=elem_type(ty).host_dtype)
+    return device_array.allocate(get_queue(), ty, (), data, where)
 
 
 def _loop_error(red, name: str) -> GpuDeviceError:
@@ -346,8 +433,40 @@ def _readback(red, result, probe: bool, slot, size: int, ty: str) -> Readback:
     return readback
 
 
-def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
-    """Submit the passes and read the result back: (result bytes, loop probe fired)."""
+def _one_pass(red, pipe, ty, size, slot, parts, init, where, out):
+    """``_submit_and_read`` in the one-pass form (``one_pass.py``; one part)."""
+    queue = red.queue
+    owned = []
+    seq = None
+    try:
+        with residency.launch_lock:
+            (src, count), = _sources(red, slot, parts, ty, where)
+            if out is not None and slot is not None:
+                out.writers.update(slot.writers)     # their bounds checks travel on
+            if slot is None:
+                src = queue.upload_new(src)
+                owned.append(src)
+            seq, readback = one_pass.submit(red, pipe, ty, size, src, count,
+                                            0 if slot is None else slot.offset, init, slot,
+                                            out)
+        if readback is None:
+            return None, False
+        readback.fetch(queue, seq)
+        with residency.launch_lock:
+            readback.check(seq)
+        return readback.raw[:size], False
+    finally:
+        if seq is not None:
+            _release_when_done(queue, owned, seq)
+        else:
+            for buf in owned:
+                queue.pool.release(buf)
+
+
+def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where, out=None):
+    """Submit the passes and read the result back: (result bytes, loop probe fired); with
+    ``out`` (a 0-d DeviceSlot) the result is copied there instead and nothing is waited for
+    ((None, False))."""
     queue = red.queue
     pool = queue.pool
     owned = []
@@ -355,6 +474,8 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
     try:
         with residency.launch_lock:
             sources = _sources(red, slot, parts, ty, where)
+            if out is not None and slot is not None:
+                out.writers.update(slot.writers)     # their bounds checks travel on
             firsts, rest = codegen.plan_parts(tuple(c for _, c in sources), red.size,
                                               *(SHAPE_CPU_LOOPS if probe else red.shape))
             partial_cap = sum(p.groups for p in firsts) * size + 16
@@ -370,8 +491,7 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
                     # the passes queued so far, which run while the next part is copied
                     src = queue.upload_new(src)
                     owned.append(src)
-                # (with fewer than 4 elements the groups-of-four binding is 16 bytes of a
-                # buffer of at least 256 that the shader does not read: never empty)
+                # (under 4 elements: 16 bytes the shader does not read, never empty)
                 quad_bytes = max(shape.quads * 4 * size, 4 * size)
                 uniform = red.uniform(k)
                 # a GpuArray view's first pass reads from its byte offset (aligned: checked)
@@ -379,11 +499,18 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where):
                     len(sources) == 1 else 0
                 bg = red.bind_group(uniform, src, shape.count * size, quad_bytes, dst,
                                     dst_bytes, probe, src_offset)
+                copies, held = (), (src, dst)
+                if last:
+                    copies = readback.copies(pool) if out is None else \
+                        [(dst.buffer, 0, out.pooled.buffer, 0, size)]
+                    held = held if out is None else (src, dst, out.pooled)
                 seq = queue.dispatch(
                     pipe.pipeline, bg, shape.groups,
                     (uniform.buffer,
                      codegen.uniform_bytes(shape, ty, init if last else None, base)),
-                    readback.copies(pool) if last else (), (src, dst), more=not last)
+                    copies, held, more=not last)
+        if out is not None:
+            return None, False
         readback.fetch(queue, seq)
         with residency.launch_lock:
             readback.check(seq)

@@ -103,13 +103,16 @@ def small_ints(n: int, seed: int) -> np.ndarray:
 def rounding_depth(n: int) -> int:
     """The most additions any value passes through in this device's passes: per pass, its
     group of four (2), the groups its thread folds in sequence, a left-over element (1) and
-    the workgroup's tree (log2 of its size); then the init value (1)."""
+    the workgroup's tree (log2 of its size); then the init value (1). The one-pass form
+    (``runtime/one_pass.py``) ends with the last workgroup's fold of the first pass's partials
+    (in sequence per thread, then its tree): counted too, an upper bound for both forms."""
     red = reduction._reducer_now()
     depth = 1
-    for p in reduction.codegen.plan_passes(n, red.size, *red.shape):
+    passes = reduction.codegen.plan_passes(n, red.size, *red.shape)
+    for p in passes:
         folds = -(-p.quads // (p.groups * red.size))
         depth += 2 + folds + 1 + int(math.log2(red.size))
-    return depth
+    return depth + -(-passes[0].groups // red.size) + int(math.log2(red.size))
 
 
 def tree_tolerance(x: np.ndarray) -> float:

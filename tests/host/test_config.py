@@ -305,6 +305,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_CHECK_FORM      branch (unset or branch)",
         "  CTHREADS_LAUNCH_PATH     (unset: repeated launches keep their bind groups)",
         "  CTHREADS_MATMUL_CPU      (unset: the lanes form on CPU drivers)",
+        "  CTHREADS_REDUCE_FORM     (unset: one pass on GPUs)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
