@@ -123,7 +123,7 @@ class Config:
     sort_form: str = ""
     #: CTHREADS_SCAN: ``f.accumulate``'s form, "old" (the Hillis-Steele form), "new" (the
     #: fast reduce-then-scan form on every device), "lookback" (the one-pass look-back form
-    #: where it applies, on every device), or "" (look-back, else the fast form, on GPUs;
+    #: where it applies, on every device; opt-in), or "" (the fast form on GPUs;
     #: ``runtime/scanner.py``)
     scan: str = ""
     #: CTHREADS_CHECK_FORM: how a bounds check that is not proven notes a failure:

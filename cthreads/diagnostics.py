@@ -158,7 +158,7 @@ def _settings(settings: config.Config) -> list[str]:
         "dump_wgsl": lambda v: v or "(unset: no dump)",
         "axis_reduce": lambda v: v or "(unset: r3 on CPU drivers, r2 on GPUs)",
         "sort_form": lambda v: v or "(unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
-        "scan": lambda v: v or "(unset: look-back on GPUs)",
+        "scan": lambda v: v or "(unset: the fast form on GPUs)",
         "check_form": lambda v: v if v != "branch" else "branch (unset or branch)",
         "launch_path": lambda v: v or "(unset: repeated launches keep their bind groups)",
         "matmul_cpu": lambda v: v or "(unset: the lanes form on CPU drivers)",

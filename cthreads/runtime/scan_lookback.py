@@ -39,7 +39,11 @@ _LOOK_BINDINGS = ((0, UNIFORM), (1, READ), (2, READ), (3, READ_WRITE), (4, READ_
 def usable(sc, probe: bool, ty: str, dims: tuple, src_off: int, form: str) -> bool:
     """Whether the look-back form scans these ``dims`` (``(length, inner, lines)``)."""
     length, inner, lines = dims
-    if form not in ("lookback", "") or probe or ty not in codegen.LOOKBACK_TYPES:
+    # opt-in only (CTHREADS_SCAN=lookback): on the H200 it ran no faster than the fast form
+    # (64M float32: 1.12 against 1.15 ms, bench/results/h200-2026-12-02-r3b-accumulate*.txt)
+    # and its test file did not finish there within 50 s
+    # (h200-2026-12-02-r3c-tests.txt), which a default must never risk
+    if form != "lookback" or probe or ty not in codegen.LOOKBACK_TYPES:
         return False
     if "subgroup" not in sc.ctx.features or lines != 1 or inner != 1 or length % 4:
         return False

@@ -49,9 +49,9 @@ SHAPE_FAST = (256, 32)
 #: ``CTHREADS_SCAN`` (``config.scan``, read once, at the first scan; ``form()``): ``old`` the
 #: Hillis-Steele form of SHAPE_GPU / SHAPE_CPU everywhere, ``new`` the fast form everywhere
 #: (but with the loop probe), ``lookback`` the one-pass look-back form where it applies
-#: (``scan_lookback.usable``: on CPU drivers only for a few tiles), else the fast form; "":
-#: the look-back form on GPUs where it applies, else the fast form, and the old form on CPU
-#: drivers (tests set ``FORM``)
+#: (``scan_lookback.usable``: on CPU drivers only for a few tiles; opt-in: its H200 test run
+#: did not finish, docs/performance.md), else the fast form; "": the fast form on GPUs and
+#: the old form on CPU drivers (tests set ``FORM``)
 FORM: str | None = None
 
 

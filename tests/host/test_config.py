@@ -301,7 +301,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_DUMP_WGSL       (unset: no dump)",
         "  CTHREADS_AXIS_REDUCE     (unset: r3 on CPU drivers, r2 on GPUs)",
         "  CTHREADS_SORT            (unset: 8-bit digits on GPUs, 4-bit on CPU drivers)",
-        "  CTHREADS_SCAN            (unset: look-back on GPUs)",
+        "  CTHREADS_SCAN            (unset: the fast form on GPUs)",
         "  CTHREADS_CHECK_FORM      branch (unset or branch)",
         "  CTHREADS_LAUNCH_PATH     (unset: repeated launches keep their bind groups)",
         "  CTHREADS_MATMUL_CPU      (unset: the lanes form on CPU drivers)",
