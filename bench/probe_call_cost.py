@@ -163,10 +163,13 @@ def main(argv=None) -> dict:
     }
     counters = instrument()
     from cthreads.backend import get_queue
+    from cthreads.runtime import reducer
     pool = get_queue().pool
     print(f"{device_name()}: per-call cost of library calls, d = {n:,} float32 "
           f"({4 * n / 1e6:.0f} MB), m = {side} x {side} float32 ({4 * side * side / 1e6:.0f} "
           f"MB); {reps} calls each (median host ms; phases: mean per call)")
+    print(f"  pending scratch: {reducer.scratch_form() or 'back to the pool at once'} "
+          f"[CTHREADS_SCRATCH={reducer.scratch_form() or 'unset'}]")
     out = {}
     for name, (call, captured) in calls.items():
         call(), call()                               # compile, warm, fill the pool
@@ -175,7 +178,6 @@ def main(argv=None) -> dict:
             t = time.perf_counter()
             call()
             host.append((time.perf_counter() - t) * 1e3)
-        dev, why = device_ms(captured, max(3, reps // 3)) if captured else (None, "not a launch")
         counters.reset()
         allocs = pool.allocations
         counters.on = True
@@ -185,6 +187,8 @@ def main(argv=None) -> dict:
         inst = (time.perf_counter() - t) * 1e3 / reps
         counters.on = False
         new = (pool.allocations - allocs) / reps
+        # after the counted calls: a capture keeps buffers of its own alive while it lives
+        dev, why = device_ms(captured, max(3, reps // 3)) if captured else (None, "not a launch")
         med = statistics.median(host)
         print(f"\n  {name}")
         print(f"    host per call (median)        {med:9.3f} ms   (instrumented mean "
