@@ -132,25 +132,23 @@ def device_ms(call, reps: int) -> tuple[float | None, str]:
     return statistics.median(times), ""
 
 
-def main(argv=None) -> dict:
-    cpu = any(s in device_name().lower() for s in ("llvmpipe", "lavapipe", "swiftshader"))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=2 ** 20 if cpu else 2 ** 26)
-    ap.add_argument("--side", type=int, default=1024 if cpu else 8192)
-    ap.add_argument("--reps", type=int, default=9 if cpu else 21)
-    args = ap.parse_args(argv)
-    n, side, reps = args.n, args.side, args.reps
+#: the same calls on small data: their host time is the fixed cost of a call
+SMALL_N, SMALL_SIDE = 4096, 64
+
+
+def make_calls(n: int, side: int) -> dict:
+    """name -> (the timed call, the call to capture or None) on new arrays of ``n`` / ``side``
+    x ``side`` float32 values (each call's result kept until the next one replaces it)."""
     rng = np.random.default_rng(1)
-    x = rng.integers(-1, 2, n).astype(np.float32)
-    mh = rng.integers(-1, 2, (side, side)).astype(np.float32)
-    d, m = to_device(x), to_device(mh)
+    d = to_device(rng.integers(-1, 2, n).astype(np.float32))
+    m = to_device(rng.integers(-1, 2, (side, side)).astype(np.float32))
     held: dict = {}
 
     def keep(key, value):
         held[key] = value
         return value
 
-    calls = {
+    return {
         "d.copy()": (lambda: keep("c", d.copy())[n - 1:].numpy(), None),
         "add.accumulate(d)": (lambda: keep("a", add.accumulate(d))[n - 1:].numpy(),
                               lambda: add.accumulate(d)),
@@ -161,6 +159,28 @@ def main(argv=None) -> dict:
             lambda: keep("s", add.reduce(d, to_device=True)).numpy(),
             lambda: add.reduce(d, to_device=True)),
     }
+
+
+def host_median(call, reps: int) -> float:
+    call(), call()                               # compile, warm, fill the pool
+    host = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        call()
+        host.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(host)
+
+
+def main(argv=None) -> dict:
+    cpu = any(s in device_name().lower() for s in ("llvmpipe", "lavapipe", "swiftshader"))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=2 ** 20 if cpu else 2 ** 26)
+    ap.add_argument("--side", type=int, default=1024 if cpu else 8192)
+    ap.add_argument("--reps", type=int, default=9 if cpu else 21)
+    args = ap.parse_args(argv)
+    n, side, reps = args.n, args.side, args.reps
+    calls = make_calls(n, side)
+    small = make_calls(SMALL_N, SMALL_SIDE)
     counters = instrument()
     from cthreads.backend import get_queue
     from cthreads.runtime import reducer
@@ -172,12 +192,8 @@ def main(argv=None) -> dict:
           f"[CTHREADS_SCRATCH={reducer.scratch_form() or 'unset'}]")
     out = {}
     for name, (call, captured) in calls.items():
-        call(), call()                               # compile, warm, fill the pool
-        host = []
-        for _ in range(reps):
-            t = time.perf_counter()
-            call()
-            host.append((time.perf_counter() - t) * 1e3)
+        med = host_median(call, reps)
+        fixed = host_median(small[name][0], reps)
         counters.reset()
         allocs = pool.allocations
         counters.on = True
@@ -189,13 +205,16 @@ def main(argv=None) -> dict:
         new = (pool.allocations - allocs) / reps
         # after the counted calls: a capture keeps buffers of its own alive while it lives
         dev, why = device_ms(captured, max(3, reps // 3)) if captured else (None, "not a launch")
-        med = statistics.median(host)
         print(f"\n  {name}")
         print(f"    host per call (median)        {med:9.3f} ms   (instrumented mean "
               f"{inst:.3f} ms)")
         print("    device time (captured, timed) " +
-              (f"{dev:9.3f} ms" if dev is not None else f"      n/a    ({why})"))
-        row = {"host_ms": med, "device_ms": dev, "phases_ms": {}, "calls": {}}
+              (f"{dev:9.3f} ms   (host - device: {med - dev:.3f} ms)" if dev is not None
+               else f"      n/a    ({why})"))
+        print(f"    same call on {SMALL_N:,} / {SMALL_SIDE}x{SMALL_SIDE} (fixed cost) "
+              f"{fixed:7.3f} ms")
+        row = {"host_ms": med, "device_ms": dev, "small_ms": fixed, "phases_ms": {},
+               "calls": {}}
         for label, what in PHASES:
             k = counters.calls.get(label, 0)
             if not k:
