@@ -548,11 +548,11 @@ def _release_when_done(queue, owned, seq, pending_too: bool = False) -> None:
     instead (as this did while the work was pending, ``CTHREADS_SCRATCH=old``) made every
     call that returns a device result without waiting (``to_device=True``, axis reductions,
     a host array's upload) create new buffers, new bind groups and, on GPUs, wgpu's
-    zero-fill of each new buffer at its first use. Only callers that say so
-    (``pending_too``: the reductions, when they did not fail) give pending buffers back;
-    otherwise they are given back only when the work is done, else simply dropped (the
-    sorter: its host-upload buffers given back while pending made test_sort.py fail now and
-    then on lavapipe, not understood yet: ISSUE27-percall.md)."""
+    zero-fill of each new buffer at its first use. Callers say so (``pending_too``: the
+    reductions and the sorter, when they did not fail); otherwise, after an error, the
+    buffers are given back only when the work is done, else simply dropped. (The queue's
+    staged uniform bytes have a free list of their own, ``"staged"``: they once took such a
+    buffer while the batch being submitted still read it.)"""
     try:
         done = queue.is_done(seq)
     except Exception:

@@ -71,3 +71,16 @@ def test_a_loop_of_device_sums_creates_no_buffers(device_name):
         held = add.reduce(d, to_device=True)   # the previous result dropped here
     assert float(held.numpy()) == float(_inputs(1, 1 << 18).astype(np.float64).sum())
     assert pool.allocations == made
+
+
+def test_staged_uniform_bytes_never_overwrite_a_pending_upload(device_name):
+    """A sort of a host array gives its upload back while its dispatches are still in the open
+    batch; the flush that submits them may need a new buffer for the batch's staged uniform
+    bytes (written right before the submission): that buffer must not be the upload, which
+    the submission still reads (it was: a 2-element int64 sort returned other words)."""
+    from cthreads.gpu import sort
+    queue = get_queue()
+    for k in range(12):
+        x = (np.arange(1 + k % 3, dtype=np.int64) * 37 % 11 - 5) * (k + 1)
+        queue._staging = None                   # the next flush takes a new staging buffer
+        np.testing.assert_array_equal(sort(x), np.sort(x, kind="stable"))
