@@ -11,6 +11,10 @@ CPU driver; the axis reduction on a ``--side`` x ``--side`` matrix, default 8192
 * ``add.reduce(d)``: a Python number (its readback is the wait);
 * ``add.reduce(d, to_device=True)``: a 0-d GpuArray, waited for by its download.
 
+Also printed: the same call on 4,096 elements / 64 x 64 (its fixed cost), and the call made
+right after ``BufferPool.trim()`` dropped the idle buffers (what a call pays when its buffers
+are new: wgpu's create_buffer and the zero-fill wgpu does before a new buffer's first use).
+
 Printed per call: the median host time per call (``--reps`` calls, no instrumentation); the
 device time of the same call recorded by ``capture()`` and replayed with ``timed=True`` (the
 kernels' timestamps; "n/a" where the call cannot be captured or the device has no timestamp
@@ -121,13 +125,16 @@ def device_ms(call, reps: int) -> tuple[float | None, str]:
     except Exception as exc:          # not capturable (a copy, a Python number)
         return None, f"not capturable: {type(exc).__name__}"
     times = []
-    for _ in range(reps):
-        t = graph.replay(timed=True)
-        t.join()
-        dt = t.device_time
-        if dt is None:
-            return None, "no timestamp queries"
-        times.append(dt * 1e3)
+    try:
+        for _ in range(reps):
+            t = graph.replay(timed=True)
+            t.join()
+            dt = t.device_time
+            if dt is None:
+                return None, "no timestamp queries"
+            times.append(dt * 1e3)
+    except Exception as exc:          # pragma: no cover - report, do not stop the probe
+        return None, f"replay failed: {type(exc).__name__}: {exc}"[:120]
     del held
     return statistics.median(times), ""
 
@@ -203,6 +210,14 @@ def main(argv=None) -> dict:
         inst = (time.perf_counter() - t) * 1e3 / reps
         counters.on = False
         new = (pool.allocations - allocs) / reps
+        fresh, made = [], pool.allocations
+        for _ in range(3):                 # the pool's idle buffers dropped: new ones made
+            pool.trim()
+            t = time.perf_counter()
+            call()
+            fresh.append((time.perf_counter() - t) * 1e3)
+        made = (pool.allocations - made) / 3
+        call(), call()                     # the pool filled again
         # after the counted calls: a capture keeps buffers of its own alive while it lives
         dev, why = device_ms(captured, max(3, reps // 3)) if captured else (None, "not a launch")
         print(f"\n  {name}")
@@ -213,7 +228,10 @@ def main(argv=None) -> dict:
                else f"      n/a    ({why})"))
         print(f"    same call on {SMALL_N:,} / {SMALL_SIDE}x{SMALL_SIDE} (fixed cost) "
               f"{fixed:7.3f} ms")
-        row = {"host_ms": med, "device_ms": dev, "small_ms": fixed, "phases_ms": {},
+        print(f"    after pool.trim() (new buffers: create + wgpu's zero-fill at first use) "
+              f"{statistics.median(fresh):7.3f} ms, {made:.1f} new buffers")
+        row = {"host_ms": med, "device_ms": dev, "small_ms": fixed,
+               "fresh_ms": statistics.median(fresh), "phases_ms": {},
                "calls": {}}
         for label, what in PHASES:
             k = counters.calls.get(label, 0)
