@@ -48,6 +48,7 @@ VARIABLES = {
     "launch_path": "CTHREADS_LAUNCH_PATH",
     "matmul_cpu": "CTHREADS_MATMUL_CPU",
     "reduce_form": "CTHREADS_REDUCE_FORM",
+    "scratch": "CTHREADS_SCRATCH",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -141,6 +142,10 @@ class Config:
     #: buffers cached per size: ``runtime/one_pass.py``) or "" (one pass on GPUs; on CPU
     #: drivers where it measured faster: ``reducer._one_pass_form``)
     reduce_form: str = ""
+    #: CTHREADS_SCRATCH: "old" drops the scratch buffers of a library call whose work is
+    #: still pending when it returns (the next call makes new ones), or "" (they go back to
+    #: the pool at once; queue order protects them: runtime/reducer.py)
+    scratch: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -291,6 +296,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
         matmul_cpu=_word(VARIABLES["matmul_cpu"], text("matmul_cpu").lower(), ("old",)),
         reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old", "new")),
+        scratch=_word(VARIABLES["scratch"], text("scratch").lower(), ("old",)),
     )
 
 
@@ -340,7 +346,7 @@ def _check_value(name: str, value):
     elif name == "check_form":
         ok = value in CHECK_FORMS
         accepted = "'branch' or 'select'"
-    elif name == "matmul_cpu":
+    elif name in ("matmul_cpu", "scratch"):
         ok = value in ("", "old")
         accepted = "'' or 'old'"
     elif name == "hide_features":

@@ -163,6 +163,7 @@ def _settings(settings: config.Config) -> list[str]:
         "launch_path": lambda v: v or "(unset: repeated launches keep their bind groups)",
         "matmul_cpu": lambda v: v or "(unset: the lanes form on CPU drivers)",
         "reduce_form": lambda v: v or "(unset: one pass on GPUs)",
+        "scratch": lambda v: v or "(unset: pending scratch back to the pool)",
     }
     problems = settings.problems()
     lines = ["settings:"]

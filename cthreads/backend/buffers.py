@@ -108,6 +108,10 @@ class BufferPool:
             # storage that must start as zeros (a reduction's ticket): never released to the
             # pool by its owner, so every acquire makes a new buffer, which wgpu zero-fills
             "zeroed": usage.STORAGE | usage.COPY_DST,
+            # the queue's staged uniform bytes (dispatch.py): a free list of their own, so a
+            # buffer a batch being submitted still binds (given back while pending) is never
+            # taken for the bytes written right before that submission
+            "staged": usage.STORAGE | usage.COPY_SRC | usage.COPY_DST,
         }
         self._ctx = ctx
         self._free: dict[tuple[str, int], list] = {}

@@ -419,7 +419,7 @@ class DeviceQueue:
             if staged:
                 blob = b"".join(staged)
                 if self._staging is None or self._staging.capacity < len(blob):
-                    self._staging = self.pool.acquire(len(blob), "storage")
+                    self._staging = self.pool.acquire(len(blob), "staged")
                 src = self._staging.buffer
                 self._write(src, blob)         # lands before this submission
             native = self._native

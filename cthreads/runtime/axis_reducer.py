@@ -494,7 +494,7 @@ def _submit(red, op, name, probe, ty, slot, packed, steps, out_shape, init, wher
     queue = red.queue
     pool = queue.pool
     owned = []
-    seq = None
+    seq, failed = None, False
     if probe:
         red.status_word()
     out = device_array.allocate(queue, ty, out_shape, None, where)
@@ -529,11 +529,12 @@ def _submit(red, op, name, probe, ty, slot, packed, steps, out_shape, init, wher
                 red.status.reset()
                 raise _red._loop_error(red, name)
     except BaseException:
+        failed = True
         out.release()
         raise
     finally:
         if seq is not None:
-            _red._release_when_done(queue, owned, seq)
+            _red._release_when_done(queue, owned, seq, not failed)
         else:
             for buf in reversed(owned):
                 pool.release(buf)

@@ -437,7 +437,7 @@ def _one_pass(red, pipe, ty, size, slot, parts, init, where, out):
     """``_submit_and_read`` in the one-pass form (``one_pass.py``; one part)."""
     queue = red.queue
     owned = []
-    seq = None
+    seq, failed = None, False
     try:
         with residency.launch_lock:
             (src, count), = _sources(red, slot, parts, ty, where)
@@ -455,9 +455,12 @@ def _one_pass(red, pipe, ty, size, slot, parts, init, where, out):
         with residency.launch_lock:
             readback.check(seq)
         return readback.raw[:size], False
+    except BaseException:
+        failed = True
+        raise
     finally:
         if seq is not None:
-            _release_when_done(queue, owned, seq)
+            _release_when_done(queue, owned, seq, not failed)
         else:
             for buf in owned:
                 queue.pool.release(buf)
@@ -470,7 +473,7 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where, out=N
     queue = red.queue
     pool = queue.pool
     owned = []
-    seq = None
+    seq, failed = None, False
     try:
         with residency.launch_lock:
             sources = _sources(red, slot, parts, ty, where)
@@ -515,27 +518,60 @@ def _submit_and_read(red, pipe, probe, ty, size, slot, parts, init, where, out=N
         with residency.launch_lock:
             readback.check(seq)
         raw = readback.raw
+    except BaseException:
+        failed = True
+        raise
     finally:
-        if seq is not None:
-            _release_when_done(queue, owned, seq)
-        else:
-            for buf in reversed(owned):
-                pool.release(buf)
+        _give_back(queue, owned, seq, failed)
     status = probe and raw[readback.lists[1].offset] != 0
     return raw[:size], status
 
 
-def _release_when_done(queue, owned, seq) -> None:
-    """Give the buffers of a submitted reduction back once its work is done (at once when the
-    readback finished; after an error while it may still run, they are simply dropped: the
-    pool never reuses a buffer pending work reads)."""
+def _give_back(queue, owned, seq, failed: bool) -> None:
+    """A call's scratch: to the pool at once when nothing was submitted (``seq`` None),
+    else as ``_release_when_done`` says."""
+    if seq is None:
+        for buf in reversed(owned):
+            queue.pool.release(buf)
+    else:
+        _release_when_done(queue, owned, seq, not failed)
+
+
+def _release_when_done(queue, owned, seq, pending_too: bool = False) -> None:
+    """Give the scratch buffers of a submitted call back to the pool, in reverse (the next
+    call takes the same buffers for the same parts, and its cached bind groups with them).
+
+    Work still pending does not hold them back: every later use of a pooled buffer is a
+    later dispatch or copy on the same queue, which runs after this call's work, or an
+    upload, which submits a pending batch that binds the buffer first (``DeviceQueue.upload``)
+    -- the order GpuArrays, the scanner's and the sorter's scratch rely on. Dropping them
+    instead (as this did while the work was pending, ``CTHREADS_SCRATCH=old``) made every
+    call that returns a device result without waiting (``to_device=True``, axis reductions,
+    a host array's upload) create new buffers, new bind groups and, on GPUs, wgpu's
+    zero-fill of each new buffer at its first use. Callers say so (``pending_too``: the
+    reductions and the sorter, when they did not fail); otherwise, after an error, the
+    buffers are given back only when the work is done, else simply dropped. (The queue's
+    staged uniform bytes have a free list of their own, ``"staged"``: they once took such a
+    buffer while the batch being submitted still read it.)"""
     try:
         done = queue.is_done(seq)
     except Exception:
         done = False
-    if done:            # in reverse: the next call takes the same buffers for the same parts
+    if done or (pending_too and scratch_form() != "old"):
         for buf in reversed(owned):
             queue.pool.release(buf)
+
+
+#: CTHREADS_SCRATCH, read once: "old" drops the scratch of a call whose work is pending
+SCRATCH = None
+
+
+def scratch_form() -> str:
+    """``SCRATCH``, read from the settings the first time."""
+    global SCRATCH
+    if SCRATCH is None:
+        SCRATCH = config.current().scratch
+    return SCRATCH
 
 
 def _scalar(raw: bytes, ty: str):

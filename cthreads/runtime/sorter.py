@@ -284,7 +284,7 @@ def _device_sort(s, k, outs, n, m, groups, name):
     """Submit the sort of ``n`` keys (``m`` per row) and the gathers of ``outs``; the result
     slots and dtypes (written by the queued work)."""
     queue, pool = s.queue, s.queue.pool
-    owned, seq = [], None
+    owned, seq, failed = [], None, False
     try:
         with residency.launch_lock:
             if s.generation != _device.generation():
@@ -317,9 +317,12 @@ def _device_sort(s, k, outs, n, m, groups, name):
                                      (), tuple(buf for buf, _, _ in bufs),
                                      more=j < len(plan.steps) - 1)
         return results
+    except BaseException:
+        failed = True
+        raise
     finally:
         if seq is not None:
-            reducer._release_when_done(queue, owned, seq)
+            reducer._release_when_done(queue, owned, seq, not failed)
         else:
             for buf in reversed(owned):
                 pool.release(buf)

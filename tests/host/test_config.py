@@ -306,6 +306,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_LAUNCH_PATH     (unset: repeated launches keep their bind groups)",
         "  CTHREADS_MATMUL_CPU      (unset: the lanes form on CPU drivers)",
         "  CTHREADS_REDUCE_FORM     (unset: one pass on GPUs)",
+        "  CTHREADS_SCRATCH         (unset: pending scratch back to the pool)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
