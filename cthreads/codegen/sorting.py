@@ -188,6 +188,32 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 
 _SCAN = one_group_scan("hist", "u.groups * DIGITSu")
 
+#: the inclusive scan of each invocation's digit counters (``oa``/``ob``) across the workgroup
+#: in ``sa``/``sb`` (Hillis-Steele, two barriers a step), shared by the scatter kernels of
+#: both digit widths (``with_count_scan``)
+COUNT_SCAN = """    sa[lid] = oa;
+    sb[lid] = ob;
+    for (var off = 1u; off < SIZEu; off = off * 2u) {
+        workgroupBarrier();
+        var xa = vec4<u32>(0u);
+        var xb = vec4<u32>(0u);
+        if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
+        workgroupBarrier();
+        sa[lid] = sa[lid] + xa;
+        sb[lid] = sb[lid] + xb;
+    }
+    workgroupBarrier();
+"""
+
+
+def with_count_scan(template: str, indent: str = "") -> str:
+    """``template`` with its ``COUNT_SCAN`` line replaced by ``COUNT_SCAN`` indented by
+    ``indent``."""
+    text = "".join(indent + line if line.strip() else line
+                   for line in COUNT_SCAN.splitlines(True))
+    return template.replace("COUNT_SCAN\n", text)
+
+
 _SCATTER = """@group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read> idx: array<u32>;
 @group(0) @binding(3) var<storage, read> hist: array<u32>;
@@ -213,18 +239,7 @@ GROUP    if (g >= u.groups) { return; }
             ob = ob + one_b(d);
         }
     }
-    sa[lid] = oa;
-    sb[lid] = ob;
-    for (var off = 1u; off < SIZEu; off = off * 2u) {
-        workgroupBarrier();
-        var xa = vec4<u32>(0u);
-        var xb = vec4<u32>(0u);
-        if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
-        workgroupBarrier();
-        sa[lid] = sa[lid] + xa;
-        sb[lid] = sb[lid] + xb;
-    }
-    workgroupBarrier();
+COUNT_SCAN
     var ra = sa[lid] - oa;
     var rb = sb[lid] - ob;
     for (var c = 0u; c < ITEMSu; c = c + 1u) {
@@ -270,18 +285,7 @@ GROUP    if (g >= u.groups) { return; }
             ob = ob + one_b(d);
         }
     }
-    sa[lid] = oa;
-    sb[lid] = ob;
-    for (var off = 1u; off < SIZEu; off = off * 2u) {
-        workgroupBarrier();
-        var xa = vec4<u32>(0u);
-        var xb = vec4<u32>(0u);
-        if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
-        workgroupBarrier();
-        sa[lid] = sa[lid] + xa;
-        sb[lid] = sb[lid] + xb;
-    }
-    workgroupBarrier();
+COUNT_SCAN
     if (lid == 0u) {
         let ta = sa[SIZEu - 1u];
         let tb = sb[SIZEu - 1u];
@@ -387,6 +391,9 @@ fn field(a: vec4<u32>, b: vec4<u32>, d: u32) -> u32 {
 }
 
 """
+
+_SCATTER = with_count_scan(_SCATTER)
+_SCATTER_LOCAL = with_count_scan(_SCATTER_LOCAL)
 
 _BODIES = {"map": _MAP, "hist": _HIST, "scan": _SCAN, "scatter": _SCATTER, "rekey": _REKEY,
            "gather": _GATHER, "scatter_local": _SCATTER_LOCAL}

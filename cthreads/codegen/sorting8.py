@@ -21,7 +21,7 @@ Per 8-bit digit pass (4 per 32-bit key word):
 
 from __future__ import annotations
 
-from .sorting import _ARGS, _COUNTERS, _GROUP, _HEAD, one_group_scan
+from .sorting import _ARGS, _COUNTERS, _GROUP, _HEAD, one_group_scan, with_count_scan
 
 RADIX_BITS = 8
 DIGITS = 256
@@ -163,18 +163,7 @@ GROUP    if (g >= u.groups) { return; }
                 ob = ob + one_b(d);
             }
         }
-        sa[lid] = oa;
-        sb[lid] = ob;
-        for (var off = 1u; off < SIZEu; off = off * 2u) {
-            workgroupBarrier();
-            var xa = vec4<u32>(0u);
-            var xb = vec4<u32>(0u);
-            if (lid >= off) { xa = sa[lid - off]; xb = sb[lid - off]; }
-            workgroupBarrier();
-            sa[lid] = sa[lid] + xa;
-            sb[lid] = sb[lid] + xb;
-        }
-        workgroupBarrier();
+COUNT_SCAN
         if (lid == 0u) {
             let ta = sa[SIZEu - 1u];
             let tb = sb[SIZEu - 1u];
@@ -219,6 +208,8 @@ GROUP    if (g >= u.groups) { return; }
     }
 }
 """
+
+_SCATTER8 = with_count_scan(_SCATTER8, "    ")
 
 _BODIES = {"hist8": _HIST8, "scan_up": _SCAN_UP, "scan_top": _SCAN_TOP,
            "scan_down": _SCAN_DOWN, "scatter8": _SCATTER8}
