@@ -21,29 +21,12 @@ import numpy as np
 from cthreads import config
 from cthreads.gpu import GlobalIdx, Gpu, gpu, to_device, zeros
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compute_kernels import conv1d as conv  # noqa: E402 - the compute set's kernels
+from compute_kernels import matmul_2d as mm2  # noqa: E402
+from compute_kernels import matmul_flat as mm  # noqa: E402
+
 REPEAT = int(os.environ.get("BENCH_REPEAT", "15"))
-
-
-def mm(n: int, a: list[float], b: list[float], c: list[float]) -> None:
-    i: int = GlobalIdx.y
-    j: int = GlobalIdx.x
-    if i >= n or j >= n:
-        return
-    s: float = 0.0
-    for k in range(n):
-        s += a[i * n + k] * b[k * n + j]
-    c[i * n + j] = s
-
-
-def mm2(n: int, a: list[list[float]], b: list[list[float]], c: list[list[float]]) -> None:
-    i: int = GlobalIdx.y
-    j: int = GlobalIdx.x
-    if i >= n or j >= n:
-        return
-    s: float = 0.0
-    for k in range(n):
-        s += a[i, k] * b[k, j]
-    c[i, j] = s
 
 
 def mm_kept(n: int, a: list[float], b: list[float], c: list[float]) -> None:
@@ -58,16 +41,6 @@ def mm_kept(n: int, a: list[float], b: list[float], c: list[float]) -> None:
     for k in range(m):
         s += a[i * m + k] * b[k * m + j]
     c[i * m + j] = s
-
-
-def conv(n: int, m: int, x: list[float], w: list[float], out: list[float]) -> None:
-    i: int = GlobalIdx.x
-    if i >= n:
-        return
-    s: float = 0.0
-    for k in range(m):
-        s += x[i + k] * w[k]
-    out[i] = s
 
 
 def nbody(n: int, px: list[float], py: list[float], pz: list[float], ax: list[float],
