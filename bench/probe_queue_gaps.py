@@ -1,0 +1,218 @@
+"""Where the time between heavy queued launches goes on a GPU (issue 27: the 2-D stencil's
+86 us per launch against its 68 us kernel, and queued 0-d sums at 0.71x torch).
+
+    python bench/probe_queue_gaps.py [--k K] [--reps R]
+
+For the 2-D 5-point stencil of 4096^2 float32 on arena lists (the PEERS row) and for
+``add.reduce(d, to_device=True)`` of 64M float32 (queued 0-d results): ``K`` launches queued
+then joined, in three forms alternating in one process: the default batching rule; heavy
+dispatches batched by the idle rule (``dispatch.HEAVY_GROUPS`` raised for the form: more
+dispatches per submission); the same launches captured once and replayed (one submission).
+Printed per form: us per launch, the host time of the launch loop alone (before the join),
+submissions per launch, and, where torch / CuPy import, the peers' time per launch. Every
+result is checked against numpy before it is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cthreads.gpu import Gpu, GpuArena, capture, device_name, gpu, to_device  # noqa: E402
+import peers_kernels as K  # noqa: E402
+
+
+@Gpu.func
+def add(a: float, b: float) -> float:
+    return a + b
+
+
+def _queue():
+    from cthreads.backend import get_queue
+    return get_queue()
+
+
+class Form:
+    """The form's batching rule while inside: ``HEAVY_GROUPS`` as given (None: unchanged), and
+    ``room`` submissions in flight allowed before a heavy dispatch waits in the batch (1: the
+    library's rule)."""
+
+    def __init__(self, groups=None, room=1):
+        self.groups, self.room = groups, room
+
+    def __enter__(self):
+        from cthreads.backend import dispatch, waits
+        self.keep = dispatch.HEAVY_GROUPS, waits.Completion.room
+        if self.groups is not None:
+            dispatch.HEAVY_GROUPS = self.groups
+        if self.room != 1:
+            limit = self.room
+
+            def room(comp):
+                if comp.submitted - comp.completed <= limit:
+                    return True
+                if comp.native is None or comp.handing_off:
+                    return False
+                comp.poll_fence()
+                return comp.submitted - comp.completed <= limit
+            waits.Completion.room = room
+
+    def __exit__(self, *exc):
+        from cthreads.backend import dispatch, waits
+        dispatch.HEAVY_GROUPS, waits.Completion.room = self.keep
+
+
+def _run_forms(name, launch, join, k, reps, graph=None, peers=()):
+    q = _queue()
+    forms = {"default": Form(), "heavy batched": Form(groups=1 << 60),
+             "room <= 2": Form(room=2), "room <= 3": Form(room=3)}
+    res = {f: [] for f in list(forms) + (["replay"] if graph else []) + [p for p, _ in peers]}
+    for r in range(reps):
+        for form, rule in forms.items():
+            with rule:
+                s0 = q.submitted
+                t0 = time.perf_counter()
+                jobs = [launch() for _ in range(k)]
+                t1 = time.perf_counter()
+                join(jobs)
+                t2 = time.perf_counter()
+                res[form].append(((t2 - t0) / k, (t1 - t0) / k, (q.submitted - s0) / k))
+        if graph:
+            t0 = time.perf_counter()
+            job = graph.replay(times=k)
+            t1 = time.perf_counter()
+            job.join(download=False)
+            t2 = time.perf_counter()
+            res["replay"].append(((t2 - t0) / k, (t1 - t0) / k, 1 / k))
+        for peer, run in peers:
+            t0 = time.perf_counter()
+            run(k)
+            res[peer].append(((time.perf_counter() - t0) / k, 0.0, 0.0))
+    print(f"\n== {name}: {k} launches queued then joined, medians of {reps} ==")
+    for form, rows in res.items():
+        tot = statistics.median(r[0] for r in rows) * 1e6
+        host = statistics.median(r[1] for r in rows) * 1e6
+        subs = statistics.median(r[2] for r in rows)
+        print(f"  {form:16s} {tot:8.1f} us/launch   host loop {host:7.1f} us/launch   "
+              f"{subs:5.3f} submissions/launch", flush=True)
+
+
+def stencil(k, reps, torch, g):
+    u = np.random.default_rng(11).random((g, g), dtype=np.float32)
+    want = u.copy()
+    want[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    v = u.copy()
+    arena = GpuArena()
+    arena.bind(u=u, v=v)
+
+    def launch():
+        return gpu(K.stencil2d, g, g, u, v, threads=(g, g))
+
+    def join(jobs):
+        jobs[-1].join(download=False)
+        for j in jobs:
+            j.join(download=False)
+
+    with capture() as graph:
+        launch()
+    peers = []
+    if torch is not None:
+        tu = torch.from_numpy(u).cuda()
+        tv = tu.clone()
+
+        def on_torch(k):
+            for _ in range(k):
+                tv[1:-1, 1:-1] = 0.25 * (tu[:-2, 1:-1] + tu[2:, 1:-1] + tu[1:-1, :-2]
+                                         + tu[1:-1, 2:])
+            torch.cuda.synchronize()
+        peers.append(("torch", on_torch))
+    _run_forms(f"2-D 5-point stencil {g}^2 float32, arena lists", launch, join, k, reps,
+               graph, peers)
+    arena.sync("v")
+    if not np.allclose(v, want, rtol=1e-6, atol=1e-6):
+        raise SystemExit("stencil: wrong result")
+    arena.release()
+
+
+def sums(k, reps, torch, n):
+    x = np.random.default_rng(0).random(n, dtype=np.float32)
+    exact = float(np.sum(x, dtype=np.float64))
+    d = to_device(x)
+    last = []
+
+    def launch():
+        return add.reduce(d, to_device=True)
+
+    def join(rs):
+        last[:] = [rs[-1].item()]
+
+    r0 = add.reduce(d, to_device=True)
+    try:
+        with capture() as graph:
+            add.reduce(d, to_device=True)
+    except Exception as exc:                 # CPU drivers: reductions read back; no replay
+        print(f"(sum: no capture here: {str(exc)[:80]})")
+        graph = None
+    peers = []
+    if torch is not None:
+        tx = torch.from_numpy(x).cuda()
+
+        def on_torch(k):
+            for _ in range(k):
+                r = tx.sum()
+            r.item()
+        peers.append(("torch", on_torch))
+    _run_forms(f"add.reduce(d, to_device=True) {n:,} float32, 0-d results", launch, join, k,
+               reps, graph, peers)
+    if abs(last[0] - exact) > 1e-4 * abs(exact) or abs(r0.item() - exact) > 1e-4 * abs(exact):
+        raise SystemExit(f"sum: wrong result {last[0]} / {r0.item()} vs {exact}")
+    # a number per call: a GpuArray and an arena list, alternating
+    arena = GpuArena()
+    xa = x.copy()
+    arena.bind(xa=xa)
+    rows = {"GpuArray": lambda: add.reduce(d), "arena list": lambda: add.reduce(xa),
+            "0-d + item()": lambda: add.reduce(d, to_device=True).item()}
+    if torch is not None:
+        rows["torch .item()"] = lambda: tx.sum().item()
+    out = {w: [] for w in rows}
+    for _ in range(reps):
+        for w, f in rows.items():
+            t0 = time.perf_counter()
+            for _ in range(20):
+                got = f()
+            out[w].append((time.perf_counter() - t0) / 20)
+            if abs(float(got) - exact) > 1e-4 * abs(exact):
+                raise SystemExit(f"sum {w}: wrong result")
+    print(f"\n== sum of {n:,} float32, a number per call (20 calls, medians of reps) ==")
+    for w, v in out.items():
+        print(f"  {w:16s} {statistics.median(v) * 1e6:8.1f} us/call")
+    arena.release()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--k", type=int, default=200)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--small", action="store_true", help="1024^2 grid, 1M sum (CPU drivers)")
+    args = ap.parse_args(argv)
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            torch = None
+    except ImportError:
+        torch = None
+    print(f"device: {device_name()}")
+    stencil(args.k, args.reps, torch, 1024 if args.small else 4096)
+    sums(args.k, args.reps, torch, 1 << (20 if args.small else 26))
+
+
+if __name__ == "__main__":
+    main()
