@@ -93,7 +93,7 @@ def main(argv=None) -> dict:
     device(), fns["cthreads numpy"]()                     # compile, warm
     torch_fns, torch_out = _torch_fns(x)
     fns.update(torch_fns)
-    ms = alternating_ms(fns, reps)
+    ms = alternating_ms(fns, reps, warm=1)   # the CUDA/Vulkan switch untimed (timing.py)
 
     want = np.cumsum(x.astype(np.float64))
     assert np.array_equal(held["out"].numpy(), want.astype(np.float32))

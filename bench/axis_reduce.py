@@ -123,7 +123,7 @@ def main(argv=None) -> dict:
     # the yardstick of this driver: the whole-array reduction of the same data (one number)
     fns["cthreads whole"] = lambda: add.reduce(d)
     fns.update(_torch_fns(x))
-    ms = alternating_ms(fns, args.reps)
+    ms = alternating_ms(fns, args.reps, warm=1)   # the CUDA/Vulkan switch untimed (timing.py)
     ms.update(alternating_ms({f"numpy axis={a}": (lambda a=a: x.sum(axis=a)) for a in (1, 0)},
                              args.reps))
     gbps = {k: x.nbytes / v / 1e6 for k, v in ms.items()}

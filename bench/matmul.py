@@ -139,7 +139,7 @@ def bench_one(n: int, dtype: str, reps: int, floor: bool = False) -> dict:
         if fn is not None:
             fn()
             fns[f"floor {dtype}"] = fn
-    ms = alternating_ms(fns, reps)
+    ms = alternating_ms(fns, reps, warm=1)   # the CUDA/Vulkan switch untimed (timing.py)
     host = np.empty((n, n), dtype)
     ms.update(alternating_ms({f"numpy {dtype}": lambda: np.matmul(a, b, out=host)}, reps))
 

@@ -45,12 +45,18 @@ class Form:
     ``room`` submissions in flight allowed before a heavy dispatch waits in the batch (1: the
     library's rule)."""
 
-    def __init__(self, groups=None, room=1):
-        self.groups, self.room = groups, room
+    def __init__(self, groups=None, room=1, batch=None, alone=False):
+        self.groups, self.room, self.batch, self.alone = groups, room, batch, alone
 
     def __enter__(self):
         from cthreads.backend import dispatch, waits
-        self.keep = dispatch.HEAVY_GROUPS, waits.Completion.room
+        q = _queue()
+        self.keep = (dispatch.HEAVY_GROUPS, waits.Completion.room, dispatch.KEEP_FED_BATCH,
+                     dispatch.KEEP_FED_MOST, q.keep_fed_alone)
+        q.keep_fed_alone = self.alone
+        if self.batch is not None:         # a fixed count
+            dispatch.KEEP_FED_BATCH = dispatch.KEEP_FED_MOST = self.batch
+        q.gather = dispatch.KEEP_FED_BATCH
         if self.groups is not None:
             dispatch.HEAVY_GROUPS = self.groups
         if self.room != 1:
@@ -67,23 +73,58 @@ class Form:
 
     def __exit__(self, *exc):
         from cthreads.backend import dispatch, waits
-        dispatch.HEAVY_GROUPS, waits.Completion.room = self.keep
+        (dispatch.HEAVY_GROUPS, waits.Completion.room, dispatch.KEEP_FED_BATCH,
+         dispatch.KEEP_FED_MOST, _queue().keep_fed_alone) = self.keep
+        _queue().gather = dispatch.KEEP_FED_BATCH
+
+
+#: the batching forms compared: the default (a gathering count adapting from 4 to 16), the
+#: previous rule (each heavy dispatch alone while at most one submission is in flight), fixed
+#: gathering counts, the idle rule for all
+FORMS = {"default": Form(), "old (alone)": Form(alone=True), "gather 8": Form(batch=8),
+         "gather 16": Form(batch=16), "idle rule only": Form(groups=1 << 60)}
+
+
+class Rules:
+    """Counts of the FLUSH_RULES rows that submitted, per form (a wrapper on flush)."""
+
+    def __init__(self):
+        from cthreads.backend import dispatch
+        self.counts: dict = {}
+        self.form = None
+        real = dispatch.DeviceQueue.flush
+        me = self
+
+        def flush(queue, rule, *a, **kw):
+            if me.form is not None:
+                per = me.counts.setdefault(me.form, {})
+                per[rule] = per.get(rule, 0) + 1
+            return real(queue, rule, *a, **kw)
+        dispatch.DeviceQueue.flush = flush
+
+
+RULES = None
 
 
 def _run_forms(name, launch, join, k, reps, graph=None, peers=()):
+    global RULES
+    if RULES is None:
+        RULES = Rules()
+    RULES.counts.clear()
     q = _queue()
-    forms = {"default": Form(), "heavy batched": Form(groups=1 << 60),
-             "room <= 2": Form(room=2), "room <= 3": Form(room=3)}
+    forms = FORMS
     res = {f: [] for f in list(forms) + (["replay"] if graph else []) + [p for p, _ in peers]}
     for r in range(reps):
         for form, rule in forms.items():
             with rule:
+                RULES.form = form
                 s0 = q.submitted
                 t0 = time.perf_counter()
                 jobs = [launch() for _ in range(k)]
                 t1 = time.perf_counter()
                 join(jobs)
                 t2 = time.perf_counter()
+                RULES.form = None
                 res[form].append(((t2 - t0) / k, (t1 - t0) / k, (q.submitted - s0) / k))
         if graph:
             t0 = time.perf_counter()
@@ -101,8 +142,42 @@ def _run_forms(name, launch, join, k, reps, graph=None, peers=()):
         tot = statistics.median(r[0] for r in rows) * 1e6
         host = statistics.median(r[1] for r in rows) * 1e6
         subs = statistics.median(r[2] for r in rows)
+        why = RULES.counts.get(form, {})
+        rules = ", ".join(f"{r} {n / reps:.0f}" for r, n in sorted(why.items()))
         print(f"  {form:16s} {tot:8.1f} us/launch   host loop {host:7.1f} us/launch   "
-              f"{subs:5.3f} submissions/launch", flush=True)
+              f"{subs:5.3f} submissions/launch" + (f"   flushes/round: {rules}" if why else ""),
+              flush=True)
+
+
+def phases(name, launch, join, k, forms) -> None:
+    """Per-launch time inside the queue's functions (perf_counter wrappers) for ``forms``."""
+    import probe_call_cost as PC
+
+    from cthreads.backend import dispatch, spare, waits
+    from cthreads.backend.native import encoder
+    c = PC.instrument()
+    c.wrap(encoder.NativeEncoder, "work_done_request", "work-done request")
+    c.wrap(encoder.NativeEncoder, "work_done_ready", "work-done poll")
+    c.wrap(waits.Completion, "room", "room()")
+    c.wrap(dispatch.DeviceQueue, "flush", "flush (encode + submit + bookkeeping)")
+    c.wrap(dispatch.DeviceQueue, "dispatch", "DeviceQueue.dispatch (flush inside)")
+    for cls in vars(spare).values():
+        if isinstance(cls, type) and hasattr(cls, "encode_for"):
+            c.wrap(cls, "encode_for", "spare encode")
+    for form, rule in forms.items():
+        with rule:
+            join([launch() for _ in range(k)])
+            c.reset()
+            c.on = True
+            t0 = time.perf_counter()
+            jobs = [launch() for _ in range(k)]
+            t1 = time.perf_counter()
+            c.on = False
+            join(jobs)
+        print(f"\n-- {name}, {form}: host loop {(t1 - t0) / k * 1e6:.1f} us/launch; inside "
+              "(us per launch, calls per launch):")
+        for label in sorted(c.ns, key=lambda x: -c.ns[x]):
+            print(f"    {label:42s} {c.ns[label] / k / 1e3:7.1f} us  {c.calls[label] / k:5.2f}")
 
 
 def stencil(k, reps, torch, g):
@@ -136,9 +211,37 @@ def stencil(k, reps, torch, g):
         peers.append(("torch", on_torch))
     _run_forms(f"2-D 5-point stencil {g}^2 float32, arena lists", launch, join, k, reps,
                graph, peers)
+    phases("stencil", launch, join, k, {"default": Form(), "old (alone)": Form(alone=True)})
     arena.sync("v")
     if not np.allclose(v, want, rtol=1e-6, atol=1e-6):
         raise SystemExit("stencil: wrong result")
+    arena.release()
+
+
+def saxpy(k, reps, torch, n):
+    x = np.random.default_rng(2).random(n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    arena = GpuArena()
+    arena.bind(x=x, y=y)
+
+    def launch():
+        return gpu(K.saxpy, n, 0.5, x, y)
+
+    def join(jobs):
+        jobs[-1].join(download=False)
+
+    peers = []
+    if torch is not None:
+        tx = torch.from_numpy(x).cuda()
+        ty = torch.ones(n, device="cuda")
+
+        def on_torch(k):
+            for _ in range(k):
+                ty.add_(tx, alpha=0.5)
+            torch.cuda.synchronize()
+        peers.append(("torch", on_torch))
+    _run_forms(f"saxpy {n:,} float32, arena lists", launch, join, k, reps, None, peers)
+    arena.sync("y")
     arena.release()
 
 
@@ -153,6 +256,10 @@ def sums(k, reps, torch, n):
 
     def join(rs):
         last[:] = [rs[-1].item()]
+
+    def launch_dropped():              # as PEERS: each result dropped at the next call
+        held[:] = [add.reduce(d, to_device=True)]
+    held: list = []
 
     r0 = add.reduce(d, to_device=True)
     try:
@@ -170,8 +277,11 @@ def sums(k, reps, torch, n):
                 r = tx.sum()
             r.item()
         peers.append(("torch", on_torch))
-    _run_forms(f"add.reduce(d, to_device=True) {n:,} float32, 0-d results", launch, join, k,
-               reps, graph, peers)
+    _run_forms(f"add.reduce(d, to_device=True) {n:,} float32, 0-d results held", launch, join,
+               k, reps, graph, peers)
+    _run_forms(f"add.reduce(d, to_device=True) {n:,} float32, 0-d results dropped",
+               launch_dropped, lambda _: last.__setitem__(slice(None), [held[0].item()]),
+               k, reps, None, ())
     if abs(last[0] - exact) > 1e-4 * abs(exact) or abs(r0.item() - exact) > 1e-4 * abs(exact):
         raise SystemExit(f"sum: wrong result {last[0]} / {r0.item()} vs {exact}")
     # a number per call: a GpuArray and an arena list, alternating
@@ -211,6 +321,10 @@ def main(argv=None):
         torch = None
     print(f"device: {device_name()}")
     stencil(args.k, args.reps, torch, 1024 if args.small else 4096)
+    if not args.small:
+        stencil(args.k, args.reps, torch, 2048)
+    for k in (20, 200):
+        saxpy(k, args.reps, torch, 1 << (20 if args.small else 26))
     sums(args.k, args.reps, torch, 1 << (20 if args.small else 26))
 
 

@@ -81,7 +81,7 @@ def main(argv=None) -> dict:
     fns.update(_torch_fns(x))
     for f in fns.values():
         f()
-    ms = alternating_ms(fns, opts.reps)
+    ms = alternating_ms(fns, opts.reps, warm=1)   # the CUDA/Vulkan switch untimed (timing.py)
     from cthreads.runtime import sorter
     print(f"# sort of {n:,} float32 keys on {name}, median of {opts.reps} rounds "
           f"({sorter._sorter_now().form()}; CTHREADS_SORT={sorter._sorter_now().asked or '(unset)'})")

@@ -29,14 +29,22 @@ def median_ms(fn, reps: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def alternating_ms(fns: dict, reps: int) -> dict:
+def alternating_ms(fns: dict, reps: int, warm: int = 0) -> dict:
     """Median ms of each of ``fns`` (name -> callable) over ``reps`` rounds, the functions
     timed one after another in an order that rotates every round (so that a change of the
-    machine's load falls on all of them alike)."""
+    machine's load falls on all of them alike).
+
+    ``warm``: untimed calls of each function right before its timed one. A rotation keeps
+    the cyclic order, so each function always follows the same other one: on a GPU shared by
+    torch's CUDA context and our Vulkan device, the first call after the other's work pays the
+    switch (0.16-0.17 ms on the H200, ``bench/probe_switch.py``), which is no part of either
+    library's cost per call in a loop; the library rows of PEERS pass ``warm=1``."""
     times = {k: [] for k in fns}
     names = list(fns)
     for r in range(reps):
         for k in names[r % len(names):] + names[:r % len(names)]:
+            for _ in range(warm):
+                fns[k]()
             t0 = time.perf_counter()
             fns[k]()
             times[k].append(time.perf_counter() - t0)

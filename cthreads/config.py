@@ -49,6 +49,7 @@ VARIABLES = {
     "matmul_cpu": "CTHREADS_MATMUL_CPU",
     "reduce_form": "CTHREADS_REDUCE_FORM",
     "scratch": "CTHREADS_SCRATCH",
+    "keep_fed": "CTHREADS_KEEP_FED",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -146,6 +147,10 @@ class Config:
     #: still pending when it returns (the next call makes new ones), or "" (they go back to
     #: the pool at once; queue order protects them: runtime/reducer.py)
     scratch: str = ""
+    #: CTHREADS_KEEP_FED: "old" submits each heavy dispatch on a GPU alone while at most one
+    #: submission is in flight, or "" (while one is in flight they gather in the batch until
+    #: it holds ``dispatch.KEEP_FED_BATCH``: backend/dispatch.py)
+    keep_fed: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)
     nd_tiles_on_cpu: bool = False
@@ -297,6 +302,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
         matmul_cpu=_word(VARIABLES["matmul_cpu"], text("matmul_cpu").lower(), ("old",)),
         reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old", "new")),
         scratch=_word(VARIABLES["scratch"], text("scratch").lower(), ("old",)),
+        keep_fed=_word(VARIABLES["keep_fed"], text("keep_fed").lower(), ("old",)),
     )
 
 
@@ -346,7 +352,7 @@ def _check_value(name: str, value):
     elif name == "check_form":
         ok = value in CHECK_FORMS
         accepted = "'branch' or 'select'"
-    elif name in ("matmul_cpu", "scratch"):
+    elif name in ("matmul_cpu", "scratch", "keep_fed"):
         ok = value in ("", "old")
         accepted = "'' or 'old'"
     elif name == "hide_features":

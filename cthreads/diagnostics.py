@@ -164,6 +164,7 @@ def _settings(settings: config.Config) -> list[str]:
         "matmul_cpu": lambda v: v or "(unset: the lanes form on CPU drivers)",
         "reduce_form": lambda v: v or "(unset: one pass on GPUs)",
         "scratch": lambda v: v or "(unset: pending scratch back to the pool)",
+        "keep_fed": lambda v: v or "(unset: heavy GPU dispatches gather while one runs)",
     }
     problems = settings.problems()
     lines = ["settings:"]

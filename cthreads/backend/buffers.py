@@ -31,8 +31,14 @@ from .faults import device_error
 from .forking import on_fork_child
 
 MIN_CAPACITY = 256
-#: Free buffers kept per bucket; more are dropped (released) when returned.
+#: Free buffers kept per bucket; more are dropped (released) when returned. Small buckets
+#: keep up to ``SMALL_KEEP_BYTES`` of buffers (at most ``SMALL_KEEP_MAX``): a loop that holds
+#: many small results at once (a list of 0-d reductions) finds them again the next time,
+#: where a new buffer costs ~0.2 ms on the H200 (wgpu's creation and zero-fill; docs/
+#: performance.md, "Buffers").
 KEEP_PER_BUCKET = 8
+SMALL_KEEP_BYTES = 1 << 20
+SMALL_KEEP_MAX = 512
 #: Allocations from this size on are checked against the host's available memory on CPU drivers
 #: (reading /proc/meminfo costs time on every check; smaller ones cannot matter; see
 #: docs/performance.md, "Buffers").
@@ -69,6 +75,11 @@ def _meminfo() -> dict[str, int]:
 def host_available() -> int | None:
     """Bytes of host memory available to new allocations (MemAvailable), or None if unknown."""
     return _meminfo().get("MemAvailable")
+
+
+def keep_per_bucket(capacity: int) -> int:
+    """How many idle buffers of ``capacity`` bytes the pool keeps."""
+    return max(KEEP_PER_BUCKET, min(SMALL_KEEP_MAX, SMALL_KEEP_BYTES // capacity))
 
 
 class PooledBuffer:
@@ -293,7 +304,7 @@ class BufferPool:
         key = (pooled.kind, pooled.capacity)
         with self._lock:
             free = self._free.setdefault(key, [])
-            if len(free) < KEEP_PER_BUCKET and \
+            if len(free) < keep_per_bucket(pooled.capacity) and \
                     self.idle_bytes + pooled.capacity <= self.idle_limit:
                 free.append(pooled)
                 self.idle_bytes += pooled.capacity

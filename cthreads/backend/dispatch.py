@@ -88,6 +88,15 @@ IDLE_POLL_EVERY = 16
 #: be a submission of its own (docs/performance.md, "Deferred submission" and "Queued
 #: launches on GPUs")
 HEAVY_GROUPS = 1024
+#: GPUs: heavy dispatches gather in the open batch until it holds ``DeviceQueue.gather`` of
+#: them (from KEEP_FED_BATCH to KEEP_FED_MOST: ``_gathered``), then go as soon as at most one
+#: submission is in flight; a batch's first dispatch goes at once when the device is known
+#: to be idle (no poll). A submission costs the host 40-120 us on the H200
+#: while the device is busy (encoding, the submit, the polls that decide it), so one per
+#: dispatch made queues of 17-68 us kernels host-bound (docs/performance.md, "Queued launches
+#: on GPUs"); CTHREADS_KEEP_FED=old submits each heavy dispatch alone as before.
+KEEP_FED_BATCH = 4
+KEEP_FED_MOST = 16
 
 #: Queued writes from this size on are submitted at once; at most this many bytes of them may
 #: be in flight (each holds a staging copy of its data until the device has run it).
@@ -103,9 +112,13 @@ WRITE_STAGING_LIMIT = 128 << 20
 FLUSH_RULES = {
     "unbatched": "CTHREADS_BATCH=0 (``batching``): every dispatch at once, alone",
     "count": "the batch holds BATCH_CAP dispatches",
-    "keep_fed": "GPUs (``keep_fed``): a dispatch of HEAVY_GROUPS workgroups or more, while at "
-                "most one submission is in flight (so the next work is always queued behind "
-                "the running one)",
+    "keep_fed": "GPUs (``keep_fed``): a dispatch of HEAVY_GROUPS workgroups or more, first in "
+                "its batch while the device is known to be idle, or once the batch holds "
+                "``gather`` dispatches (4 to 16: more while the device runs dry) while at "
+                "most one submission is in flight (the "
+                "next work queued behind the running one, in few submissions); "
+                "CTHREADS_KEEP_FED=old: each heavy dispatch alone while at most one "
+                "submission is in flight",
     "idle": "everything submitted has finished: a lone launch or one after a join goes at "
             "once (latency unchanged); known from notifications that fired, and from one "
             "non-blocking poll every IDLE_POLL_EVERY dispatches",
@@ -172,6 +185,11 @@ class DeviceQueue:
         #: is left (docs/performance.md, "Queued launches on GPUs"). Light launches batch by
         #: the idle rule on every device.
         self.keep_fed = not ctx.is_cpu
+        #: CTHREADS_KEEP_FED=old: a heavy dispatch is submitted alone while at most one
+        #: submission is in flight (else it gathers with others: KEEP_FED_BATCH)
+        self.keep_fed_alone = config.current().keep_fed == "old"
+        #: how many heavy dispatches gather before they go (``_gathered`` adapts it)
+        self.gather = KEEP_FED_BATCH
         _queues.add(self)
 
     # -- read-only views (diagnostics and tests) --------------------------------------------
@@ -379,8 +397,30 @@ class DeviceQueue:
         if more:
             return None
         if self.keep_fed and folded[0] * folded[1] * folded[2] >= HEAVY_GROUPS:
-            return "keep_fed" if self.completion.room() else None
+            done = self.completion
+            if self.keep_fed_alone:
+                return "keep_fed" if done.room() else None
+            if count == 1:                 # at once when the device is known to be idle
+                return "keep_fed" if done.idle(False) else None
+            if count >= self.gather:       # queued behind the running submission
+                return "keep_fed" if self._gathered() else None
+            return None
         return "idle" if self.completion.idle(count % IDLE_POLL_EVERY == 0) else None
+
+    def _gathered(self) -> bool:
+        """Whether a full gathered batch goes now: at most one submission in flight (one
+        poll). The count to gather adapts: doubled (to KEEP_FED_MOST) when the device had run
+        dry, so a host slower than the device makes fewer, larger submissions; halved (to
+        KEEP_FED_BATCH) while work was still queued (lock held)."""
+        done = self.completion
+        if done.submitted > done.completed and not done.handing_off:
+            done.poll_fence()
+        left = done.submitted - done.completed
+        if left > 1:
+            return False
+        self.gather = min(2 * self.gather, KEEP_FED_MOST) if left == 0 else \
+            max(self.gather // 2, KEEP_FED_BATCH)
+        return True
 
     # -- submission --------------------------------------------------------------------------
 

@@ -550,14 +550,19 @@ def _release_when_done(queue, owned, seq, pending_too: bool = False) -> None:
     a host array's upload) create new buffers, new bind groups and, on GPUs, wgpu's
     zero-fill of each new buffer at its first use. Callers say so (``pending_too``: the
     reductions and the sorter, when they did not fail); otherwise, after an error, the
-    buffers are given back only when the work is done, else simply dropped. (The queue's
+    buffers are given back only when the work is done, else simply dropped. Calls that did not
+    fail never ask ``is_done``: it submits a pending batch, which made every queued call on a
+    GPU a submission of its own (issue 27's queued 0-d sums). (The queue's
     staged uniform bytes have a free list of their own, ``"staged"``: they once took such a
     buffer while the batch being submitted still read it.)"""
-    try:
-        done = queue.is_done(seq)
-    except Exception:
-        done = False
-    if done or (pending_too and scratch_form() != "old"):
+    if pending_too and scratch_form() != "old":
+        done = True                  # no is_done: it would submit the pending batch
+    else:
+        try:
+            done = queue.is_done(seq)
+        except Exception:
+            done = False
+    if done:
         for buf in reversed(owned):
             queue.pool.release(buf)
 

@@ -380,12 +380,14 @@ def test_upload_into_a_buffer_a_pending_launch_binds(device_name):
     assert q.pending == 0
 
 
-@pytest.fixture
-def keep_fed(monkeypatch):
+@pytest.fixture(params=["gather", "alone"])
+def keep_fed(monkeypatch, request):
     """The GPUs' batching rule for heavy launches (at most two submissions in flight) on this
-    device, every launch counted as heavy."""
+    device, every launch counted as heavy: heavy dispatches gathering in the batch while one
+    submission runs (the default), or each submitted alone (``CTHREADS_KEEP_FED=old``)."""
     from cthreads.backend import dispatch
     monkeypatch.setattr(_queue(), "keep_fed", True)
+    monkeypatch.setattr(_queue(), "keep_fed_alone", request.param == "alone")
     monkeypatch.setattr(dispatch, "HEAVY_GROUPS", 1)
 
 

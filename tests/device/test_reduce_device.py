@@ -339,3 +339,50 @@ def test_a_device_result_sum_is_captured_and_replayed(device_name):
         assert np.array_equal(d.numpy(), x * 8)
     finally:
         red.form = saved
+
+
+def test_many_device_results_held_at_once_reuse_their_buffers(device_name):
+    """A list of 0-d results held together, dropped, then made again: the second round takes
+    every buffer from the pool (small buckets keep more than KEEP_PER_BUCKET), and every
+    result is numpy's."""
+    from cthreads.backend import buffers
+    x = np.arange(3000, dtype=np.float32)
+    d = to_device(x)
+    pool = reducer._reducer_now().queue.pool
+    held = 3 * buffers.KEEP_PER_BUCKET
+    results = [fadd.reduce(d, float(k), to_device=True) for k in range(held)]
+    assert [r.item() for r in results] == [float(x.sum()) + k for k in range(held)]
+    del results
+    made = pool.allocations
+    results = [fadd.reduce(d, float(k), to_device=True) for k in range(held)]
+    assert [r.item() for r in results] == [float(x.sum()) + k for k in range(held)]
+    assert pool.allocations == made
+    assert buffers.keep_per_bucket(buffers.MIN_CAPACITY) > held
+    assert buffers.keep_per_bucket(64 << 20) == buffers.KEEP_PER_BUCKET
+
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_queued_device_results_under_the_gpus_batching_rule(device_name, monkeypatch, alone):
+    """The GPUs' rule for heavy dispatches (every dispatch counted heavy here): device results
+    queued back to back gather in few submissions (``CTHREADS_KEEP_FED=old``: each alone), the
+    scratch of each call going back to the pool without submitting the batch; every result is
+    numpy's, whether held or dropped, with the input changing in between."""
+    from cthreads.backend import dispatch, get_queue
+    q = get_queue()
+    monkeypatch.setattr(q, "keep_fed", True)
+    monkeypatch.setattr(q, "keep_fed_alone", alone)
+    monkeypatch.setattr(dispatch, "HEAVY_GROUPS", 1)
+    x = np.arange(5000, dtype=np.float32)
+    d = to_device(x)
+    held = [fadd.reduce(d, float(k), to_device=True) for k in range(12)]
+    last = None
+    for _ in range(12):
+        last = fadd.reduce(d, to_device=True)          # the previous one dropped
+    m = to_device(x.reshape(50, 100))
+    rows = [fadd.reduce(m, axis=1) for _ in range(6)]
+    total = float(x.astype(np.float64).sum())
+    assert [r.item() for r in held] == [total + k for k in range(12)]
+    assert last.item() == total
+    for r in rows:
+        np.testing.assert_allclose(r.numpy(), x.reshape(50, 100).astype(np.float64).sum(axis=1),
+                                   rtol=1e-6)

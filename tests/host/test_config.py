@@ -307,6 +307,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_MATMUL_CPU      (unset: the lanes form on CPU drivers)",
         "  CTHREADS_REDUCE_FORM     (unset: one pass on GPUs)",
         "  CTHREADS_SCRATCH         (unset: pending scratch back to the pool)",
+        "  CTHREADS_KEEP_FED        (unset: heavy GPU dispatches gather while one runs)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
