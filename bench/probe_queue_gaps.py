@@ -81,7 +81,7 @@ class Form:
 #: the batching forms compared: the default (a gathering count adapting from 4 to 16), the
 #: previous rule (each heavy dispatch alone while at most one submission is in flight), fixed
 #: gathering counts, the idle rule for all
-FORMS = {"default": Form(), "old (alone)": Form(alone=True), "gather 8": Form(batch=8),
+FORMS = {"default": Form(), "old (alone)": Form(alone=True), "gather 4": Form(batch=4),
          "gather 16": Form(batch=16), "idle rule only": Form(groups=1 << 60)}
 
 

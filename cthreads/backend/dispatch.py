@@ -95,7 +95,7 @@ HEAVY_GROUPS = 1024
 #: while the device is busy (encoding, the submit, the polls that decide it), so one per
 #: dispatch made queues of 17-68 us kernels host-bound (docs/performance.md, "Queued launches
 #: on GPUs"); CTHREADS_KEEP_FED=old submits each heavy dispatch alone as before.
-KEEP_FED_BATCH = 4
+KEEP_FED_BATCH = 8
 KEEP_FED_MOST = 16
 
 #: Queued writes from this size on are submitted at once; at most this many bytes of them may
@@ -114,7 +114,7 @@ FLUSH_RULES = {
     "count": "the batch holds BATCH_CAP dispatches",
     "keep_fed": "GPUs (``keep_fed``): a dispatch of HEAVY_GROUPS workgroups or more, first in "
                 "its batch while the device is known to be idle, or once the batch holds "
-                "``gather`` dispatches (4 to 16: more while the device runs dry) while at "
+                "``gather`` dispatches (8 to 16: more while the device runs dry) while at "
                 "most one submission is in flight (the "
                 "next work queued behind the running one, in few submissions); "
                 "CTHREADS_KEEP_FED=old: each heavy dispatch alone while at most one "
