@@ -6,7 +6,8 @@ PEERS axis-reduction and scan rows timed our calls at about twice the per-call c
 
 For ``add.reduce(m, axis=1).numpy()`` of an 8192^2 float32 GpuArray, ``add.accumulate(d)``
 of 64M float32 (waited for by its last element) and ``torch.sum(t, dim=1)`` /
-``torch.cumsum`` + synchronize: the median time of one call (a) in a run of calls back to
+``torch.cumsum`` + synchronize, and ``add.reduce`` to a number (of a GpuArray and of an arena
+list) against ``x.sum().item()``: the median time of one call (a) in a run of calls back to
 back, (b) right after one call of the other library's (the order ``alternating_ms`` gives
 every case of a rotating round), (c) right after a numpy call of the same length (no GPU
 work between). Every result is checked against numpy first.
@@ -24,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cthreads.gpu import Gpu, device_name, to_device  # noqa: E402
+from cthreads.gpu import Gpu, GpuArena, device_name, to_device  # noqa: E402
 
 
 @Gpu.func
@@ -90,6 +91,17 @@ def main(argv=None) -> None:
         torch.cuda.synchronize()
     rows(f"add.accumulate(d)[-1:].numpy(), {n * n:,} float32",
          lambda: add.accumulate(d)[-1:].numpy(), torch_cumsum, lambda: small.sum(), args.reps)
+    exact = float(x.astype(np.float64).sum())
+    if abs(add.reduce(d) - exact) > 1e-4 * exact or abs(tx.sum().item() - exact) > 1e-4 * exact:
+        raise SystemExit("sum: wrong result")
+    rows(f"add.reduce(d) (a number), {n * n:,} float32", lambda: add.reduce(d),
+         lambda: tx.sum().item(), lambda: small.sum(), args.reps)
+    xa = x.copy()
+    arena = GpuArena()
+    arena.bind(xa=xa)
+    rows(f"add.reduce(xa) (a number), arena list of {n * n:,} float32",
+         lambda: add.reduce(xa), lambda: tx.sum().item(), lambda: small.sum(), args.reps)
+    arena.release()
 
 
 if __name__ == "__main__":
