@@ -164,6 +164,7 @@ def _settings(settings: config.Config) -> list[str]:
         "matmul_cpu": lambda v: v or "(unset: the lanes form on CPU drivers)",
         "reduce_form": lambda v: v or "(unset: one pass on GPUs)",
         "scratch": lambda v: v or "(unset: pending scratch back to the pool)",
+        "index_form": lambda v: v or "(unset: N-D row lengths read once per invocation)",
     }
     problems = settings.problems()
     lines = ["settings:"]
