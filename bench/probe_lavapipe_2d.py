@@ -134,6 +134,10 @@ def variants(name: str, text: str) -> dict:
         t = t.replace("fn ct_body(ct_gidx: i32, ct_gidy: i32, ct_gidz: i32) {\n",
                       decl + "fn ct_body(ct_gidx: i32, ct_gidy: i32, ct_gidz: i32) {\n" + sets, 1)
         out["text_private_strides"] = t
+    # a literal / literal quotient folded (the stencil's 1.0 / 9.0, divided per invocation)
+    t = text.replace("ct_enter_f(ct_div_f(ct_fid(1.0f), 9.0f))", "0.11111111f")
+    if t != text:
+        out["text_fold_div"] = t
     # u32 index arithmetic: a[u32(i)] where the index is proven non-negative
     t = re.sub(r"(\b[a-z]\w*)\[\(\((.*?)\)\)\]", lambda m: f"{m.group(1)}[u32(({m.group(2)}))]",
                text)
