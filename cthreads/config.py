@@ -50,6 +50,7 @@ VARIABLES = {
     "reduce_form": "CTHREADS_REDUCE_FORM",
     "scratch": "CTHREADS_SCRATCH",
     "keep_fed": "CTHREADS_KEEP_FED",
+    "index_form": "CTHREADS_INDEX_FORM",
 }
 _READ = (*VARIABLES.values(), "XDG_CACHE_HOME", "HOME")
 #: fields no environment variable sets: measurement and test switches, changed only through
@@ -138,6 +139,10 @@ class Config:
     #: CTHREADS_MATMUL_CPU: "old" runs ``matmul`` on CPU drivers in the direct form of issue
     #: 26's first rounds; "" (the default) in the lanes form (runtime/matmul_runner.py)
     matmul_cpu: str = ""
+    #: CTHREADS_INDEX_FORM: "old" reads an N-D list's row lengths from the uniform at each
+    #: access; "" (the default) reads them once per invocation into private values
+    #: (codegen/lists.py ``ListAccess.flat``: llvmpipe reloaded them in every loop trip)
+    index_form: str = ""
     #: CTHREADS_REDUCE_FORM: whole-array ``f.reduce``'s form, "old" (a pass per level, each
     #: call's buffers from the pool), "new" (one pass finished by the last workgroup, its
     #: buffers cached per size: ``runtime/one_pass.py``) or "" (one pass on GPUs; on CPU
@@ -300,6 +305,7 @@ def from_environ(environ: Mapping[str, str] = os.environ) -> Config:
                          CHECK_FORMS) or "branch",
         launch_path=_word(VARIABLES["launch_path"], text("launch_path").lower(), ("old",)),
         matmul_cpu=_word(VARIABLES["matmul_cpu"], text("matmul_cpu").lower(), ("old",)),
+        index_form=_word(VARIABLES["index_form"], text("index_form").lower(), ("old",)),
         reduce_form=_word(VARIABLES["reduce_form"], text("reduce_form").lower(), ("old", "new")),
         scratch=_word(VARIABLES["scratch"], text("scratch").lower(), ("old",)),
         keep_fed=_word(VARIABLES["keep_fed"], text("keep_fed").lower(), ("old",)),
@@ -352,7 +358,7 @@ def _check_value(name: str, value):
     elif name == "check_form":
         ok = value in CHECK_FORMS
         accepted = "'branch' or 'select'"
-    elif name in ("matmul_cpu", "scratch", "keep_fed"):
+    elif name in ("matmul_cpu", "scratch", "keep_fed", "index_form"):
         ok = value in ("", "old")
         accepted = "'' or 'old'"
     elif name == "hide_features":

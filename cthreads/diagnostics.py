@@ -165,6 +165,7 @@ def _settings(settings: config.Config) -> list[str]:
         "reduce_form": lambda v: v or "(unset: one pass on GPUs)",
         "scratch": lambda v: v or "(unset: pending scratch back to the pool)",
         "keep_fed": lambda v: v or "(unset: heavy GPU dispatches gather while one runs)",
+        "index_form": lambda v: v or "(unset: N-D row lengths read once per invocation)",
     }
     problems = settings.problems()
     lines = ["settings:"]

@@ -1,7 +1,7 @@
 """A batch: dispatches recorded for one command buffer, and the uniform bytes they stage.
 
 A ``Batch`` is a plain record. ``DeviceQueue`` keeps one open batch and decides when it is
-submitted (the rules are the table ``FLUSH_RULES`` in ``dispatch.py``); the batch itself never
+submitted (the rules are the table ``FLUSH_RULES`` in ``flush_rules.py``); the batch itself never
 submits, polls or locks anything, so a batch recorded on purpose (v3's ``capture()``, whose
 ``replay()`` submits it) is another owner of the same record, not another kind of batch.
 

@@ -3,7 +3,7 @@ interpreter exit and in a forked child.
 
 A ``Flusher`` (one per queue, its daemon thread started with the first batch) submits a batch
 still pending ``FLUSH_DEADLINE_S`` after it opened, so launched work never waits for a join
-that does not come (the ``deadline`` row of ``FLUSH_RULES`` in ``dispatch.py``). On CPU
+that does not come (the ``deadline`` row of ``FLUSH_RULES`` in ``flush_rules.py``). On CPU
 drivers it submits only once the device is idle, and makes its submission outside the queue's
 lock. It owns its thread and the event that wakes it; what it submits is the queue's.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from .. import config
 from ..errors import CThreadsGPUError, GpuKernelError
 from . import ir, library, loop_entry, printing, tuple_types
 from .float_ops import OVERRIDES
@@ -325,6 +326,7 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
     checked = any(c.id not in skip for c in fe.checks)
     status = layout.status_binding if checked or cpu else None
     lists = ListAccess(kernel, layout.written, layout.bindings, status, skip, split)
+    lists.hoist = config.current().index_form != "old"
     em = Emitter(kernel, fe.src, lists, progress, loopcheck=cpu)
     em.report = checked
     em.nd = nd
@@ -343,8 +345,11 @@ def _render(fn, fe, kernel, layout, skip: frozenset, fixed: bool, progress: Prog
             if text.strip() != PROBE_END or (end_probe and fixed)]
     em.lines = [em.lines[k] for k in keep]
     em.pylines = [em.pylines[k] for k in keep]
+    stride_decls, stride_sets = lists.stride_lines()     # set before the body's first line
+    em.lines = ["    " + t for t in stride_sets] + em.lines
+    em.pylines = [0] * len(stride_sets) + em.pylines
     head = [f"// cthreads kernel {fn.__module__}.{fn.__qualname__}"]
-    head += layout.uniform_decl(nd) + lists.declarations()
+    head += layout.uniform_decl(nd) + lists.declarations() + stride_decls
     if layout.print_binding is not None:
         head += printing.declarations(layout.print_binding)
     helper_blocks = tuple_types.declarations(kernel.functions)

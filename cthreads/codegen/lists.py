@@ -50,6 +50,10 @@ class ListAccess:
         self.status_binding = status_binding
         self.skip = skip                       # check ids proven unnecessary (proofs.py)
         self.helpers: dict[str, str] = {}      # name -> WGSL text, emitted sorted
+        # N-D row lengths read once per invocation (``hoist``, set by the kernel's emitter):
+        # private name -> the uniform field; the emitter declares and sets them (``strides``)
+        self.hoist = False
+        self.strides: dict[str, str] = {}
 
     # -- declarations ----------------------------------------------------------------------
     def elem_type(self, ref: ir.ListRef) -> str:
@@ -115,8 +119,25 @@ class ListAccess:
         """The element number of ``ref[i, j, ...]`` (row-major) from i32 index texts."""
         text = idxs[0]
         for d, idx in enumerate(idxs[1:], start=1):
-            text = f"(({text}) * i32({self._ulen(ref, d)}) + ({idx}))"
+            text = f"(({text}) * {self._stride(ref, d)} + ({idx}))"
         return text
+
+    def _stride(self, ref, d: int) -> str:
+        """Dimension ``d``'s length as an i32 factor of the flat index: a private value set
+        once per invocation where ``hoist`` (llvmpipe reloaded a uniform field in every loop
+        trip: bench/probe_lavapipe_2d.py), else the uniform field read at the access."""
+        size = self._ulen(ref, d)
+        if not self.hoist or ref.shared_size is not None or not size.startswith("ct_u."):
+            return f"i32({size})"
+        name = f"ct_s_{ref.ident}_{d}"
+        self.strides[name] = size
+        return name
+
+    def stride_lines(self) -> tuple[list[str], list[str]]:
+        """(module declarations, the body's first lines) of the hoisted row lengths."""
+        names = sorted(self.strides)
+        return ([f"var<private> {n}: i32;" for n in names],
+                [f"{n} = i32({self.strides[n]});" for n in names])
 
     def _raw_load(self, ref, idx) -> str:
         if ref.ident in self.split:

@@ -308,6 +308,7 @@ def test_info_lists_the_settings_and_marks_bad_ones():
         "  CTHREADS_REDUCE_FORM     (unset: one pass on GPUs)",
         "  CTHREADS_SCRATCH         (unset: pending scratch back to the pool)",
         "  CTHREADS_KEEP_FED        (unset: heavy GPU dispatches gather while one runs)",
+        "  CTHREADS_INDEX_FORM      (unset: N-D row lengths read once per invocation)",
     ]
     bad = _settings(parse(CTHREADS_VEC="on"))
     assert "  CTHREADS_VEC             NOT ACCEPTED (below)" in bad
@@ -326,6 +327,10 @@ def test_info_lists_the_settings_and_marks_bad_ones():
     assert parse(CTHREADS_MATMUL_CPU="OLD").matmul_cpu == "old"
     bad = _settings(parse(CTHREADS_MATMUL_CPU="new"))
     assert bad[-1] == "  error: CTHREADS_MATMUL_CPU='new': use old, or unset it"
+    assert parse(CTHREADS_INDEX_FORM="Old").index_form == "old"
+    assert parse().index_form == ""
+    bad = _settings(parse(CTHREADS_INDEX_FORM="new"))
+    assert bad[-1] == "  error: CTHREADS_INDEX_FORM='new': use old, or unset it"
 
 
 def test_override_only_fields_are_switched_by_override_and_checked():
