@@ -8,7 +8,7 @@ out=${OUT:-h200-logs}; mkdir -p "$out"
 part=${1:-all}
 if [ "$part" != peers ]; then
 for t in batching reduce_device reduce_path reduce split_reduce pending_scratch capture \
-         axis_reduce accumulate sort range_proofs ready_launch launch; do
+         axis_reduce accumulate sort range_proofs ready_launch launch nd boundscheck; do
   [ -f tests/device/test_$t.py ] || continue
   timeout 60 python3 -m pytest -q -p no:cacheprovider tests/device/test_$t.py -rfE -x \
       > /tmp/t_$t.txt 2>&1
@@ -18,13 +18,13 @@ done
 cat "$out/tests.txt"
 {
   timeout 120 python3 bench/probe_switch.py
-  [ -f bench/probe_conv_forms.py ] && timeout 150 python3 bench/probe_conv_forms.py
   timeout 150 python3 bench/probe_call_cost.py
-  CTHREADS_REDUCE_PATH=old timeout 150 python3 bench/probe_call_cost.py
 } > "$out/probes.txt" 2>&1
+timeout 240 python3 bench/probe_conv_forms.py --out "$out/conv_forms.txt" > "$out/conv_forms.log" 2>&1
 fi
 [ "$part" = tests ] && exit 0
-timeout 200 python3 bench/probe_queue_gaps.py --reps 3 > "$out/queue_gaps.txt" 2>&1
+CTHREADS_INDEX_FORM=old timeout 150 python3 bench/compute_bound.py > "$out/compute_index_old.txt" 2>&1
+timeout 150 python3 bench/probe_call_cost.py > "$out/call_cost.txt" 2>&1
 timeout 420 python3 bench/peers_all.py --out "$out/peers_all.txt" > "$out/peers_all.log" 2>&1
 echo "peers_all rc=$?" >> "$out/peers_all.txt"
 tail -n 120 "$out/peers_all.txt"
