@@ -23,7 +23,9 @@ cat "$out/tests.txt"
 timeout 240 python3 bench/probe_conv_forms.py --out "$out/conv_forms.txt" > "$out/conv_forms.log" 2>&1
 fi
 [ "$part" = tests ] && exit 0
-CTHREADS_INDEX_FORM=old timeout 150 python3 bench/compute_bound.py > "$out/compute_index_old.txt" 2>&1
+timeout 150 python3 bench/probe_conv_const.py > "$out/conv_const.txt" 2>&1
+CTHREADS_INDEX_FORM=old timeout 150 python3 bench/compute_bound.py --only matmul_2d,conv2d,stencil9 \
+    > "$out/compute_index_old.txt" 2>&1
 timeout 150 python3 bench/probe_call_cost.py > "$out/call_cost.txt" 2>&1
 timeout 420 python3 bench/peers_all.py --out "$out/peers_all.txt" > "$out/peers_all.log" 2>&1
 echo "peers_all rc=$?" >> "$out/peers_all.txt"
