@@ -1,16 +1,18 @@
 """Where the time between heavy queued launches goes on a GPU (issue 27: the 2-D stencil's
 86 us per launch against its 68 us kernel, and queued 0-d sums at 0.71x torch).
 
-    python bench/probe_queue_gaps.py [--k K] [--reps R]
+    python bench/probe_queue_gaps.py [--k K] [--reps R] [--small]
 
-For the 2-D 5-point stencil of 4096^2 float32 on arena lists (the PEERS row) and for
-``add.reduce(d, to_device=True)`` of 64M float32 (queued 0-d results): ``K`` launches queued
-then joined, in three forms alternating in one process: the default batching rule; heavy
-dispatches batched by the idle rule (``dispatch.HEAVY_GROUPS`` raised for the form: more
-dispatches per submission); the same launches captured once and replayed (one submission).
+Workloads: the 2-D 5-point stencil of 4096^2 and 2048^2 float32 on arena lists (the PEERS
+row), saxpy of 64M float32 (20 and 200 launches), and ``add.reduce(d, to_device=True)`` of
+64M float32 with the 0-d results held or dropped. Each: ``K`` launches queued then joined,
+in the forms of ``FORMS`` alternating in one process (the default gathering rule, the
+previous rule ``CTHREADS_KEEP_FED=old``, fixed gathering counts, the idle rule for all), the
+same launches captured once and replayed (one submission), and torch where it imports.
 Printed per form: us per launch, the host time of the launch loop alone (before the join),
-submissions per launch, and, where torch / CuPy import, the peers' time per launch. Every
-result is checked against numpy before it is printed.
+submissions per launch and the flush rules that made them; for the stencil also the time
+inside the queue's functions (encode, submit, polls). Results are checked against numpy;
+``--small`` runs lavapipe sizes (where the GPU rule does not apply: a check that it runs).
 """
 
 from __future__ import annotations
@@ -41,44 +43,33 @@ def _queue():
 
 
 class Form:
-    """The form's batching rule while inside: ``HEAVY_GROUPS`` as given (None: unchanged), and
-    ``room`` submissions in flight allowed before a heavy dispatch waits in the batch (1: the
-    library's rule)."""
+    """The form's batching rule while inside: ``HEAVY_GROUPS`` as given (None: unchanged),
+    a fixed gathering count ``batch`` (None: the library's adapting one), or each heavy
+    dispatch alone (``alone``: ``CTHREADS_KEEP_FED=old``)."""
 
-    def __init__(self, groups=None, room=1, batch=None, alone=False):
-        self.groups, self.room, self.batch, self.alone = groups, room, batch, alone
+    def __init__(self, groups=None, batch=None, alone=False):
+        self.groups, self.batch, self.alone = groups, batch, alone
 
     def __enter__(self):
-        from cthreads.backend import dispatch, waits
+        from cthreads.backend import dispatch
         q = _queue()
-        self.keep = (dispatch.HEAVY_GROUPS, waits.Completion.room, dispatch.KEEP_FED_BATCH,
-                     dispatch.KEEP_FED_MOST, q.keep_fed_alone)
+        self.keep = (dispatch.HEAVY_GROUPS, dispatch.KEEP_FED_BATCH, dispatch.KEEP_FED_MOST,
+                     q.keep_fed_alone)
         q.keep_fed_alone = self.alone
         if self.batch is not None:         # a fixed count
             dispatch.KEEP_FED_BATCH = dispatch.KEEP_FED_MOST = self.batch
         q.gather = dispatch.KEEP_FED_BATCH
         if self.groups is not None:
             dispatch.HEAVY_GROUPS = self.groups
-        if self.room != 1:
-            limit = self.room
-
-            def room(comp):
-                if comp.submitted - comp.completed <= limit:
-                    return True
-                if comp.native is None or comp.handing_off:
-                    return False
-                comp.poll_fence()
-                return comp.submitted - comp.completed <= limit
-            waits.Completion.room = room
 
     def __exit__(self, *exc):
-        from cthreads.backend import dispatch, waits
-        (dispatch.HEAVY_GROUPS, waits.Completion.room, dispatch.KEEP_FED_BATCH,
-         dispatch.KEEP_FED_MOST, _queue().keep_fed_alone) = self.keep
+        from cthreads.backend import dispatch
+        (dispatch.HEAVY_GROUPS, dispatch.KEEP_FED_BATCH, dispatch.KEEP_FED_MOST,
+         _queue().keep_fed_alone) = self.keep
         _queue().gather = dispatch.KEEP_FED_BATCH
 
 
-#: the batching forms compared: the default (a gathering count adapting from 4 to 16), the
+#: the batching forms compared: the default (a gathering count adapting from 8 to 16), the
 #: previous rule (each heavy dispatch alone while at most one submission is in flight), fixed
 #: gathering counts, the idle rule for all
 FORMS = {"default": Form(), "old (alone)": Form(alone=True), "gather 4": Form(batch=4),

@@ -153,8 +153,8 @@ class Config:
     #: the pool at once; queue order protects them: runtime/reducer.py)
     scratch: str = ""
     #: CTHREADS_KEEP_FED: "old" submits each heavy dispatch on a GPU alone while at most one
-    #: submission is in flight, or "" (while one is in flight they gather in the batch until
-    #: it holds ``dispatch.KEEP_FED_BATCH``: backend/dispatch.py)
+    #: submission is in flight, or "" (they gather in the batch, 8 to 16 at a time:
+    #: ``DeviceQueue.gather`` in backend/dispatch.py)
     keep_fed: str = ""
     #: (tests only, no variable) N-D launches on CPU drivers run the GPUs' workgroup tiles
     #: instead of rows along x (to run that form on lavapipe)

@@ -35,7 +35,7 @@ MIN_CAPACITY = 256
 #: keep up to ``SMALL_KEEP_BYTES`` of buffers (at most ``SMALL_KEEP_MAX``): a loop that holds
 #: many small results at once (a list of 0-d reductions) finds them again the next time,
 #: where a new buffer costs ~0.2 ms on the H200 (wgpu's creation and zero-fill; docs/
-#: performance.md, "Buffers").
+#: performance.md, "Queued launches on GPUs").
 KEEP_PER_BUCKET = 8
 SMALL_KEEP_BYTES = 1 << 20
 SMALL_KEEP_MAX = 512

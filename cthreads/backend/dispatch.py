@@ -153,7 +153,7 @@ class DeviceQueue:
         #: the idle rule on every device.
         self.keep_fed = not ctx.is_cpu
         #: CTHREADS_KEEP_FED=old: a heavy dispatch is submitted alone while at most one
-        #: submission is in flight (else it gathers with others: KEEP_FED_BATCH)
+        #: submission is in flight (else it gathers with others: ``gather``)
         self.keep_fed_alone = config.current().keep_fed == "old"
         #: how many heavy dispatches gather before they go (``_gathered`` adapts it)
         self.gather = KEEP_FED_BATCH
